@@ -1,0 +1,1 @@
+"""The terminal: click commands and the line-mode views."""

@@ -1,0 +1,703 @@
+"""The rules engine for one round of Crazy Eights (RULES.md §3–§6, §8).
+
+A :class:`Round` is the complete state of one round. :meth:`Round.legal_actions` lists
+what the seat on turn may do; :meth:`Round.apply` performs an action or raises
+:class:`~p2p8s.errors.IllegalAction` and leaves the state exactly as it was. The engine
+never knows which seat is "us": the same rules apply to every seat.
+
+Cards come from a :class:`Deck` the caller provides; the engine never shuffles.
+Solo play passes an :class:`OrderedDeck` built from a seeded RNG; the network game
+passes a deck whose cards are revealed by the cryptographic shuffle, card by card.
+Such a deck returns ``None`` for a card this node may not see, and the engine holds
+``None`` in that hand slot: every check that needs the card's face is skipped for it
+(peers check those claims at the round audit, R-AUDIT) and a played card is taken
+from a face-down slot when the hand does not show it.
+
+>>> from p2p8s.cards import parse_cards
+>>> from p2p8s.rules import Ruleset
+>>> order = parse_cards("7H QS 2C 9D 3S 4H 5C 6D KH".split())
+>>> r = Round.deal(Ruleset(), players=2, dealer=0, deck=OrderedDeck(order + order[:0]),
+...                hand_size=2)
+>>> r.turn, [str(c) for c in r.hands[1]], str(r.top)
+(1, ['7H', '2C'], '3S')
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from itertools import combinations
+from typing import Protocol
+
+from p2p8s.cards import Card, Rank, Suit
+from p2p8s.errors import IllegalAction, MalformedInput
+from p2p8s.rules import (
+    CLASSIC_VALUE,
+    COUNTDOWN_START,
+    TABLE_VALUE,
+    Ruleset,
+    check_players,
+    hand_size,
+)
+
+# --------------------------------------------------------------------------- actions
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Play ``cards`` (first card first) and, after a wild card, declare ``suit``.
+
+    With several cards (R-MULTI) the first must be playable, the others share its rank,
+    and the last sets the active suit. Plays that differ only in the order of their
+    middle cards are the same action: the middle is kept sorted. ``suit`` is required
+    after a wild card (an 8, R-EIGHT) unless the play empties the hand (R-OUT), and
+    forbidden otherwise.
+    """
+
+    cards: tuple[Card, ...]
+    suit: Suit | None = None
+
+    def __post_init__(self) -> None:
+        cards = tuple(self.cards)
+        if len(cards) > 2:
+            cards = (cards[0], *sorted(cards[1:-1]), cards[-1])
+        object.__setattr__(self, "cards", cards)
+        if self.suit is not None:
+            object.__setattr__(self, "suit", Suit(self.suit))
+
+    def __str__(self) -> str:
+        text = "play " + " ".join(str(c) for c in self.cards)
+        return text + (f" and declare {self.suit.letter}" if self.suit is not None else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """Draw one card from the stock (R-DRAW)."""
+
+    def __str__(self) -> str:
+        return "draw"
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """End the turn without playing (R-PASS)."""
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+@dataclass(frozen=True, slots=True)
+class Take:
+    """Take the pending draw penalty: draw all of it and end the turn (R-COUNTER)."""
+
+    def __str__(self) -> str:
+        return "take"
+
+
+Action = Play | Draw | Pass | Take
+
+DRAW = Draw()
+PASS = Pass()
+TAKE = Take()
+
+
+class EndedBy(StrEnum):
+    """How a round ended."""
+
+    OUT = "out"  #: a player played their last card (R-OUT)
+    BLOCKED = "blocked"  #: every seat passed in a row with nothing to draw (R-BLOCKED)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One applied action, for logs and transcripts.
+
+    ``drawn`` holds the cards a Draw or Take moved into the hand (``None`` for a card
+    this node cannot see); ``reshuffled`` counts reshuffles the action caused.
+    """
+
+    seat: int
+    action: Action
+    drawn: tuple[Card | None, ...] = ()
+    reshuffled: int = 0
+    penalty: int = 0  #: pending draw penalty after the action
+
+
+# ----------------------------------------------------------------------------- decks
+
+
+class Deck(Protocol):
+    """Where the engine's cards come from: the stock, face down.
+
+    ``draw(seat)`` removes the top card and returns it as ``seat`` may see it (``None``
+    when this node may not see it; ``seat=None`` turns it face up for everyone).
+    ``bury(card, index)`` puts a face-up card back at ``index`` from the top (R-STARTER).
+    ``refill(cards)`` makes a new stock from discards given oldest first (R-RESHUFFLE);
+    the deck decides the new order.
+    """
+
+    def __len__(self) -> int: ...
+
+    def draw(self, seat: int | None) -> Card | None: ...
+
+    def bury(self, card: Card, index: int) -> None: ...
+
+    def refill(self, cards: Sequence[Card]) -> None: ...
+
+    def copy(self) -> Deck: ...
+
+
+Reshuffler = Callable[[Sequence[Card]], Sequence[Card]]
+
+
+def keep_order(cards: Sequence[Card]) -> list[Card]:
+    """The default reshuffle: the discards keep their order, oldest on top."""
+    return list(cards)
+
+
+class OrderedDeck:
+    """A stock whose order is known: ``cards`` top first.
+
+    ``reshuffler`` gives each new stock order (top first) from the discards (oldest
+    first); it must return a permutation of them. The default keeps their order.
+    """
+
+    __slots__ = ("_cards", "reshuffler")
+
+    def __init__(self, cards: Sequence[Card], reshuffler: Reshuffler = keep_order) -> None:
+        self._cards = list(reversed(cards))  # top at the end: draw is pop()
+        self.reshuffler = reshuffler
+
+    def __len__(self) -> int:
+        return len(self._cards)
+
+    def draw(self, seat: int | None) -> Card:
+        return self._cards.pop()
+
+    def bury(self, card: Card, index: int) -> None:
+        self._cards.insert(len(self._cards) - index, card)
+
+    def refill(self, cards: Sequence[Card]) -> None:
+        order = list(self.reshuffler(cards))
+        if Counter(order) != Counter(cards):
+            raise MalformedInput("a reshuffle order must hold exactly the discarded cards")
+        self._cards = order[::-1]
+
+    def copy(self) -> OrderedDeck:
+        twin = OrderedDeck.__new__(OrderedDeck)
+        twin._cards = list(self._cards)
+        twin.reshuffler = self.reshuffler
+        return twin
+
+    def top_first(self) -> list[Card]:
+        """The stock, top first."""
+        return self._cards[::-1]
+
+
+# ----------------------------------------------------------------------------- round
+
+_ACE, _TWO, _EIGHT, _QUEEN = int(Rank.ACE), int(Rank.TWO), int(Rank.EIGHT), int(Rank.QUEEN)
+
+
+def _rank(c: int) -> int:
+    return c % 13 + 1
+
+
+def _suit(c: int) -> int:
+    return c // 13
+
+
+class Round:
+    """One round: hands, stock, discard pile, turn, direction, penalty (RULES.md §3–§6).
+
+    Attributes (read them, never assign them): ``rules``, ``players``, ``dealer``,
+    ``hands`` (one list per seat; ``None`` for a card this node cannot see),
+    ``discard`` (bottom first; ``top`` is the last), ``suit`` (the active suit),
+    ``declared`` (the active suit was declared with a wild card), ``direction``
+    (+1 clockwise, -1 counter-clockwise), ``turn``, ``pending_draw``, ``drawn``
+    (cards drawn so far this turn), ``wild`` (wild rank per seat: 8, or the player's
+    number in the countdown variant), ``ended_by``, ``winner``, ``log`` (events).
+    """
+
+    __slots__ = (
+        "dealer",
+        "deck",
+        "declared",
+        "direction",
+        "discard",
+        "drawn",
+        "ended_by",
+        "hands",
+        "last_drawn",
+        "log",
+        "passes",
+        "pending_draw",
+        "players",
+        "reshuffles",
+        "rules",
+        "suit",
+        "turn",
+        "wild",
+        "winner",
+    )
+
+    rules: Ruleset
+    players: int
+    dealer: int
+    deck: Deck
+    hands: list[list[Card | None]]
+    discard: list[Card]
+    suit: Suit
+    declared: bool
+    direction: int
+    turn: int
+    pending_draw: int
+    drawn: int
+    last_drawn: Card | None
+    passes: int
+    wild: list[int]
+    ended_by: EndedBy | None
+    winner: int | None
+    reshuffles: int
+    log: list[Event]
+
+    # ------------------------------------------------------------------ the deal
+
+    @classmethod
+    def deal(
+        cls,
+        rules: Ruleset,
+        *,
+        players: int,
+        dealer: int,
+        deck: Deck,
+        hand_size: int | Sequence[int] | None = None,
+        wild: Sequence[int] | None = None,
+    ) -> Round:
+        """Deal a round from ``deck`` (R-DEALORDER), turn the starter (R-STARTER).
+
+        ``hand_size`` is one size for everyone or one per seat (countdown); the default
+        follows R-HAND. ``wild`` gives each seat's wild rank (default 8; countdown: the
+        player's number, R-COUNTDOWN). Raises MalformedInput if the deck is too small.
+        """
+        check_players(players)
+        if not 0 <= dealer < players:
+            raise MalformedInput(f"dealer must be a seat 0..{players - 1}")
+        sizes = _sizes(rules, players, hand_size)
+        wilds = list(wild) if wild is not None else [_EIGHT] * players
+        if len(wilds) != players or not all(1 <= w <= 13 for w in wilds):
+            raise MalformedInput("wild ranks must be one rank 1..13 per seat")
+        if len(deck) < sum(sizes) + 1:
+            raise MalformedInput(
+                f"the deck has {len(deck)} cards; the deal needs {sum(sizes) + 1}"
+            )
+        r = cls.__new__(cls)
+        r.rules, r.players, r.dealer, r.deck = rules, players, dealer, deck
+        r.hands = [[] for _ in range(players)]
+        remaining = list(sizes)
+        seat = (dealer + 1) % players
+        while any(remaining):
+            if remaining[seat]:
+                r.hands[seat].append(deck.draw(seat))
+                remaining[seat] -= 1
+            seat = (seat + 1) % players
+        forbidden = {_EIGHT, _TWO, _QUEEN, _ACE} if rules.action_cards else {_EIGHT}
+        for _ in range(len(deck) + 1):
+            starter = deck.draw(None)
+            if starter is None:
+                raise MalformedInput("the starter must be turned face up")
+            if _rank(starter) not in forbidden:
+                break
+            deck.bury(starter, len(deck) // 2)
+        else:
+            raise MalformedInput("no card in the stock can start the discard pile")
+        r.discard = [starter]
+        r.suit = Suit(_suit(starter))
+        r.declared = False
+        r.direction = 1
+        r.turn = (dealer + 1) % players
+        r.pending_draw = 0
+        r.drawn = 0
+        r.last_drawn = None
+        r.passes = 0
+        r.wild = wilds
+        r.ended_by = None
+        r.winner = None
+        r.reshuffles = 0
+        r.log = []
+        return r
+
+    def copy(self, *, log: bool = True) -> Round:
+        """An independent copy (the deck is copied too); ``log=False`` starts it empty."""
+        r = Round.__new__(Round)
+        r.rules, r.players, r.dealer = self.rules, self.players, self.dealer
+        r.deck = self.deck.copy()
+        r.hands = [list(h) for h in self.hands]
+        r.discard = list(self.discard)
+        r.suit, r.declared = self.suit, self.declared
+        r.direction, r.turn = self.direction, self.turn
+        r.pending_draw, r.drawn, r.last_drawn = self.pending_draw, self.drawn, self.last_drawn
+        r.passes, r.wild, r.ended_by, r.winner = self.passes, self.wild, self.ended_by, self.winner
+        r.reshuffles = self.reshuffles
+        r.log = list(self.log) if log else []
+        return r
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def top(self) -> Card:
+        """The top card of the discard pile."""
+        return self.discard[-1]
+
+    @property
+    def over(self) -> bool:
+        """True once the round has ended (out or blocked)."""
+        return self.ended_by is not None
+
+    @property
+    def stock_size(self) -> int:
+        """Cards in the stock."""
+        return len(self.deck)
+
+    def can_draw(self) -> bool:
+        """True if a card can be drawn now (stock, or a reshuffle of the discards)."""
+        return len(self.deck) > 0 or (self.rules.reshuffle and len(self.discard) > 1)
+
+    def playable(self, card: Card, seat: int | None = None) -> bool:
+        """Whether ``card`` may start a play by ``seat`` (default: on turn) now.
+
+        R-MATCH, R-EIGHT; under a pending penalty only a 2 (R-COUNTER).
+        """
+        if self.pending_draw:
+            return _rank(card) == _TWO
+        s = self.turn if seat is None else seat
+        rank = _rank(card)
+        if rank == self.wild[s] or _suit(card) == self.suit:
+            return True
+        return not self.declared and rank == _rank(self.discard[-1])
+
+    def playable_cards(self, seat: int | None = None) -> list[Card]:
+        """The known cards of a hand that may start a play now (after a draw: the drawn
+        card only, if playable)."""
+        s = self.turn if seat is None else seat
+        if self.drawn and s == self.turn:
+            d = self.last_drawn
+            return [d] if d is not None and self.playable(d, s) else []
+        return [c for c in self.hands[s] if c is not None and self.playable(c, s)]
+
+    def is_wild(self, card: Card, seat: int | None = None) -> bool:
+        """True if ``card`` is wild for ``seat`` (an 8; countdown: the player's number)."""
+        return _rank(card) == self.wild[self.turn if seat is None else seat]
+
+    def hand_value(self, seat: int) -> int:
+        """Value of a hand (R-PTS-TABLE or R-PTS-CLASSIC); hidden cards count 0."""
+        values = TABLE_VALUE if self.rules.action_cards else CLASSIC_VALUE
+        return sum(values[c] for c in self.hands[seat] if c is not None)
+
+    def points(self) -> list[int]:
+        """This round's score change per seat; all zero while the round is on.
+
+        Table rules: each seat's hand value (R-PTS-TABLE). Classic: the winner collects
+        the other hands (R-PTS-CLASSIC); a blocked round pays the lowest hand(s) the
+        differences (R-BLOCKED-CLASSIC). Countdown: no points (R-COUNTDOWN).
+        """
+        n = self.players
+        if self.ended_by is None or self.rules.countdown:
+            return [0] * n
+        values = [self.hand_value(s) for s in range(n)]
+        if self.rules.action_cards:
+            return values
+        pts = [0] * n
+        if self.ended_by is EndedBy.OUT:
+            assert self.winner is not None
+            pts[self.winner] = sum(values)
+            return pts
+        low = min(values)
+        for s in range(n):
+            if values[s] == low:
+                pts[s] = sum(v - low for v in values)
+        return pts
+
+    # ------------------------------------------------------------------ legal actions
+
+    def canonical(self, action: Action) -> Action:
+        """The form of ``action`` that :meth:`legal_actions` lists.
+
+        An all-wild play carries no meaning in its order, so it is listed sorted; any
+        other action is its own canonical form.
+        """
+        if (isinstance(action, Play) and action.cards
+                and all(_rank(c) == self.wild[self.turn] for c in action.cards)):
+            return Play(tuple(sorted(action.cards)), action.suit)
+        return action
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action of the seat on turn; empty once the round is over.
+
+        Hidden cards of the seat on turn are not enumerated (only its own node can).
+        """
+        if self.ended_by is not None:
+            return []
+        seat = self.turn
+        if self.pending_draw:
+            return [*self._plays(seat, self.playable_cards(seat)), TAKE]
+        first = self.playable_cards(seat)
+        actions: list[Action] = list(self._plays(seat, first))
+        if self._draw_error(seat) is None:
+            actions.append(DRAW)
+        if self._pass_error(seat) is None:
+            actions.append(PASS)
+        return actions
+
+    def _plays(self, seat: int, firsts: list[Card]) -> Iterator[Play]:
+        hand = self.hands[seat]
+        known = [c for c in hand if c is not None]
+        size = len(hand)
+        for f in sorted(set(firsts)):
+            rest = list(known)
+            rest.remove(f)
+            if self.rules.multi_play:
+                same = sorted(c for c in rest if _rank(c) == _rank(f))
+            else:
+                same = []
+            wild = _rank(f) == self.wild[seat]
+            seen: set[tuple[Card, ...]] = set()
+            for k in range(len(same) + 1):
+                for combo in combinations(same, k):
+                    if wild:
+                        # an all-wild play: order carries nothing, one canonical form
+                        cards = tuple(sorted((f, *combo)))
+                        if cards in seen or cards[0] != f:
+                            continue
+                        seen.add(cards)
+                        variants = [cards]
+                    else:
+                        variants = []
+                        for i, last in enumerate(combo):
+                            if i and combo[i - 1] == last:
+                                continue
+                            variants.append((f, *combo[:i], *combo[i + 1:], last))
+                        if not combo:
+                            variants.append((f,))
+                    for cards in variants:
+                        if wild and len(cards) < size:
+                            for s in Suit:
+                                yield Play(cards, s)
+                        else:
+                            yield Play(cards)
+
+    # ------------------------------------------------------------------ apply
+
+    def check(self, action: Action) -> None:
+        """Raise IllegalAction (with the rule id) if ``action`` is illegal now."""
+        if self.ended_by is not None:
+            raise IllegalAction("the round is over", rule="R-OUT")
+        seat = self.turn
+        if isinstance(action, Play):
+            self._check_play(seat, action)
+        elif isinstance(action, Draw):
+            err = self._draw_error(seat)
+            if err:
+                raise IllegalAction(err[1], rule=err[0])
+        elif isinstance(action, Pass):
+            err = self._pass_error(seat)
+            if err:
+                raise IllegalAction(err[1], rule=err[0])
+        elif isinstance(action, Take):
+            if not self.pending_draw:
+                raise IllegalAction("there is no draw penalty to take", rule="R-COUNTER")
+        else:
+            raise IllegalAction(f"{action!r} is not an action")
+
+    def apply(self, action: Action) -> Event:
+        """Perform ``action`` for the seat on turn and return its :class:`Event`.
+
+        Raises :class:`~p2p8s.errors.IllegalAction` (state unchanged) if it is illegal.
+        """
+        self.check(action)
+        seat = self.turn
+        if isinstance(action, Play):
+            event = self._do_play(seat, action)
+        elif isinstance(action, Draw):
+            before = self.reshuffles
+            card = self._draw_one(seat)
+            self.drawn += 1
+            self.last_drawn = card
+            self.passes = 0
+            event = Event(seat, action, (card,), self.reshuffles - before, self.pending_draw)
+        elif isinstance(action, Pass):
+            self.passes = 0 if self.drawn else self.passes + 1
+            self._end_turn(1)
+            if self.passes >= self.players:
+                self.ended_by = EndedBy.BLOCKED
+            event = Event(seat, action, (), 0, 0)
+        else:
+            before = self.reshuffles
+            got = []
+            for _ in range(self.pending_draw):
+                if not self.can_draw():
+                    break
+                got.append(self._draw_one(seat))
+            self.pending_draw = 0
+            self.passes = 0
+            self._end_turn(1)
+            event = Event(seat, action, tuple(got), self.reshuffles - before, 0)
+        self.log.append(event)
+        return event
+
+    def _check_play(self, seat: int, play: Play) -> None:
+        cards = play.cards
+        if not cards:
+            raise IllegalAction("a play needs at least one card")
+        if len(cards) > 1 and not self.rules.multi_play:
+            raise IllegalAction("this table plays one card a turn (multi-play is off)",
+                                rule="R-MULTI")
+        first = cards[0]
+        rank = _rank(first)
+        if any(_rank(c) != rank for c in cards):
+            raise IllegalAction("cards played together must share a rank", rule="R-MULTI")
+        if self.pending_draw:
+            if rank != _TWO:
+                raise IllegalAction(
+                    f"a draw penalty of {self.pending_draw} is pending: play a 2 or take it",
+                    rule="R-COUNTER")
+        elif self.drawn:
+            d = self.last_drawn
+            if d is not None and first != d:
+                raise IllegalAction(
+                    f"after drawing you may only play the drawn card ({d}) or pass",
+                    rule="R-DRAW")
+            if d is not None and not self.playable(d, seat):
+                raise IllegalAction(f"{first} does not match {self._needs()}", rule="R-MATCH")
+        elif not self.playable(first, seat):
+            raise IllegalAction(f"{first} does not match {self._needs()}", rule="R-MATCH")
+        hand = self.hands[seat]
+        have = Counter(hand)
+        hidden = have.pop(None, 0)
+        want = Counter(cards)
+        missing = sum(max(0, k - have[c]) for c, k in want.items())
+        if missing > hidden:
+            lacking = next(c for c, k in want.items() if k > have[c])
+            raise IllegalAction(f"{lacking} is not in seat {seat}'s hand")
+        wild = rank == self.wild[seat]
+        out = len(cards) == len(hand)
+        if wild and not out and play.suit is None:
+            raise IllegalAction(f"playing {first} needs a suit to be declared", rule="R-EIGHT")
+        if play.suit is not None and not wild:
+            raise IllegalAction(f"only a wild card declares a suit, not {first}",
+                                rule="R-EIGHT")
+        if play.suit is not None and out:
+            raise IllegalAction("going out with a wild card declares no suit", rule="R-OUT")
+
+    def _needs(self) -> str:
+        top = self.discard[-1]
+        if self.declared:
+            return f"the declared suit {self.suit.name.lower()}"
+        return f"{top} (suit {self.suit.name.lower()} or rank {top.rank.letter})"
+
+    def _draw_error(self, seat: int) -> tuple[str, str] | None:
+        if self.pending_draw:
+            return ("R-COUNTER",
+                    f"a draw penalty of {self.pending_draw} is pending: play a 2 or take it")
+        if not self.can_draw():
+            return ("R-RESHUFFLE", "there is no card left to draw")
+        limit = self.rules.draw_limit
+        if self.drawn:
+            d = self.last_drawn
+            if d is not None and self.playable(d, seat):
+                return ("R-DRAW", f"the drawn {d} is playable: play it or pass, no more draws")
+            if limit and self.drawn >= limit:
+                return ("R-DRAW", f"the draw limit is {limit} cards a turn")
+        elif not self.rules.draw_when_playable and self.playable_cards(seat):
+            return ("R-DRAW", "you have a playable card, so you may not draw")
+        return None
+
+    def _pass_error(self, seat: int) -> tuple[str, str] | None:
+        if self.pending_draw:
+            return ("R-COUNTER",
+                    f"a draw penalty of {self.pending_draw} is pending: play a 2 or take it")
+        if self.drawn:
+            d = self.last_drawn
+            if d is None or self.playable(d, seat):
+                return None  # keep the drawn card and pass
+            limit = self.rules.draw_limit
+            if (limit and self.drawn >= limit) or not self.can_draw():
+                return None
+            return ("R-PASS", "the drawn card is not playable: draw again")
+        if self.playable_cards(seat):
+            return ("R-PASS", "you have a playable card: play it"
+                    + (" or draw" if self.rules.draw_when_playable and self.can_draw() else ""))
+        if self.can_draw():
+            return ("R-PASS", "you have no playable card: draw")
+        return None
+
+    def _draw_one(self, seat: int) -> Card | None:
+        if not len(self.deck):
+            old = self.discard[:-1]
+            self.discard = self.discard[-1:]
+            self.deck.refill(old)
+            self.reshuffles += 1
+        card = self.deck.draw(seat)
+        self.hands[seat].append(card)
+        return card
+
+    def _do_play(self, seat: int, play: Play) -> Event:
+        hand = self.hands[seat]
+        for c in play.cards:
+            if c in hand:
+                hand.remove(c)
+            else:
+                hand.remove(None)
+        self.discard.extend(play.cards)
+        self.drawn = 0
+        self.last_drawn = None
+        self.passes = 0
+        if not hand:
+            self.ended_by = EndedBy.OUT
+            self.winner = seat
+            return Event(seat, play, (), 0, self.pending_draw)
+        last = play.cards[-1]
+        if play.suit is not None:
+            self.suit, self.declared = play.suit, True
+        else:
+            self.suit, self.declared = Suit(_suit(last)), False
+        steps = 1
+        if self.rules.action_cards:
+            rank = _rank(last)
+            k = len(play.cards)
+            if rank == _TWO:
+                self.pending_draw += 2 * k
+            elif rank == _QUEEN:
+                steps += k
+            elif rank == _ACE:
+                if self.players == 2:
+                    steps += k
+                elif k % 2:
+                    self.direction = -self.direction
+        self._end_turn(steps)
+        return Event(seat, play, (), 0, self.pending_draw)
+
+    def _end_turn(self, steps: int) -> None:
+        self.drawn = 0
+        self.last_drawn = None
+        self.turn = (self.turn + self.direction * steps) % self.players
+
+    def __repr__(self) -> str:
+        return (f"<Round turn={self.turn} top={self.top} suit={self.suit.letter} "
+                f"pending={self.pending_draw} stock={len(self.deck)} "
+                f"hands={[len(h) for h in self.hands]} ended_by={self.ended_by}>")
+
+
+def _sizes(rules: Ruleset, players: int, size: int | Sequence[int] | None) -> list[int]:
+    if size is None:
+        if rules.countdown:
+            return [COUNTDOWN_START] * players
+        return [hand_size(rules, players)] * players
+    if isinstance(size, int):
+        return [size] * players
+    sizes = list(size)
+    if len(sizes) != players or any(s < 0 for s in sizes):
+        raise MalformedInput("hand sizes must be one non-negative number per seat")
+    return sizes

@@ -1,0 +1,177 @@
+"""A match: rounds until a winner (RULES.md §7, §8), dealer rotation (R-DEALER).
+
+The match never shuffles: :meth:`Match.start_round` takes the round's :class:`Deck`
+from the caller (a seeded order in solo play, the cryptographic deck at a table).
+
+>>> from p2p8s.rules import Ruleset
+>>> m = Match(Ruleset(), players=4, dealer=3, target=200)
+>>> m.record([210, 95, 95, 120])  # R-WIN-TABLE: lowest total shared, play on
+>>> m.over, m.winner
+(False, None)
+>>> m.record([0, 5, 0, 0])
+>>> m.over, m.winner, m.totals
+(True, 2, [210, 100, 95, 120])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from p2p8s.engine import Deck, EndedBy, Round
+from p2p8s.errors import MalformedInput
+from p2p8s.rules import COUNTDOWN_START, Ruleset, check_players, default_target
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """How one round ended: ``points`` is the score change per seat."""
+
+    number: int
+    dealer: int
+    ended_by: EndedBy
+    winner: int | None
+    points: tuple[int, ...]
+    hands: tuple[tuple[str, ...], ...]
+
+
+class Match:
+    """Totals, dealer and match end across rounds.
+
+    ``target`` defaults to :func:`~p2p8s.rules.default_target` (``solo`` picks the
+    solo or friends' table default). In the countdown variant ``numbers`` holds each
+    player's number (cards dealt and wild rank, R-COUNTDOWN) and nobody scores points.
+    """
+
+    def __init__(
+        self,
+        rules: Ruleset,
+        *,
+        players: int,
+        dealer: int,
+        target: int | None = None,
+        solo: bool = True,
+    ) -> None:
+        check_players(players)
+        if not 0 <= dealer < players:
+            raise MalformedInput(f"dealer must be a seat 0..{players - 1}")
+        self.rules = rules
+        self.players = players
+        self.dealer = dealer
+        self.target = target if target is not None else default_target(rules, players, solo=solo)
+        self.totals = [0] * players
+        self.numbers = [COUNTDOWN_START] * players
+        self.results: list[RoundResult] = []
+        self.winner: int | None = None
+
+    @property
+    def over(self) -> bool:
+        """True once the match has a winner."""
+        return self.winner is not None
+
+    @property
+    def round_number(self) -> int:
+        """1-based number of the round being played (or next to be played)."""
+        return len(self.results) + 1
+
+    def start_round(self, deck: Deck) -> Round:
+        """Deal the next round from ``deck`` with the current dealer."""
+        if self.over:
+            raise MalformedInput("the match is over")
+        if self.rules.countdown:
+            return Round.deal(self.rules, players=self.players, dealer=self.dealer, deck=deck,
+                              hand_size=self.numbers, wild=self.numbers)
+        return Round.deal(self.rules, players=self.players, dealer=self.dealer, deck=deck)
+
+    def finish_round(self, rnd: Round) -> RoundResult:
+        """Score a finished round, rotate the dealer and decide the match."""
+        if rnd.ended_by is None:
+            raise MalformedInput("the round is not over")
+        result = RoundResult(
+            number=self.round_number,
+            dealer=self.dealer,
+            ended_by=rnd.ended_by,
+            winner=rnd.winner,
+            points=tuple(rnd.points()),
+            hands=tuple(tuple(str(c) for c in h if c is not None) for h in rnd.hands),
+        )
+        self._settle(result)
+        return result
+
+    def record(self, points: Sequence[int], *, went_out: int | None = None) -> None:
+        """Add a round's points directly (tests, replays); see :meth:`finish_round`."""
+        result = RoundResult(
+            number=self.round_number, dealer=self.dealer,
+            ended_by=EndedBy.OUT if went_out is not None else EndedBy.BLOCKED,
+            winner=went_out, points=tuple(points), hands=(),
+        )
+        self._settle(result)
+
+    def _settle(self, result: RoundResult) -> None:
+        self.results.append(result)
+        n = self.players
+        for s in range(n):
+            self.totals[s] += result.points[s]
+        self.dealer = (self.dealer + 1) % n
+        if self.rules.countdown:
+            if result.ended_by is EndedBy.OUT and result.winner is not None:
+                self.numbers[result.winner] -= 1
+                if self.numbers[result.winner] == 0:
+                    self.winner = result.winner
+        elif self.rules.action_cards:
+            # R-WIN-TABLE: someone reached the target -> lowest total wins, unless shared
+            if max(self.totals) >= self.target:
+                low = min(self.totals)
+                if self.totals.count(low) == 1:
+                    self.winner = self.totals.index(low)
+        else:
+            # R-TARGET-CLASSIC: first to the target; highest wins; a tie at the top plays on
+            if max(self.totals) >= self.target:
+                high = max(self.totals)
+                if self.totals.count(high) == 1:
+                    self.winner = self.totals.index(high)
+
+    def standings(self) -> list[int]:
+        """Seats from best to worst (table rules: lowest total first)."""
+        if self.rules.countdown:
+            return sorted(range(self.players), key=lambda s: (self.numbers[s], s))
+        sign = 1 if self.rules.action_cards else -1
+        return sorted(range(self.players), key=lambda s: (sign * self.totals[s], s))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (see :meth:`from_dict`)."""
+        return {
+            "rules": self.rules.to_dict(), "players": self.players, "dealer": self.dealer,
+            "target": self.target, "totals": list(self.totals), "numbers": list(self.numbers),
+            "winner": self.winner,
+            "results": [
+                {"number": r.number, "dealer": r.dealer, "ended_by": str(r.ended_by),
+                 "winner": r.winner, "points": list(r.points),
+                 "hands": [list(h) for h in r.hands]}
+                for r in self.results
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Match:
+        """Rebuild from :meth:`to_dict`; raises MalformedInput on bad data."""
+        try:
+            m = cls(Ruleset.from_dict(data["rules"]), players=int(data["players"]),
+                    dealer=int(data["dealer"]), target=int(data["target"]))
+            m.totals = [int(x) for x in data["totals"]]
+            m.numbers = [int(x) for x in data["numbers"]]
+            m.winner = None if data["winner"] is None else int(data["winner"])
+            m.results = [
+                RoundResult(number=int(r["number"]), dealer=int(r["dealer"]),
+                            ended_by=EndedBy(r["ended_by"]),
+                            winner=None if r["winner"] is None else int(r["winner"]),
+                            points=tuple(int(p) for p in r["points"]),
+                            hands=tuple(tuple(str(c) for c in h) for h in r["hands"]))
+                for r in data["results"]
+            ]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise MalformedInput(f"bad match data: {exc}") from None
+        if len(m.totals) != m.players or len(m.numbers) != m.players:
+            raise MalformedInput("bad match data: totals do not fit the players")
+        return m
