@@ -60,7 +60,7 @@ class Play:
     suit: Suit | None = None
 
     def __post_init__(self) -> None:
-        cards = tuple(self.cards)
+        cards = tuple(Card(c) for c in self.cards)
         if len(cards) > 2:
             cards = (cards[0], *sorted(cards[1:-1]), cards[-1])
         object.__setattr__(self, "cards", cards)
@@ -339,7 +339,8 @@ class Round:
         r.suit, r.declared = self.suit, self.declared
         r.direction, r.turn = self.direction, self.turn
         r.pending_draw, r.drawn, r.last_drawn = self.pending_draw, self.drawn, self.last_drawn
-        r.passes, r.wild, r.ended_by, r.winner = self.passes, self.wild, self.ended_by, self.winner
+        r.passes, r.wild = self.passes, list(self.wild)
+        r.ended_by, r.winner = self.ended_by, self.winner
         r.reshuffles = self.reshuffles
         r.log = list(self.log) if log else []
         return r
@@ -428,10 +429,14 @@ class Round:
         An all-wild play carries no meaning in its order, so it is listed sorted; any
         other action is its own canonical form.
         """
-        if (isinstance(action, Play) and action.cards
-                and all(_rank(c) == self.wild[self.turn] for c in action.cards)):
-            return Play(tuple(sorted(action.cards)), action.suit)
+        if isinstance(action, Play):
+            return self._canonical_play(action)
         return action
+
+    def _canonical_play(self, play: Play) -> Play:
+        if play.cards and all(_rank(c) == self.wild[self.turn] for c in play.cards):
+            return Play(tuple(sorted(play.cards)), play.suit)
+        return play
 
     def legal_actions(self) -> list[Action]:
         """Every legal action of the seat on turn; empty once the round is over.
@@ -452,36 +457,34 @@ class Round:
         return actions
 
     def _plays(self, seat: int, firsts: list[Card]) -> Iterator[Play]:
+        """Every play starting with one of ``firsts``, each listed once.
+
+        R-MULTI: further cards share the first card's rank; only the last card matters
+        (it sets the suit), so the middle is sorted. An all-wild play is listed sorted
+        (its order means nothing); a play that empties the hand declares no suit (R-OUT).
+        Identical cards of a two-deck game (R-DECK) give one action, not two.
+        """
         hand = self.hands[seat]
         known = [c for c in hand if c is not None]
         size = len(hand)
+        seen: set[tuple[Card, ...]] = set()
         for f in sorted(set(firsts)):
             rest = list(known)
             rest.remove(f)
-            if self.rules.multi_play:
-                same = sorted(c for c in rest if _rank(c) == _rank(f))
-            else:
-                same = []
+            same = (sorted(c for c in rest if _rank(c) == _rank(f))
+                    if self.rules.multi_play else [])
             wild = _rank(f) == self.wild[seat]
-            seen: set[tuple[Card, ...]] = set()
             for k in range(len(same) + 1):
                 for combo in combinations(same, k):
                     if wild:
-                        # an all-wild play: order carries nothing, one canonical form
-                        cards = tuple(sorted((f, *combo)))
-                        if cards in seen or cards[0] != f:
+                        variants = [tuple(sorted((f, *combo)))]
+                    else:
+                        variants = [(f, *combo[:i], *combo[i + 1:], combo[i])
+                                    for i in range(k)] or [(f,)]
+                    for cards in variants:
+                        if cards in seen:
                             continue
                         seen.add(cards)
-                        variants = [cards]
-                    else:
-                        variants = []
-                        for i, last in enumerate(combo):
-                            if i and combo[i - 1] == last:
-                                continue
-                            variants.append((f, *combo[:i], *combo[i + 1:], last))
-                        if not combo:
-                            variants.append((f,))
-                    for cards in variants:
                         if wild and len(cards) < size:
                             for s in Suit:
                                 yield Play(cards, s)
@@ -519,7 +522,7 @@ class Round:
         self.check(action)
         seat = self.turn
         if isinstance(action, Play):
-            event = self._do_play(seat, action)
+            event = self._do_play(seat, self._canonical_play(action))
         elif isinstance(action, Draw):
             before = self.reshuffles
             card = self._draw_one(seat)
@@ -565,7 +568,8 @@ class Round:
                     rule="R-COUNTER")
         elif self.drawn:
             d = self.last_drawn
-            if d is not None and first != d:
+            all_wild = rank == self.wild[seat]
+            if d is not None and (d not in cards if all_wild else first != d):
                 raise IllegalAction(
                     f"after drawing you may only play the drawn card ({d}) or pass",
                     rule="R-DRAW")
@@ -635,9 +639,8 @@ class Round:
 
     def _draw_one(self, seat: int) -> Card | None:
         if not len(self.deck):
-            old = self.discard[:-1]
+            self.deck.refill(self.discard[:-1])
             self.discard = self.discard[-1:]
-            self.deck.refill(old)
             self.reshuffles += 1
         card = self.deck.draw(seat)
         self.hands[seat].append(card)
@@ -654,11 +657,15 @@ class Round:
         self.drawn = 0
         self.last_drawn = None
         self.passes = 0
+        last = play.cards[-1]
         if not hand:
+            # R-OUT / R-ACTION-OUT: the round ends at once; pending effects lapse and
+            # a final wild card declares nothing
             self.ended_by = EndedBy.OUT
             self.winner = seat
-            return Event(seat, play, (), 0, self.pending_draw)
-        last = play.cards[-1]
+            self.pending_draw = 0
+            self.suit, self.declared = Suit(_suit(last)), False
+            return Event(seat, play, (), 0, 0)
         if play.suit is not None:
             self.suit, self.declared = play.suit, True
         else:

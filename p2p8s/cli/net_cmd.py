@@ -1,0 +1,308 @@
+"""``p2p8s tables``, ``p2p8s host`` and ``p2p8s join``: friends' tables on the local network.
+
+The lobby is complete; the game itself is wired later: when the host deals, every node
+builds the full mesh and hands it to :data:`GAME_RUNNER` (by default a placeholder that
+says the game is coming and leaves the table).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import getpass
+import secrets
+import sys
+import threading
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import click
+
+from p2p8s.codes import (
+    Invite,
+    code_key,
+    fingerprint,
+    format_address,
+    format_link,
+    new_code,
+    normalize_code,
+    parse_invite,
+    table_id,
+)
+from p2p8s.errors import LocalError
+from p2p8s.net.discovery import (
+    Advertiser,
+    TableCard,
+    browse,
+    find_table,
+    lan_addresses,
+    open_zeroconf,
+    with_free,
+)
+from p2p8s.net.lobby import GameRunner, Mesh, Seating, host_lobby, join_lobby
+from p2p8s.net.node import Node
+from p2p8s.rules import Ruleset
+from p2p8s.store.identity import identity_fingerprint, load_or_create_identity
+from p2p8s.wire import MAX_NAME, VERSION, Roster, SeatEntry
+
+
+async def _placeholder_runner(mesh: Mesh) -> None:
+    names = ", ".join(f"{e.name} (seat {e.seat})" for e in mesh.roster.seats)
+    click.echo(f"starting… all {len(mesh.roster.seats)} players are connected: {names}")
+    click.echo("The game itself is coming in a later version of p2p8s; leaving the table.")
+
+
+#: What runs a dealt table; the table layer replaces this.
+GAME_RUNNER: GameRunner = _placeholder_runner
+
+
+class _TerminalView:
+    """Prints lobby events for people."""
+
+    def __init__(self, *, me: bytes) -> None:
+        self._me = me
+
+    def table(self, roster: Roster) -> None:
+        host = roster.entry(0)
+        click.echo(f"{host.name if host else '?'}'s table: {_rules_line(roster.rules)}")
+        click.echo(f"Seats: {roster.size} ({len(roster.seats)} taken, {roster.free} free; "
+                   "computer players fill empty seats)")
+        for entry in roster.seats:
+            click.echo(f"  seat {entry.seat}: {_who(entry)}")
+
+    def sat_down(self, entry: SeatEntry) -> None:
+        you = " (you)" if entry.key == self._me else ""
+        click.echo(f"{_who(entry)}{you} sat down at seat {entry.seat}")
+
+    def left(self, entry: SeatEntry, reason: str) -> None:
+        click.echo(f"{entry.name} left seat {entry.seat} ({reason})")
+
+    def dealing(self, roster: Roster) -> None:
+        click.echo(f"Dealing for {len(roster.seats)} players; connecting the table…")
+
+
+def _who(entry: SeatEntry) -> str:
+    return f"{entry.name} [key {fingerprint(entry.key)}]"
+
+
+def _rules_line(rules: Ruleset) -> str:
+    return rules.describe()
+
+
+def _default_name() -> str:
+    with contextlib.suppress(Exception):
+        return getpass.getuser().capitalize()[:MAX_NAME] or "Player"
+    return "Player"
+
+
+def _check_name(name: str) -> str:
+    name = name.strip()
+    if not name or len(name) > MAX_NAME or not name.isprintable():
+        raise click.BadParameter(f"a name is 1 to {MAX_NAME} printable characters")
+    return name
+
+
+#: Put on the stdin queue at end of input.
+EOF_MARK = "\x04"
+
+
+def _stdin_lines() -> asyncio.Queue[str]:
+    """Lines typed on stdin, as a queue on the running loop; :data:`EOF_MARK` at the end.
+
+    A daemon thread reads, so any stdin works (tty, pipe, file, /dev/null) and a
+    blocked read never delays exit.
+    """
+    queue: asyncio.Queue[str] = asyncio.Queue()
+    loop = asyncio.get_running_loop()
+
+    def pump() -> None:
+        try:
+            for line in sys.stdin:
+                loop.call_soon_threadsafe(queue.put_nowait, line)
+        except (OSError, ValueError):
+            pass
+        with contextlib.suppress(RuntimeError):  # the loop may be closed already
+            loop.call_soon_threadsafe(queue.put_nowait, EOF_MARK)
+
+    threading.Thread(target=pump, name="p2p8s-stdin", daemon=True).start()
+    return queue
+
+
+def _run(main: Callable[[], Coroutine[Any, Any, int]]) -> None:
+    try:
+        code = asyncio.run(main())
+    except KeyboardInterrupt:
+        click.echo("\nLeft the table.", err=True)
+        sys.exit(130)
+    if code:
+        sys.exit(code)
+
+
+# --- tables -------------------------------------------------------------------------
+
+@click.command("tables")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(0.1, 60), default=3.0,
+              show_default=True, help="Seconds to listen for tables.")
+def tables_cmd(timeout_s: float) -> None:
+    """List the p2p8s tables on the local network (found by mDNS)."""
+
+    async def main() -> int:
+        async with open_zeroconf() as aiozc:
+            cards = await browse(aiozc, timeout_s=timeout_s)
+        if not cards:
+            click.echo(f"No tables found on the local network in {timeout_s:g} s.")
+            return 0
+        click.echo(f"{len(cards)} table{'s' if len(cards) != 1 else ''} on the local network:")
+        for card in cards:
+            click.echo(f"  {card.describe()}")
+        click.echo("Ask the host for the code, then run: p2p8s join CODE")
+        return 0
+
+    _run(main)
+
+
+# --- host ---------------------------------------------------------------------------
+
+@click.command("host")
+@click.option("--name", default=None, help="Your name at the table.")
+@click.option("--seats", type=click.IntRange(2, 7), default=4, show_default=True,
+              help="Seats at the table (empty ones get computer players).")
+@click.option("--target", type=click.Choice(["100", "200"]), default=None,
+              help="Points that end the match (default 100).")
+@click.option("--classic", is_flag=True, help="Classic rules: no action cards.")
+@click.option("--no-multi", is_flag=True, help="One card a turn (no multi-play).")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="TCP port to listen on (0: any free port).")
+@click.option("--no-mdns", is_flag=True, help="Do not advertise the table by mDNS.")
+def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
+             no_multi: bool, port: int, no_mdns: bool) -> None:
+    """Open a table for friends on this network and print its code."""
+    player = _check_name(name or _default_name())
+    rules = (Ruleset.classic() if classic else Ruleset.table()).with_changes(
+        multi_play=not no_multi, target=int(target) if target else 100)
+    identity = load_or_create_identity()
+    code = new_code(secrets.token_bytes(4))
+    key = code_key(code)
+    tid = table_id(key)
+
+    async def main() -> int:
+        commands = _stdin_lines()
+        async with Node(identity=identity, name=player, code_key=key, table=tid,
+                        port=port) as node:
+            node.seat = 0
+            addresses = lan_addresses()
+            first = addresses[0]
+            me = SeatEntry(seat=0, name=player, key=node.key, addrs=tuple(addresses),
+                           port=node.port)
+            seating = Seating(size=seats, rules=rules, host=me)
+            card = TableCard(version=VERSION, table_id=tid.hex(), host_name=player,
+                             rules=rules, seats=seats, free=seats - 1,
+                             fingerprint=identity_fingerprint(identity))
+            click.echo(f"Table open: {rules.describe()}; {seats} seats.")
+            click.echo(f"Your key: {card.fingerprint}")
+            click.echo(f"Table code: {code}")
+            click.echo(f"On the other computers, run: p2p8s join {code}")
+            click.echo(f"If they cannot find the table, run: p2p8s join "
+                       f"{code}@{format_address(first, node.port)}")
+            click.echo(f"Link: {format_link(code, first, node.port)}")
+            async with contextlib.AsyncExitStack() as stack:
+                on_change = None
+                if not no_mdns:
+                    try:
+                        aiozc = await stack.enter_async_context(open_zeroconf())
+                        advertiser = await stack.enter_async_context(
+                            Advertiser(aiozc, card, port=node.port, addresses=addresses))
+                    except Exception as exc:  # multicast may be unavailable: link still works
+                        click.echo(f"(mDNS unavailable, the code alone will not find this "
+                                   f"table: {exc})", err=True)
+                    else:
+                        async def on_change(roster: Roster) -> None:
+                            with contextlib.suppress(Exception):
+                                await advertiser.async_update(
+                                    with_free(card, roster.free))
+                click.echo("Waiting for players. Type deal (or press Enter) to start, "
+                           "quit to close the table.")
+                click.echo(f"  seat 0: {player} (you)")
+                filtered: asyncio.Queue[str] = asyncio.Queue()
+
+                async def forward() -> None:
+                    while True:
+                        line = await commands.get()
+                        if line != EOF_MARK:
+                            filtered.put_nowait(line)
+
+                forwarder = asyncio.ensure_future(forward())
+                try:
+                    mesh = await host_lobby(node, seating, view=_TerminalView(me=node.key),
+                                            commands=filtered, on_change=on_change)
+                finally:
+                    forwarder.cancel()
+                if mesh is None:
+                    click.echo("Table closed.")
+                    return 0
+                await GAME_RUNNER(mesh)
+                await node.flush()
+        return 0
+
+    _run(main)
+
+
+# --- join ---------------------------------------------------------------------------
+
+@click.command("join")
+@click.argument("invite")
+@click.option("--name", default=None, help="Your name at the table.")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(0.5, 120), default=8.0,
+              show_default=True, help="Seconds to look for the table by mDNS.")
+@click.option("--yes", "-y", is_flag=True, help="Sit down without asking.")
+def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool) -> None:
+    """Join a friend's table: INVITE is CODE, CODE@HOST:PORT or p2p8s://CODE@HOST:PORT."""
+    parsed: Invite = parse_invite(invite)
+    player = _check_name(name or _default_name())
+    identity = load_or_create_identity()
+    code = normalize_code(parsed.code)
+    key = code_key(code)
+    tid = table_id(key)
+
+    async def main() -> int:
+        lines = _stdin_lines()
+        if parsed.host is not None and parsed.port is not None:
+            addresses = [(parsed.host, parsed.port)]
+        else:
+            click.echo(f"Looking for table {code} on the local network…")
+            async with open_zeroconf() as aiozc:
+                card = await find_table(aiozc, tid.hex(), timeout_s=timeout_s)
+            if card is None:
+                raise LocalError(
+                    f"no table with code {code} answered on this network within "
+                    f"{timeout_s:g} s; check the code, or ask the host for the fallback "
+                    f"command (p2p8s join {code}@ADDRESS:PORT)")
+            addresses = [(a, card.port) for a in card.addresses]
+            click.echo(f"Found {card.host_name}'s table at "
+                       f"{', '.join(format_address(a, card.port) for a in card.addresses)}")
+
+        async def confirm(roster: Roster) -> bool:
+            if yes:
+                return True
+            click.echo("Sit down at this table? [Y/n] ", nl=False)
+            answer = await lines.get()
+            if answer == EOF_MARK:
+                click.echo()
+                return True
+            return answer.strip().lower() in ("", "y", "yes")
+
+        async with Node(identity=identity, name=player, code_key=key, table=tid) as node:
+            click.echo(f"Your key: {identity_fingerprint(identity)}")
+            mesh = await join_lobby(node, addresses, view=_TerminalView(me=node.key),
+                                    confirm=confirm)
+            if mesh is None:
+                click.echo("You did not sit down.")
+                return 0
+            await GAME_RUNNER(mesh)
+            await node.flush()
+        return 0
+
+    _run(main)
+
+
+COMMANDS = [tables_cmd, host_cmd, join_cmd]

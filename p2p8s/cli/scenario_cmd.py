@@ -1,0 +1,40 @@
+"""``p2p8s scenario FILE``: run one round from a JSON scenario (protocol/scenario.md)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import IO
+
+import click
+
+from p2p8s.errors import MalformedInput
+from p2p8s.scenario import run_scenario
+
+
+@click.command("scenario")
+@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.option("--indent", type=int, default=None, help="Pretty-print the JSON output.")
+def scenario(file: IO[str], indent: int | None) -> None:
+    """Run the round described in FILE (JSON; '-' reads stdin) and print its state as JSON.
+
+    Exit status: 0 when every action applied, 1 when one was illegal (the error names
+    the action's index; the state is the state before it), 2 for a malformed file.
+    """
+    name = getattr(file, "name", "scenario")
+    try:
+        data = json.loads(file.read())
+    except json.JSONDecodeError as exc:
+        raise MalformedInput(f"{name}: not valid JSON: {exc}") from None
+    except UnicodeDecodeError:
+        raise MalformedInput(f"{name}: not a UTF-8 text file") from None
+    try:
+        result = run_scenario(data)
+    except MalformedInput as exc:
+        raise MalformedInput(f"{name}: {exc}") from None
+    click.echo(json.dumps(result, indent=indent))
+    if not result["ok"]:
+        sys.exit(1)
+
+
+COMMANDS = [scenario]

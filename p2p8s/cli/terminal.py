@@ -1,0 +1,119 @@
+"""The terminal edge: colour and glyph detection, pacing, and line input.
+
+Line mode only (no cursor tricks), so it works in any terminal, over ssh, with a
+screen reader and with piped input. Colour follows https://no-color.org: off when
+``NO_COLOR`` is set (to anything non-empty), when stdout is not a terminal, or when
+``TERM=dumb``. Suit glyphs (and dashes, arrows) are replaced by ASCII with ``--ascii`` or when
+the output encoding cannot write them. Computer moves are paced (``P2P8S_PACE_S`` seconds, default
+0.6) only when stdout is a terminal; ``P2P8S_PACE_S`` also forces pacing elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterable
+from typing import TextIO
+
+from p2p8s.cli.view import Look
+from p2p8s.errors import LocalError
+
+DEFAULT_PACE_S = 0.6
+
+#: Non-ASCII punctuation and its ASCII stand-in (used when the look is ASCII).
+ASCII_PUNCTUATION = str.maketrans({"—": "-", "·": "|", "─": "-", "═": "=", "→": "->",
+                                   "★": "*", "…": "...", "ß": "ss"})
+
+
+class InputClosed(LocalError):
+    """The input ended (end of file or a closed pipe)."""
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def detect_look(out: TextIO, *, ascii: bool = False) -> Look:
+    """The :class:`Look` for ``out``: colour per NO_COLOR/tty/TERM, glyphs if encodable."""
+    color = (_isatty(out) and not os.environ.get("NO_COLOR")
+             and os.environ.get("TERM") != "dumb")
+    if not ascii:
+        try:
+            "♣♦♥♠→─══★·—".encode(getattr(out, "encoding", None) or "ascii")
+        except (UnicodeEncodeError, LookupError):
+            ascii = True
+    return Look(color=color, ascii=ascii)
+
+
+def pace_for(out: TextIO) -> float:
+    """Seconds to wait after each computer move (0 when ``out`` is not a terminal)."""
+    env = os.environ.get("P2P8S_PACE_S")
+    if env:
+        try:
+            return max(0.0, float(env))
+        except ValueError:
+            pass
+    return DEFAULT_PACE_S if _isatty(out) else 0.0
+
+
+class Terminal:
+    """Writes lines, reads answers, and paces computer moves.
+
+    When the input is not a terminal, each answer is echoed after its prompt, so a
+    transcript of piped play reads like a session.
+    """
+
+    def __init__(self, out: TextIO | None = None, inp: TextIO | None = None, *,
+                 ascii: bool = False, pace_s: float | None = None) -> None:
+        self.out = out or sys.stdout
+        self.inp = inp or sys.stdin
+        self.look = detect_look(self.out, ascii=ascii)
+        self.pace_s = pace_for(self.out) if pace_s is None else pace_s
+        self.echo = not _isatty(self.inp)
+        self.interactive = _isatty(self.inp) and _isatty(self.out)
+
+    def say(self, *lines: str) -> None:
+        """Print lines."""
+        for line in lines:
+            self.out.write(self._safe(line) + "\n")
+        self.out.flush()
+
+    def say_all(self, lines: Iterable[str]) -> None:
+        """Print an iterable of lines."""
+        self.say(*lines)
+
+    def _safe(self, text: str) -> str:
+        if self.look.ascii:
+            text = text.translate(ASCII_PUNCTUATION)
+        enc = getattr(self.out, "encoding", None) or "utf-8"
+        return text.encode(enc, "replace").decode(enc)
+
+    def ask(self, prompt: str) -> str:
+        """Show ``prompt`` and return the answer without its newline.
+
+        Raises :class:`InputClosed` at end of input.
+        """
+        self.out.write(self._safe(prompt))
+        self.out.flush()
+        try:
+            line = self.inp.readline()
+        except (OSError, ValueError):
+            line = ""
+        if not line:
+            self.out.write("\n")
+            self.out.flush()
+            raise InputClosed("the input ended")
+        answer = line.rstrip("\r\n")
+        if self.echo:
+            self.out.write(self._safe(answer) + "\n")
+            self.out.flush()
+        return answer
+
+    def pause(self) -> None:
+        """Wait a moment so a person can follow a computer move."""
+        if self.pace_s > 0:
+            time.sleep(self.pace_s)

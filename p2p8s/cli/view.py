@@ -1,0 +1,434 @@
+"""Line-mode rendering: pure functions from what a seat sees to lines of text.
+
+Nothing here reads input, writes output or looks at the terminal; a :class:`Look`
+says whether to use colour (ANSI) and suit glyphs. The solo game and the LAN table
+client both call :func:`render_table` with a :class:`~p2p8s.bots.base.View` and the
+seat names. Every mark that colour carries is also carried by a character (``*`` for
+a playable card, ``>`` for the seat on turn), so the text works without colour and
+with a screen reader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from p2p8s.bots.base import View
+from p2p8s.cards import Card, Rank, Suit, sort_hand
+from p2p8s.engine import Action, Draw, EndedBy, Event, Pass, Play, Take
+from p2p8s.match import Match, RoundResult
+from p2p8s.rules import Ruleset, card_value
+
+_RESET = "\x1b[0m"
+_CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
+
+#: Suit names as the game says them.
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """How text is drawn: ``color`` adds ANSI colours, ``ascii`` writes suits as letters."""
+
+    color: bool = False
+    ascii: bool = False
+
+    def paint(self, text: str, *styles: str) -> str:
+        """``text`` in the given styles (``bold``, ``red``, …) when colour is on."""
+        if not self.color or not styles:
+            return text
+        return "\x1b[" + ";".join(_CODES[s] for s in styles) + "m" + text + _RESET
+
+    @property
+    def arrow(self) -> str:
+        """An arrow between seats."""
+        return "->" if self.ascii else "→"
+
+    def card(self, card: Card, *, playable: bool = False) -> str:
+        """``Q♠`` / ``10♥`` (``QS`` / ``10H`` with ascii); red suits red, playable bold."""
+        styles = ["red"] if card.suit in (Suit.HEARTS, Suit.DIAMONDS) else []
+        if playable:
+            styles.append("bold")
+        return self.paint(card.pretty(ascii=self.ascii), *styles)
+
+    def cards(self, cards: Iterable[Card]) -> str:
+        """Several cards separated by spaces."""
+        return " ".join(self.card(c) for c in cards)
+
+    def suit(self, suit: Suit) -> str:
+        """``hearts ♥`` (``hearts (H)`` with ascii)."""
+        mark = f"({suit.letter})" if self.ascii else suit.glyph
+        return f"{SUIT_NAMES[suit]} {mark}"
+
+
+def numbered_hand(hand: Iterable[Card]) -> list[Card]:
+    """The hand in display order (by suit, then rank); card ``n`` is item ``n - 1``."""
+    return sort_hand(hand)
+
+
+def _seat(names: Sequence[str], seat: int) -> str:
+    return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+
+
+def _who(names: Sequence[str], seats: Sequence[int], me: int) -> tuple[str, bool]:
+    """Names joined with "and"; True if "You" is among them (plural verb)."""
+    words = ["You" if s == me else _seat(names, s) for s in seats]
+    text = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+    return text, len(words) > 1 or me in seats
+
+
+def _effect(event: Event, players: int, rules: Ruleset, direction: int,
+            names: Sequence[str], me: int) -> str:
+    """The effect of a play in words; ``direction`` is the one before the play."""
+    play = event.action
+    if not isinstance(play, Play) or not rules.action_cards:
+        return ""
+    rank = play.cards[-1].rank
+    k = len(play.cards)
+    seat = event.seat
+    if rank == Rank.TWO:
+        victim, _ = _who(names, [(seat + direction) % players], me)
+        return f" — draw penalty {event.penalty} for {victim}"
+    if rank == Rank.QUEEN or (rank == Rank.ACE and players == 2):
+        skipped = [(seat + direction * j) % players for j in range(1, k + 1)]
+        if all(x == seat for x in skipped) or (players == 2 and k % 2):
+            again, _ = _who(names, [seat], me)
+            return f" — {again} {'play' if seat == me else 'plays'} again"
+        text, plural = _who(names, sorted(set(skipped) - {seat}), me)
+        return f" — {text} {'miss' if plural else 'misses'} a turn"
+    if rank == Rank.ACE:
+        if k % 2 == 0:
+            return " — reversed twice, same direction"
+        way = "counter-clockwise" if direction == 1 else "clockwise"
+        return f" — reverse: play now goes {way}"
+    return ""
+
+
+def directions(log: Sequence[Event], players: int, rules: Ruleset) -> list[int]:
+    """The direction of play before each event of a round's log (R-ACE, R-NEXT)."""
+    d = 1
+    out = []
+    for e in log:
+        out.append(d)
+        a = e.action
+        if (isinstance(a, Play) and rules.action_cards and players > 2
+                and a.cards[-1].rank == Rank.ACE and len(a.cards) % 2):
+            d = -d
+    return out
+
+
+def describe_turn(events: Sequence[Event], names: Sequence[str], look: Look, *,
+                  me: int, players: int, rules: Ruleset, final: bool = False,
+                  direction: int = 1) -> str:
+    """One line for one seat's turn (its draws and the play, pass or take that ended it).
+
+    ``me`` sees the cards it drew itself and is called "You". ``final`` marks a play
+    that emptied the hand; ``direction`` is the direction of play before the turn.
+    """
+    seat = events[0].seat
+    who = "You" if seat == me else _seat(names, seat)
+    own = seat == me
+    draws = [e for e in events if isinstance(e.action, Draw)]
+    drawn = [c for e in draws for c in e.drawn]
+    reshuffled = sum(e.reshuffled for e in events)
+    parts: list[str] = []
+    if drawn:
+        if own and all(c is not None for c in drawn):
+            parts.append("drew " + look.cards(c for c in drawn if c is not None))
+        else:
+            parts.append("drew a card" if len(drawn) == 1 else f"drew {len(drawn)} cards")
+    last = events[-1]
+    action = last.action
+    if isinstance(action, Play):
+        text = "played " + look.cards(action.cards)
+        if action.suit is not None:
+            text += f" and declared {look.suit(action.suit)}"
+        parts.append(text + ("" if final else
+                             _effect(last, players, rules, direction, names, me)))
+    elif isinstance(action, Pass):
+        parts.append("passed" if drawn else "passed (nothing to draw)")
+    elif isinstance(action, Take):
+        got = [c for c in last.drawn]
+        what = (look.cards(c for c in got if c is not None)
+                if own and got and all(c is not None for c in got) else
+                f"{len(got)} card" + ("" if len(got) == 1 else "s"))
+        parts.append(f"took the draw penalty: {what}")
+    if len(parts) == 2 and " and " in parts[1]:
+        line = f"{who} {parts[0]}, then {parts[1]}."
+    else:
+        line = f"{who} " + " and ".join(parts) + "."
+    if final:
+        line = line[:-1] + " and went out!"
+    if reshuffled:
+        line += " (The discards were shuffled into a new stock.)"
+    return line
+
+
+def group_turns(log: Sequence[Event]) -> list[list[Event]]:
+    """Split a round's log into turns (the last one may still be going on)."""
+    turns: list[list[Event]] = []
+    current: list[Event] = []
+    for e in log:
+        if current and current[0].seat != e.seat:
+            turns.append(current)
+            current = []
+        current.append(e)
+        if not isinstance(e.action, Draw):
+            turns.append(current)
+            current = []
+    if current:
+        turns.append(current)
+    return turns
+
+
+def log_lines(view: View, names: Sequence[str], look: Look, *, last: int | None = None,
+              ended: bool = False) -> list[str]:
+    """The round so far, one line per turn (the ``last`` few only, if given).
+
+    ``ended``: the round is over, so its final play went out.
+    """
+    turns = group_turns(view.log)
+    dirs = directions(view.log, view.players, view.rules)
+    lines = []
+    at = 0
+    for i, t in enumerate(turns):
+        at += len(t)
+        lines.append(describe_turn(
+            t, names, look, me=view.seat, players=view.players, rules=view.rules,
+            final=ended and i == len(turns) - 1 and isinstance(t[-1].action, Play),
+            direction=dirs[at - 1]))
+    return lines[-last:] if last else lines
+
+
+def render_table(view: View, names: Sequence[str], look: Look, *, round_number: int,
+                 recent: int = 8) -> list[str]:
+    """The table as ``view.seat`` sees it: seats, turn, direction, top card and suit,
+    penalty, stock, the last ``recent`` turns. The hand is :func:`render_hand`."""
+    rules = view.rules
+    out: list[str] = []
+    head = f"Round {round_number} · {rules.describe()}"
+    if not rules.countdown and view.target and rules.target is None:
+        head += f" · target {view.target}"
+    out.append(look.paint(f"── {head} ──", "cyan"))
+    width = max(len(n) for n in names)
+    for s in range(view.players):
+        mark = ">" if s == view.turn else " "
+        n = view.hand_sizes[s]
+        cards = f"{n:2d} card" + (" " if n == 1 else "s")
+        if rules.countdown and view.numbers:
+            score = f"number {view.numbers[s]}"
+        elif view.totals:
+            score = f"{view.totals[s]:3d} pts"
+        else:
+            score = ""
+        extra = "  dealer" if s == view.dealer else ""
+        line = f"{mark} {_seat(names, s):<{width}}  {cards}  {score}{extra}".rstrip()
+        out.append(look.paint(line, "bold") if s == view.turn else line)
+    order = [(view.seat + view.direction * k) % view.players for k in range(view.players + 1)]
+    way = "clockwise" if view.direction == 1 else "counter-clockwise"
+    out.append(f"Play goes {way}: " + f" {look.arrow} ".join(_seat(names, s) for s in order))
+    whose = "Your turn." if view.turn == view.seat else f"{_seat(names, view.turn)}'s turn."
+    top = f"Top card: {look.card(view.top)}"
+    if view.declared:
+        top += f" · declared suit: {look.suit(view.suit)}"
+    else:
+        top += f" · suit: {look.suit(view.suit)}"
+    out.append(f"{top} · stock: {view.stock_size} · {whose}")
+    if rules.action_cards:
+        if view.pending_draw:
+            out.append(look.paint(
+                f"Draw penalty: {view.pending_draw} cards waiting — play a 2 to pass it on, "
+                "or take them.", "yellow"))
+        else:
+            out.append("Draw penalty: none.")
+    if rules.countdown and view.numbers:
+        w = view.wild[view.seat]
+        plural = {1: "aces", 11: "jacks", 12: "queens", 13: "kings"}.get(w, f"{w}s")
+        out.append(f"Your number is {w}: {plural} are wild for you.")
+    moves = log_lines(view, names, look, last=recent)
+    out.append("Last moves:" if moves else "Last moves: none yet — the round just started.")
+    out.extend("  " + m for m in moves)
+    return out
+
+
+def playable_cards(view: View, legal: Sequence[Action]) -> set[Card]:
+    """Cards that can start a play now (the first cards of the legal plays)."""
+    return {a.cards[0] for a in legal if isinstance(a, Play)}
+
+
+def render_hand(hand: Sequence[Card], playable: set[Card], look: Look, *,
+                title: str = "Your hand") -> list[str]:
+    """The hand numbered in :func:`numbered_hand` order, one line per suit; playable
+    cards carry ``*`` (and bold)."""
+    cards = numbered_hand(hand)
+    note = "  (* = playable)" if playable else ""
+    out = [f"{title} ({len(cards)} card{'' if len(cards) == 1 else 's'}){note}:"]
+    for suit in Suit:
+        items = []
+        for i, c in enumerate(cards, 1):
+            if c.suit == suit:
+                ok = c in playable
+                items.append(f"{i:>2} {look.card(c, playable=ok)}{'*' if ok else ' '}")
+        if items:
+            label = f"{SUIT_NAMES[suit]:<8}"
+            out.append(f"  {label} " + "  ".join(items).rstrip())
+    return out
+
+
+def action_text(action: Action, look: Look) -> str:
+    """An action in words: ``play Q♠ Q♥``, ``play 8♠ and declare hearts ♥``, ``draw``…"""
+    if isinstance(action, Play):
+        text = "play " + look.cards(action.cards)
+        if action.suit is not None:
+            text += f" and declare {look.suit(action.suit)}"
+        return text
+    if isinstance(action, Take):
+        return "take the draw penalty"
+    if isinstance(action, Draw):
+        return "draw a card"
+    return "pass"
+
+
+def action_keys(action: Action, hand: Sequence[Card]) -> str:
+    """What to type for ``action`` given the displayed hand: ``3 5``, ``4 h``, ``d``…
+
+    >>> from p2p8s.cards import parse_cards
+    >>> action_keys(Play(tuple(parse_cards(["8S"])), Suit.HEARTS), parse_cards(["8S", "2C"]))
+    '2 h'
+    """
+    if isinstance(action, Play):
+        order = numbered_hand(hand)
+        used: list[int] = []
+        for c in action.cards:
+            i = next(i for i, x in enumerate(order) if x == c and i not in used)
+            used.append(i)
+        text = " ".join(str(i + 1) for i in used)
+        if action.suit is not None:
+            text += " " + action.suit.letter.lower()
+        return text
+    if isinstance(action, Take):
+        return "t"
+    if isinstance(action, Draw):
+        return "d"
+    return "p"
+
+
+def render_round_end(result: RoundResult, names: Sequence[str], match: Match,
+                     look: Look) -> list[str]:
+    """All hands face up, the round's points and the match table."""
+    out: list[str] = []
+    if result.ended_by is EndedBy.OUT and result.winner is not None:
+        who = _seat(names, result.winner)
+        headline = f"Round {result.number} is over: {who} went out."
+    else:
+        headline = f"Round {result.number} is over: nobody can move, the round is blocked."
+    out.append(look.paint(f"══ {headline} ══", "bold"))
+    rules = match.rules
+    width = max(len(n) for n in names)
+    out.append("Hands, face up:")
+    for s, hand in enumerate(result.hands):
+        cards = [Card.parse(c) for c in hand]
+        shown = look.cards(numbered_hand(cards)) if cards else "— went out"
+        bits = []
+        if not rules.countdown:
+            if cards:
+                bits.append(f"hand value {sum(card_value(c, rules) for c in cards)}")
+            if result.points[s] or (cards and rules.action_cards):
+                bits.append(f"round points {result.points[s]:+d}")
+        tail = ("  " + ", ".join(bits)) if bits else ""
+        out.append(f"  {_seat(names, s):<{width}}  {shown}{tail}")
+    out.extend(render_scores(match, names, look))
+    return out
+
+
+def render_scores(match: Match, names: Sequence[str], look: Look) -> list[str]:
+    """The match table: every round's points and the totals (or countdown numbers)."""
+    rules = match.rules
+    width = max(len(n) for n in names)
+    if rules.countdown:
+        out = ["Match (countdown: the first to reach 0 wins):"]
+        for s in match.standings():
+            out.append(f"  {_seat(names, s):<{width}}  number {match.numbers[s]}")
+        return out
+    goal = ("lowest total wins once someone reaches it" if rules.action_cards
+            else "the first to reach it wins")
+    out = [f"Match table (target {match.target}, {goal}):"]
+    shown = match.results[-8:]
+    head = f"  {'':<{width}}" + "".join(f"{'R' + str(r.number):>6}" for r in shown)
+    out.append(head + f"{'total':>7}")
+    for s in match.standings():
+        row = f"  {_seat(names, s):<{width}}" + "".join(f"{r.points[s]:>6}" for r in shown)
+        out.append(row + f"{match.totals[s]:>7}")
+    if len(match.results) > len(shown):
+        out.append(f"  (only the last {len(shown)} rounds are shown)")
+    return out
+
+
+def render_match_end(match: Match, names: Sequence[str], look: Look, *, me: int) -> list[str]:
+    """The winner and the final standings."""
+    winner = match.winner
+    if winner is None:
+        return []
+    if winner == me:
+        line = "You win the match!"
+    else:
+        line = f"{_seat(names, winner)} wins the match."
+    if not match.rules.countdown:
+        line += f" Final total: {match.totals[winner]} points."
+    out = [look.paint(f"★ {line}" if not look.ascii else f"* {line}", "bold", "green")]
+    if winner != me:
+        place = match.standings().index(me) + 1
+        nth = {1: "1st", 2: "2nd", 3: "3rd"}.get(place, f"{place}th")
+        score = ("" if match.rules.countdown
+                 else f" with {match.totals[me]} points")
+        out.append(f"You finished {nth} of {match.players}{score}.")
+    return out
+
+
+HELP_LINES = (
+    "Commands:",
+    "  3        play card 3 of your hand (numbers as shown)",
+    "  3 5      play several cards of the same rank; the last one sets the suit",
+    "  4 h      play an 8 and declare a suit: c d h s (or you will be asked)",
+    "  QS       cards can also be named: rank + suit, like QS, 10h, 8c",
+    "  d        draw a card            p   pass (keep a drawn card)",
+    "  t        take the draw penalty",
+    "  hint     the expert's suggestion   rules  the rules in short",
+    "  score    the match table           log    every move of this round",
+    "  help     this list                 quit   save and leave (resume with p2p8s play)",
+)
+
+
+def rules_lines(rules: Ruleset, players: int) -> list[str]:
+    """The rules in short, for the ruleset being played (RULES.md in our own words)."""
+    out = [
+        "Rules in short: " + rules.describe() + ".",
+        "- Play a card of the active suit or the top card's rank. 8s are wild: play one on "
+        "anything and declare the suit the next player must follow.",
+    ]
+    if rules.countdown:
+        out[1] = ("- Play a card of the active suit or the top card's rank. Your number is "
+                  "your wild rank; declare a suit when you play it.")
+    limit = f"up to {rules.draw_limit} cards" if rules.draw_limit else "until one fits"
+    out.append(f"- Nothing fits? Draw ({limit}). A drawn card that fits may be played at "
+               "once; otherwise pass.")
+    if rules.multi_play:
+        out.append("- Several cards of one rank may go together: the first must fit, the "
+                   "last sets the suit.")
+    if rules.action_cards:
+        out.append("- 2: the next player draws 2 unless they play a 2 too (the penalty "
+                   "grows by 2). Only a 2 counters, not even an 8.")
+        ace = ("an ace works like a queen (you move again)" if players == 2
+               else "an ace reverses the direction")
+        out.append(f"- Q: the next player misses a turn. A: {ace}.")
+        out.append("- When someone goes out, everyone else scores their hand: 8 = 50, "
+                   "2/Q/A = 20, J/K = 10, others face value. Lowest total wins.")
+    elif rules.countdown:
+        out.append("- Everyone starts at 8 (cards dealt and wild rank). Go out to count "
+                   "down by 1; whoever reaches 0 wins.")
+    else:
+        out.append("- Whoever goes out collects the others' hands: 8 = 50, J/Q/K = 10, "
+                   "A = 1, others face value. First to the target wins.")
+    out.append("- The round ends the moment someone plays their last card. No undo.")
+    out.append("The full rules: run `p2p8s rules` in another terminal.")
+    return out

@@ -1,0 +1,201 @@
+"""Table codes, the keys derived from them, and join links (pure).
+
+A table code is six characters of Crockford base32 (https://www.crockford.com/base32.html):
+30 random bits, read case-insensitively, with the look-alike letters normalised
+(``I``, ``L`` -> ``1``; ``O`` -> ``0``). Hyphens and spaces typed inside a code are ignored.
+
+>>> normalize_code("7kq-4mx")
+'7KQ4MX'
+>>> normalize_code("ILO0ab")
+'1100AB'
+>>> new_code(bytes([0, 0, 0, 0]))
+'000000'
+
+From the code every node derives, once (protocol/wire.md, "Codes and table ids"):
+
+- ``code_key = scrypt(code, salt=b"p2p8s/v1/code", N=2**14, r=8, p=1, 32 bytes)`` — the
+  secret behind every code proof. scrypt (RFC 7914) makes each guess of the 2**30 codes
+  cost ~50 ms and 16 MiB, so neither the table id published over mDNS nor a recorded
+  code proof gives the code away cheaply.
+- ``table_id = SHA-256(b"p2p8s/v1/table-id" ‖ code_key)[:8]`` — the public name of the
+  table: in the mDNS TXT record, in every wire message.
+- ``code_proof = HMAC-SHA-256(code_key, b"p2p8s/v1/code-proof" ‖ table_id ‖ peer_nonce ‖
+  own_key ‖ peer_key)`` — proves knowledge of the code to a peer that chose
+  ``peer_nonce``, bound to both identity keys.
+
+Links: ``p2p8s://CODE@HOST:PORT`` or ``CODE@HOST:PORT`` (IPv4, host name or ``[IPv6]``)
+skip mDNS when multicast is blocked.
+
+>>> parse_invite("p2p8s://7KQ4MX@[fe80::1]:4242")
+Invite(code='7KQ4MX', host='fe80::1', port=4242)
+>>> format_link("7KQ4MX", "fe80::1", 4242)
+'p2p8s://7KQ4MX@[fe80::1]:4242'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import re
+from dataclasses import dataclass
+
+from p2p8s.errors import MalformedInput
+
+#: Crockford's base32 alphabet: digits and letters without I, L, O, U.
+ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+#: Characters in a table code.
+CODE_LENGTH = 6
+#: Random bytes :func:`new_code` takes (30 of the 32 bits are used).
+CODE_RANDOM_BYTES = 4
+#: Bytes in a table id.
+TABLE_ID_LENGTH = 8
+#: URL scheme of a join link.
+SCHEME = "p2p8s://"
+
+CODE_KEY_SALT = b"p2p8s/v1/code"
+TABLE_ID_TAG = b"p2p8s/v1/table-id"
+CODE_PROOF_TAG = b"p2p8s/v1/code-proof"
+_SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
+
+_DECODE = {c: c for c in ALPHABET} | {"I": "1", "L": "1", "O": "0"}
+_HOSTNAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$")
+
+
+def new_code(random: bytes) -> str:
+    """A fresh code from :data:`CODE_RANDOM_BYTES` random bytes (the caller's CSPRNG).
+
+    Raises :class:`ValueError` for a wrong number of bytes (a programming error).
+    """
+    if len(random) != CODE_RANDOM_BYTES:
+        raise ValueError(f"new_code needs {CODE_RANDOM_BYTES} random bytes")
+    value = int.from_bytes(random, "big") >> 2
+    return "".join(ALPHABET[(value >> (5 * i)) & 31] for i in reversed(range(CODE_LENGTH)))
+
+
+def normalize_code(text: str) -> str:
+    """The canonical upper-case form of a code typed by a person.
+
+    Raises :class:`~p2p8s.errors.MalformedInput` with a message that names the problem.
+    """
+    cleaned = "".join(ch for ch in text.strip() if ch not in "- ").upper()
+    if not cleaned:
+        raise MalformedInput("the table code is empty; it has 6 characters, like 7KQ4MX")
+    bad = sorted({ch for ch in cleaned if ch not in _DECODE})
+    if bad:
+        shown = ", ".join(repr(ch) for ch in bad)
+        raise MalformedInput(
+            f"a table code uses only digits and letters other than U, not {shown} "
+            f"(got {text.strip()!r})"
+        )
+    if len(cleaned) != CODE_LENGTH:
+        raise MalformedInput(
+            f"a table code has {CODE_LENGTH} characters, {text.strip()!r} has {len(cleaned)}"
+        )
+    return "".join(_DECODE[ch] for ch in cleaned)
+
+
+def code_key(code: str) -> bytes:
+    """The 32-byte secret derived from a code with scrypt (RFC 7914); ~50 ms.
+
+    Raises :class:`~p2p8s.errors.MalformedInput` for a malformed code.
+    """
+    return hashlib.scrypt(normalize_code(code).encode("ascii"), salt=CODE_KEY_SALT,
+                          **_SCRYPT)
+
+
+def table_id(key: bytes) -> bytes:
+    """The public 8-byte table id for a :func:`code_key`."""
+    return hashlib.sha256(TABLE_ID_TAG + key).digest()[:TABLE_ID_LENGTH]
+
+
+def code_proof(key: bytes, *, table: bytes, peer_nonce: bytes, own_key: bytes,
+               peer_key: bytes) -> bytes:
+    """HMAC-SHA-256 proof of the code, answering ``peer_nonce`` (32 bytes out)."""
+    data = CODE_PROOF_TAG + table + peer_nonce + own_key + peer_key
+    return hmac.new(key, data, hashlib.sha256).digest()
+
+
+def check_code_proof(key: bytes, proof: bytes, *, table: bytes, peer_nonce: bytes,
+                     own_key: bytes, peer_key: bytes) -> bool:
+    """True if ``proof`` is :func:`code_proof` of the prover (``own_key`` is the prover's
+    key, ``peer_nonce`` the verifier's nonce); compared in constant time."""
+    expected = code_proof(key, table=table, peer_nonce=peer_nonce, own_key=own_key,
+                          peer_key=peer_key)
+    return hmac.compare_digest(expected, proof)
+
+
+@dataclass(frozen=True, slots=True)
+class Invite:
+    """What ``p2p8s join`` was given: a code, and an address when the link has one."""
+
+    code: str
+    host: str | None = None
+    port: int | None = None
+
+
+def parse_invite(text: str) -> Invite:
+    """Parse ``CODE``, ``CODE@HOST:PORT`` or ``p2p8s://CODE@HOST:PORT``.
+
+    ``HOST`` is an IPv4 address, a host name, or an IPv6 address in brackets.
+    Raises :class:`~p2p8s.errors.MalformedInput` with a clear message.
+    """
+    rest = text.strip()
+    if rest.lower().startswith(SCHEME):
+        rest = rest[len(SCHEME):].rstrip("/")
+        if "@" not in rest:
+            raise MalformedInput(f"a p2p8s:// link looks like p2p8s://CODE@HOST:PORT, not {text!r}")
+    if "@" not in rest:
+        return Invite(normalize_code(rest))
+    code_text, _, address = rest.partition("@")
+    code = normalize_code(code_text)
+    host, port = _parse_address(address, original=text)
+    return Invite(code, host, port)
+
+
+def _parse_address(address: str, *, original: str) -> tuple[str, int]:
+    if address.startswith("["):
+        host, sep, port_text = address[1:].partition("]:")
+        if not sep:
+            raise MalformedInput(f"an IPv6 address is written [ADDRESS]:PORT, in {original!r}")
+        try:
+            ipaddress.IPv6Address(host.split("%", 1)[0])
+        except ValueError:
+            raise MalformedInput(f"{host!r} is not an IPv6 address (in {original!r})") from None
+    else:
+        host, sep, port_text = address.rpartition(":")
+        if not sep or not host:
+            raise MalformedInput(f"the address needs a port, like {address or 'HOST'}:4242 "
+                                 f"(in {original!r})")
+        if ":" in host:
+            raise MalformedInput(f"write an IPv6 address in brackets, like [{host}]:{port_text}")
+        if not _HOSTNAME.match(host):
+            raise MalformedInput(f"{host!r} is not a host name or IPv4 address")
+    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+        raise MalformedInput(f"the port must be a number from 1 to 65535, not {port_text!r}")
+    return host, int(port_text)
+
+
+def format_address(host: str, port: int) -> str:
+    """``HOST:PORT``, with an IPv6 address in brackets."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def format_link(code: str, host: str, port: int) -> str:
+    """The ``p2p8s://CODE@HOST:PORT`` link for a table."""
+    return f"{SCHEME}{code}@{format_address(host, port)}"
+
+
+FINGERPRINT_TAG = b"p2p8s/v1/fingerprint"
+
+
+def fingerprint(public_key: bytes) -> str:
+    """A person-comparable fingerprint of a 32-byte identity key: 16 Crockford base32
+    characters of ``SHA-256(FINGERPRINT_TAG ‖ key)`` in groups of four (80 bits).
+
+    >>> fingerprint(bytes(32))
+    'XAD1-Y64K-SWDR-4CW1'
+    """
+    value = int.from_bytes(hashlib.sha256(FINGERPRINT_TAG + public_key).digest()[:10], "big")
+    text = "".join(ALPHABET[(value >> (5 * i)) & 31] for i in reversed(range(16)))
+    return "-".join(text[i:i + 4] for i in range(0, 16, 4))

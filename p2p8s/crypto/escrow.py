@@ -1,0 +1,190 @@
+"""Key escrow for 3+ seats: Feldman verifiable secret sharing (Feldman 1987) of each
+seat's key ``e_j`` to the other seats, threshold ``t = n - 1`` (all other seats together
+rebuild a missing seat's key; fewer learn nothing).
+
+The dealer picks ``f(x) = e_j + a_1 x + … + a_{t-1} x^{t-1}`` (coefficients from
+``rand``), publishes the commitments ``A_k = a_k·G`` (so ``A_0 = Y_j``) and gives seat
+``i`` the share ``f(i + 1)``, checked by the recipient as
+``f(i+1)·G == Σ_k (i+1)^k·A_k``.
+
+Each share travels encrypted to its recipient: X25519 (RFC 7748) between the dealer's
+and the recipient's round box keys, HKDF-SHA256 (RFC 5869) with
+``info = b"p2p8s/v1/escrow" ‖ u16 len(table) ‖ table ‖ u64 round ‖ round_id ‖
+u64 dealer ‖ u64 recipient``, then ChaCha20-Poly1305 (RFC 8439) with a zero nonce (each
+key encrypts one message) and the concatenated commitments as associated data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from p2p8s.crypto import group
+from p2p8s.crypto.errors import CheatDetected, Fault
+from p2p8s.crypto.group import ORDER, Point, Rand, Scalar
+from p2p8s.crypto.transcript import Context
+
+ESCROW_TAG = b"p2p8s/v1/escrow"
+_ZERO_NONCE = bytes(12)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EscrowDeal:
+    """A dealer's published escrow: Feldman commitments and one ciphertext per recipient."""
+
+    commitments: tuple[Point, ...]
+    shares: tuple[tuple[int, bytes], ...]
+
+
+def box_keypair(rand: Rand) -> tuple[bytes, bytes]:
+    """A fresh X25519 ``(private, public)`` key pair (32 bytes each) from ``rand``."""
+    sk = X25519PrivateKey.from_private_bytes(rand(32))
+    return sk.private_bytes_raw(), sk.public_key().public_bytes_raw()
+
+
+def share_x(seat: int) -> int:
+    """The evaluation point of ``seat``'s share: ``seat + 1`` (never 0)."""
+    return seat + 1
+
+
+def _aead_key(
+    box_secret: bytes, peer_box_key: bytes, ctx: Context, dealer: int, recipient: int
+) -> ChaCha20Poly1305:
+    shared = X25519PrivateKey.from_private_bytes(box_secret).exchange(
+        X25519PublicKey.from_public_bytes(peer_box_key)
+    )
+    info = (
+        ESCROW_TAG
+        + len(ctx.table).to_bytes(2, "big")
+        + ctx.table
+        + ctx.round_no.to_bytes(8, "big")
+        + ctx.round_id
+        + dealer.to_bytes(8, "big")
+        + recipient.to_bytes(8, "big")
+    )
+    key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(shared)
+    return ChaCha20Poly1305(key)
+
+
+def deal(
+    secret: Scalar,
+    *,
+    dealer: int,
+    players: int,
+    box_secret: bytes,
+    box_keys: Mapping[int, bytes],
+    ctx: Context,
+    rand: Rand,
+) -> EscrowDeal:
+    """Share ``secret`` to every seat but ``dealer`` (``players >= 3``).
+
+    ``box_keys`` maps each recipient seat to its X25519 public key. Raises ValueError for
+    fewer than 3 players or a low-order box key (the seat owning it is at fault).
+    """
+    if players < 3:
+        raise ValueError("escrow needs at least 3 seats")
+    t = players - 1
+    coeffs = [secret] + [group.random_scalar(rand) for _ in range(t - 1)]
+    commitments = tuple(group.base_mul(a) for a in coeffs)
+    aad = b"".join(commitments)
+    ints = [group.scalar_to_int(a) for a in coeffs]
+    shares = []
+    for seat in range(players):
+        if seat == dealer:
+            continue
+        x = share_x(seat)
+        value = sum(a * pow(x, k, ORDER) for k, a in enumerate(ints)) % ORDER
+        box = _aead_key(box_secret, box_keys[seat], ctx, dealer, seat)
+        shares.append((seat, box.encrypt(_ZERO_NONCE, group.scalar_from_int(value), aad)))
+    return EscrowDeal(commitments=commitments, shares=tuple(shares))
+
+
+def verify_share(share: Scalar, x: int, commitments: tuple[Point, ...]) -> bool:
+    """Feldman's check ``share·G == Σ_k x^k·A_k``."""
+    if not any(share):
+        return False
+    try:
+        expected = group.combine(
+            [group.scalar_from_int(pow(x, k, ORDER)) for k in range(len(commitments))],
+            commitments,
+        )
+        return group.base_mul(share) == expected
+    except group.GroupError:
+        return False
+
+
+def open_share(
+    ciphertext: bytes,
+    *,
+    dealer: int,
+    recipient: int,
+    box_secret: bytes,
+    dealer_box_key: bytes,
+    commitments: tuple[Point, ...],
+    ctx: Context,
+) -> Scalar:
+    """Decrypt and verify the recipient's share from ``dealer``.
+
+    Raises :class:`CheatDetected` (BAD_SHARE) naming ``dealer`` if it does not decrypt,
+    is not a canonical scalar, or fails the Feldman check.
+    """
+    try:
+        box = _aead_key(box_secret, dealer_box_key, ctx, dealer, recipient)
+        plain = box.decrypt(_ZERO_NONCE, ciphertext, b"".join(commitments))
+    except (InvalidTag, ValueError):
+        raise CheatDetected(
+            f"escrow share for seat {recipient} does not decrypt",
+            seat=dealer,
+            fault=Fault.BAD_SHARE,
+        ) from None
+    if not group.is_canonical_scalar(plain) or not verify_share(
+        Scalar(plain), share_x(recipient), commitments
+    ):
+        raise CheatDetected(
+            f"escrow share for seat {recipient} fails the Feldman check",
+            seat=dealer,
+            fault=Fault.BAD_SHARE,
+        )
+    return Scalar(plain)
+
+
+def recover(
+    dealer: int, shares: Mapping[int, Scalar], commitments: tuple[Point, ...], key: Point
+) -> Scalar:
+    """Rebuild ``dealer``'s key from the shares of all other seats (holder -> share).
+
+    Every share is checked against the commitments first; a bad one raises
+    :class:`CheatDetected` (BAD_SHARE) naming its holder. Then Lagrange interpolation at
+    0; a result that does not match ``key`` (= ``Y_dealer``) names the dealer. Raises
+    ValueError if fewer than ``len(commitments)`` shares are given.
+    """
+    t = len(commitments)
+    if len(shares) < t:
+        raise ValueError(f"recovery needs {t} shares, got {len(shares)}")
+    for holder, share in shares.items():
+        if not verify_share(share, share_x(holder), commitments):
+            raise CheatDetected(
+                f"escrow share of seat {dealer}'s key fails the Feldman check",
+                seat=holder,
+                fault=Fault.BAD_SHARE,
+            )
+    xs = {h: share_x(h) for h in sorted(shares)[:t]}
+    secret = 0
+    for h, xh in xs.items():
+        lam = 1
+        for o, xo in xs.items():
+            if o != h:
+                lam = lam * xo * pow(xo - xh, -1, ORDER) % ORDER
+        secret = (secret + lam * group.scalar_to_int(shares[h])) % ORDER
+    e = group.scalar_from_int(secret)
+    if not any(e) or group.base_mul(e) != key:
+        raise CheatDetected(
+            "recovered key does not match its commitment", seat=dealer, fault=Fault.BAD_KEY
+        )
+    return e

@@ -1,0 +1,118 @@
+"""What a mental-poker session tells its table layer (sans-IO events) and the
+:class:`Output` every call returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from p2p8s.cards import Card
+from p2p8s.crypto.deck import Position
+from p2p8s.crypto.messages import Message
+
+
+@dataclass(frozen=True, slots=True)
+class RoundIdReady:
+    """All nonces are revealed; ``round_id`` (32 bytes) seeds the round's public choices."""
+
+    round_id: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class KeysReady:
+    """Every seat's key commitment ``Y_j`` (and, 3+ seats, escrow share) is verified."""
+
+
+@dataclass(frozen=True, slots=True)
+class EpochReady:
+    """The shuffle of ``epoch`` is complete: positions ``(epoch, 0..size-1)`` exist."""
+
+    epoch: int
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardReceived:
+    """This seat now holds ``position``; only this node knows ``card`` (index ``k``)."""
+
+    op: int
+    position: Position
+    card: Card
+    k: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardDealt:
+    """Another seat (``seat``) now holds ``position``; its face stays hidden here."""
+
+    op: int
+    position: Position
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardOpened:
+    """``position`` was turned face up for everyone (e.g. the starter)."""
+
+    op: int
+    position: Position
+    card: Card
+    k: int
+
+
+@dataclass(frozen=True, slots=True)
+class OpDone:
+    """Every position of operation ``op`` (deal, draw or open) has reached its owner."""
+
+    op: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardsPlayed:
+    """``seat`` showed ``items`` — ``(position, card, k)`` each — with a valid proof."""
+
+    seat: int
+    items: tuple[tuple[Position, Card, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Disputed:
+    """``seat`` says ``position`` did not decode to a card; end the round and audit."""
+
+    seat: int
+    position: Position
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRecovered:
+    """``seat``'s key was rebuilt from the escrow shares of all other seats."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class KeysRevealed:
+    """Every seat's key is known (revealed or recovered): :meth:`audit` can run."""
+
+
+Event = (
+    RoundIdReady
+    | KeysReady
+    | EpochReady
+    | CardReceived
+    | CardDealt
+    | CardOpened
+    | OpDone
+    | CardsPlayed
+    | Disputed
+    | KeyRecovered
+    | KeysRevealed
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """The result of one session call: ``messages`` to broadcast to every other seat, in
+    order, and ``events`` for this node's table layer."""
+
+    messages: tuple[Message, ...] = ()
+    events: tuple[Event, ...] = ()

@@ -1,0 +1,954 @@
+"""One seat's mental-poker state machine for one round (sans-IO).
+
+A :class:`Session` takes messages in (:meth:`Session.receive`) and local requests from
+its table layer (:meth:`start_round`, :meth:`deal`, :meth:`draw`, :meth:`open`,
+:meth:`play`, :meth:`reshuffle`, :meth:`end_round`, :meth:`recover`) and answers each
+with an :class:`~p2p8s.crypto.events.Output`: messages to broadcast to every other seat
+and events for the table layer. It never does I/O, never reads a clock, and draws all
+randomness from the ``rand`` it was given.
+
+Message flow (every message is a broadcast to all other seats)::
+
+    start_round()      every seat -> Commit(H(nonce), box key)
+    all Commits in     every seat -> Reveal(nonce)           round_id = H(nonces)
+    all Reveals in     every seat -> KeyAnnounce(Y_j, Schnorr proof, escrow)
+    all keys in        seat 0 -> Shuffle(epoch 0), then seat 1 after seat 0, ... seat n-1
+    deal/draw/open     the strippers of each position -> Strip(op, items, batch DLEQ),
+                       a private position of owner o is stripped by o+1, o+2, …, o-1
+                       (so a whole deal takes n-1 hops, every seat stripping once per
+                       hop); a public position by 0, 1, …, n-1
+    play(positions)    owner -> PlayCards(cards, batch DLEQ)
+    reshuffle(known)   seat 0 -> Shuffle(new epoch), …, seat n-1
+    end_round()        every seat -> KeyReveal(e_j); then audit()
+    recover(seat j)    every seat but j -> ShareReveal(j, share)
+
+Operations (deal, draw, open) must be declared by every node's table layer in the same
+order (they follow from the replicated game log); each gets the next operation number,
+and strips for an operation this node has not declared yet wait in the inbox.
+
+Every message carries ``seq`` (1, 2, … per sender) and ``echo``: for each seat, how many
+of its messages the sender has processed and the hash chain over them
+(``head_k = SHA-512(b"p2p8s/v1/chain" ‖ head_{k-1} ‖ bytes of message k)[:32]``). A
+replayed or reordered message, or a seat that sent different bytes to different peers,
+is detected when the echoes disagree (EQUIVOCATION names the author; the signed messages
+held by the wire layer decide between author and echoer).
+
+After :class:`~p2p8s.crypto.errors.CheatDetected` the session is failed: every later
+call raises the same error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from p2p8s.crypto import escrow, group, proofs
+from p2p8s.crypto.audit import (
+    AuditReport,
+    EpochRecord,
+    PositionRecord,
+    RoundRecord,
+    audit_round,
+)
+from p2p8s.crypto.deck import (
+    Position,
+    card_face,
+    card_points,
+    check_shuffle_output,
+    shuffle_step,
+)
+from p2p8s.crypto.errors import CheatDetected, Fault, ProtocolMisuse
+from p2p8s.crypto.events import (
+    CardDealt,
+    CardOpened,
+    CardReceived,
+    CardsPlayed,
+    Disputed,
+    EpochReady,
+    Event,
+    KeyRecovered,
+    KeysReady,
+    KeysRevealed,
+    OpDone,
+    Output,
+    RoundIdReady,
+)
+from p2p8s.crypto.group import Point, Rand, Scalar
+from p2p8s.crypto.messages import (
+    Commit,
+    Dispute,
+    KeyAnnounce,
+    KeyReveal,
+    Message,
+    PlayCards,
+    Reveal,
+    ShareReveal,
+    Shuffle,
+    Strip,
+)
+from p2p8s.crypto.transcript import Context, Transcript
+
+CHAIN_TAG = b"p2p8s/v1/chain"
+#: The proof field of a PlayCards that shows only face-up cards (nothing to prove).
+NO_PROOF = proofs.Proof(Scalar(bytes(32)), Scalar(bytes(32)))
+COMMIT_TAG = b"p2p8s/v1/commit"
+ROUND_TAG = b"p2p8s/v1/round-id"
+
+
+def _lp(data: bytes) -> bytes:
+    return len(data).to_bytes(4, "big") + data
+
+
+def nonce_commitment(table: bytes, round_no: int, seat: int, nonce: bytes) -> bytes:
+    """``SHA-512(tag ‖ table ‖ round ‖ seat ‖ nonce)[:32]``, all length-prefixed."""
+    data = _lp(COMMIT_TAG) + _lp(table) + _lp(round_no.to_bytes(8, "big"))
+    data += _lp(seat.to_bytes(8, "big")) + _lp(nonce)
+    return hashlib.sha512(data).digest()[:32]
+
+
+def round_id_of(table: bytes, round_no: int, nonces: Sequence[bytes]) -> bytes:
+    """``SHA-512(tag ‖ table ‖ round ‖ nonce_0 ‖ … ‖ nonce_{n-1})[:32]``, length-prefixed."""
+    data = _lp(ROUND_TAG) + _lp(table) + _lp(round_no.to_bytes(8, "big"))
+    for n in nonces:
+        data += _lp(n)
+    return hashlib.sha512(data).digest()[:32]
+
+
+def chain_start(table: bytes, round_no: int, seat: int) -> bytes:
+    """The head of ``seat``'s message chain before its first message."""
+    data = _lp(CHAIN_TAG) + _lp(table) + _lp(round_no.to_bytes(8, "big"))
+    return hashlib.sha512(data + _lp(seat.to_bytes(8, "big"))).digest()[:32]
+
+
+def chain_next(head: bytes, encoded: bytes) -> bytes:
+    """The chain head after a message with canonical bytes ``encoded``."""
+    return hashlib.sha512(_lp(CHAIN_TAG) + head + encoded).digest()[:32]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionConfig:
+    """Who and where: ``players`` seats (2..7), this node's ``seat``, ``deck_size`` 52/104."""
+
+    table: bytes
+    round_no: int
+    players: int
+    seat: int
+    deck_size: int
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.players <= 7 or not 0 <= self.seat < self.players:
+            raise ValueError("players must be 2..7 and seat one of them")
+        if self.deck_size not in (52, 104):
+            raise ValueError("deck_size is 52 or 104")
+
+
+class _Epoch:
+    __slots__ = ("base", "cards", "lookup", "steps")
+
+    def __init__(self, cards: tuple[int, ...], base: tuple[Point, ...]) -> None:
+        self.cards = cards
+        self.base = base
+        self.lookup = {p: k for p, k in zip(base, cards, strict=True)}
+        self.steps: list[tuple[Point, ...]] = []
+
+    def final(self, n: int) -> tuple[Point, ...] | None:
+        return self.steps[-1] if len(self.steps) == n else None
+
+
+class _Pos:
+    __slots__ = ("done", "holder", "k", "op", "order", "owner", "played", "reshuffled", "strips")
+
+    def __init__(self, op: int, owner: int | None, order: tuple[int, ...]) -> None:
+        self.op = op
+        self.owner = owner  # whose private position it is (None: opened face up)
+        self.holder = owner  # the seat whose hand holds it (a face-up card can be given)
+        self.order = order
+        self.strips: list[tuple[int, Point]] = []
+        self.done = False
+        self.k: int | None = None  # card index, when this node knows it
+        self.played: int | None = None
+        self.reshuffled = False
+
+    def next_layer(self) -> int | None:
+        return self.order[len(self.strips)] if len(self.strips) < len(self.order) else None
+
+
+class Session:
+    """The mental-poker state machine of one seat for one round.
+
+    ``rand(n) -> bytes`` supplies all randomness (``os.urandom`` in production, a seeded
+    stream in tests). Raises :class:`ProtocolMisuse` for local calls at the wrong time
+    and :class:`CheatDetected` (naming the seat) for bad peer data.
+    """
+
+    def __init__(self, config: SessionConfig, rand: Rand) -> None:
+        self.config = config
+        self._rand = rand
+        n = config.players
+        self._n = n
+        self._me = config.seat
+        self._heads: list[list[bytes]] = [
+            [chain_start(config.table, config.round_no, s)] for s in range(n)
+        ]
+        self._pending_echo: list[tuple[int, int, int, bytes]] = []  # reporter, seat, count, head
+        self._inbox: list[Message] = []
+        self._out: list[Message] = []
+        self._events: list[Event] = []
+        self._failed: CheatDetected | None = None
+        self._started = False
+        self._nonce = rand(32)
+        self._box_secret, self._box_key = escrow.box_keypair(rand)
+        self._commits: list[tuple[bytes, bytes] | None] = [None] * n
+        self._nonces: list[bytes | None] = [None] * n
+        self._revealed_nonce = False
+        self.round_id: bytes | None = None
+        self._key = group.random_scalar(rand)
+        self._key_inv = group.scalar_inv(self._key)
+        self._keys: list[Point | None] = [None] * n
+        self._escrow: list[tuple[Point, ...]] = [()] * n
+        self._my_shares: dict[int, Scalar] = {}
+        self._keys_ready = False
+        self._epochs: list[_Epoch] = []
+        self._announced: set[int] = set()
+        self._ops: list[tuple[Position, ...]] = []
+        self._ops_done: list[bool] = []
+        self._positions: dict[Position, _Pos] = {}
+        self._disputes: list[tuple[int, Position]] = []
+        self._secrets: list[Scalar | None] = [None] * n
+        self._share_reveals: dict[int, dict[int, Scalar]] = {}
+        self._key_revealed = False
+        self._all_revealed = False
+
+    # ------------------------------------------------------------------ public state
+
+    @property
+    def seat(self) -> int:
+        """This node's seat."""
+        return self._me
+
+    @property
+    def keys_ready(self) -> bool:
+        """True once every ``Y_j`` is verified."""
+        return self._keys_ready
+
+    def epoch_size(self, epoch: int) -> int | None:
+        """Number of positions of ``epoch`` once its shuffle is complete, else None."""
+        if epoch < len(self._epochs) and self._epochs[epoch].final(self._n) is not None:
+            return len(self._epochs[epoch].cards)
+        return None
+
+    def hand(self) -> dict[Position, int]:
+        """Positions this seat holds and has not played -> card index."""
+        return {
+            p: s.k
+            for p, s in self._positions.items()
+            if s.holder == self._me and s.done and s.k is not None and s.played is None
+        }
+
+    def known_card(self, position: Position) -> int | None:
+        """The card index at ``position`` if this node knows it (own, opened or played)."""
+        pos = self._positions.get(position)
+        return None if pos is None else pos.k
+
+    def public_key(self, seat: int) -> Point | None:
+        """``Y_seat`` once announced and verified."""
+        return self._keys[seat]
+
+    # ------------------------------------------------------------------ local calls
+
+    def start_round(self) -> Output:
+        """Begin the round: broadcast the nonce commitment (and X25519 box key)."""
+        self._guard()
+        if self._started:
+            raise ProtocolMisuse("the round has already started")
+        self._started = True
+        nonce_hash = self._commit_hash(self._me, self._nonce)
+        self._commits[self._me] = (nonce_hash, self._box_key)
+        self._send(Commit, nonce_hash=nonce_hash, box_key=self._box_key)
+        return self._run()
+
+    def deal(self, items: Sequence[tuple[Position, int | None]]) -> Output:
+        """Declare a batched distribution: each ``(position, owner)``; ``None`` = face up.
+
+        Every node must declare the same operations in the same order. Raises
+        :class:`ProtocolMisuse` for an unknown or already distributed position.
+        """
+        self._guard()
+        op = len(self._ops)
+        seen: set[Position] = set()
+        for position, owner in items:
+            e, i = position
+            size = self.config.deck_size if e == 0 else (
+                len(self._epochs[e].cards) if e < len(self._epochs) else -1)
+            if not 0 <= i < size or position in self._positions or position in seen:
+                raise ProtocolMisuse(f"position {position} cannot be distributed")
+            if owner is not None and not 0 <= owner < self._n:
+                raise ProtocolMisuse(f"no seat {owner}")
+            seen.add(position)
+        for position, owner in items:
+            if owner is None:
+                order = tuple(range(self._n))
+            else:
+                order = tuple((owner + d) % self._n for d in range(1, self._n))
+            self._positions[position] = _Pos(op, owner, order)
+        self._ops.append(tuple(p for p, _ in items))
+        self._ops_done.append(False)
+        return self._run()
+
+    def draw(self, position: Position, seat: int) -> Output:
+        """Declare that ``seat`` draws ``position`` (a one-position :meth:`deal`)."""
+        return self.deal([(position, seat)])
+
+    def open(self, positions: Sequence[Position]) -> Output:
+        """Declare ``positions`` turned face up for everyone (e.g. the starter card)."""
+        return self.deal([(p, None) for p in positions])
+
+    def give(self, position: Position, seat: int) -> Output:
+        """A face-up card (e.g. a buried starter, R-STARTER) goes into ``seat``'s hand.
+
+        No message is needed: everyone knows the card. Every node declares it at the same
+        point of the game. Raises :class:`ProtocolMisuse` unless ``position`` was opened.
+        """
+        self._guard()
+        pos = self._positions.get(position)
+        if (pos is None or pos.owner is not None or not pos.done or pos.holder is not None
+                or pos.k is None or not 0 <= seat < self._n):
+            raise ProtocolMisuse(f"position {position} is not a face-up card to give")
+        pos.holder = seat
+        return self._run()
+
+    def play(self, positions: Sequence[Position]) -> Output:
+        """Show cards this seat holds, with a batch DLEQ proof; broadcasts PlayCards."""
+        self._guard()
+        if not positions or len(set(positions)) != len(positions):
+            raise ProtocolMisuse("play needs distinct positions")
+        hand = self.hand()
+        for p in positions:
+            if p not in hand:
+                raise ProtocolMisuse(f"this seat does not hold {p}")
+        items = tuple((p[0], p[1], hand[p]) for p in positions)
+        pairs = [self._play_pair(e, i, k) for e, i, k in items if self._private((e, i))]
+        t = self._play_transcript(self._me, items)
+        proof = (proofs.prove_dleq_batch(t, self._key, self._my_key(), pairs, self._rand)
+                 if pairs else NO_PROOF)
+        self._send(PlayCards, items=items, proof=proof)
+        self._apply_play(self._me, items)
+        return self._run()
+
+    def reshuffle(self, positions: Sequence[Position]) -> Output:
+        """Open a new epoch from the face-up cards at ``positions`` (the discards, oldest
+        first, which become the canonical order of the new deck); seat 0 shuffles first.
+
+        Raises :class:`ProtocolMisuse` unless every position is face up (opened or played)
+        and not already reshuffled.
+        """
+        self._guard()
+        if self.round_id is None or not positions:
+            raise ProtocolMisuse("nothing to reshuffle yet")
+        ks = []
+        for p in positions:
+            pos = self._positions.get(p)
+            public = pos is not None and (
+                (pos.owner is None and pos.holder is None) or pos.played is not None)
+            if pos is None or not pos.done or pos.k is None or not public or pos.reshuffled:
+                raise ProtocolMisuse(f"position {p} is not a face-up discard")
+            ks.append(pos.k)
+        if len(set(positions)) != len(positions):
+            raise ProtocolMisuse("a discard is listed twice")
+        for p in positions:
+            self._positions[p].reshuffled = True
+        self._new_epoch(tuple(ks))
+        return self._run()
+
+    def end_round(self) -> Output:
+        """Reveal this seat's key ``e_j`` (round end, R-AUDIT); broadcasts KeyReveal."""
+        self._guard()
+        if not self._keys_ready or self._key_revealed:
+            raise ProtocolMisuse("the key cannot be revealed now")
+        self._key_revealed = True
+        self._send(KeyReveal, key=self._key)
+        self._secrets[self._me] = self._key
+        return self._run()
+
+    def recover(self, seat: int) -> Output:
+        """Publish this seat's escrow share of ``seat``'s key (``seat`` left the table)."""
+        self._guard()
+        if self._n < 3 or seat == self._me or seat not in self._escrow_dealers():
+            raise ProtocolMisuse(f"no escrow share of seat {seat} to publish")
+        share = self._my_shares[seat]
+        self._send(ShareReveal, dealer=seat, share=share)
+        self._record_share(seat, self._me, share)
+        return self._run()
+
+    def record(self) -> RoundRecord:
+        """A snapshot of everything :func:`~p2p8s.crypto.audit.audit_round` checks."""
+        if self.round_id is None or None in self._keys:
+            raise ProtocolMisuse("the round has no keys yet")
+        n = self._n
+        return RoundRecord(
+            table=self.config.table,
+            round_no=self.config.round_no,
+            round_id=self.round_id,
+            players=n,
+            keys=tuple(k for k in self._keys if k is not None),
+            epochs=tuple(
+                EpochRecord(epoch=e, cards=ep.cards, steps=tuple(ep.steps))
+                for e, ep in enumerate(self._epochs)
+                if len(ep.steps) == n
+            ),
+            positions=tuple(
+                PositionRecord(position=p, owner=s.owner, holder=s.holder, order=s.order,
+                               strips=tuple(s.strips), played=s.played)
+                for p, s in sorted(self._positions.items())
+                if p[0] < len(self._epochs) and len(self._epochs[p[0]].steps) == n
+            ),
+            disputes=tuple(self._disputes),
+        )
+
+    def audit(self) -> AuditReport:
+        """Audit the round with every key known (revealed or recovered).
+
+        Returns the :class:`~p2p8s.crypto.audit.AuditReport`; raises CheatDetected naming
+        the seat at fault, or ProtocolMisuse if keys are still missing.
+        """
+        if any(s is None for s in self._secrets):
+            raise ProtocolMisuse("the audit needs every seat's key")
+        return audit_round(self.record(), [s for s in self._secrets if s is not None])
+
+    # ------------------------------------------------------------------ receiving
+
+    def receive(self, msg: Message) -> Output:
+        """Process one message from a peer (already decoded by :func:`messages.decode`).
+
+        Raises :class:`CheatDetected` naming the seat at fault.
+        """
+        self._guard()
+        try:
+            self._accept(msg)
+            self._inbox.append(msg)
+            return self._run()
+        except CheatDetected as e:
+            self._failed = e
+            self._out.clear()
+            self._events.clear()
+            raise
+
+    def _accept(self, msg: Message) -> None:
+        cfg = self.config
+        s = msg.seat
+        if msg.table != cfg.table or msg.round_no != cfg.round_no:
+            raise CheatDetected("message for another table or round", seat=s,
+                                fault=Fault.REPLAY)
+        if not 0 <= s < self._n or s == self._me:
+            raise CheatDetected("message from an impossible seat", seat=None,
+                                fault=Fault.MALFORMED)
+        count = len(self._heads[s]) - 1
+        if msg.seq <= count:
+            raise CheatDetected(f"message {msg.seq} was already received", seat=s,
+                                fault=Fault.REPLAY)
+        if msg.seq != count + 1:
+            raise CheatDetected(f"message {msg.seq} arrived before {count + 1}", seat=s,
+                                fault=Fault.REORDER)
+        if len(msg.echo) != self._n:
+            raise CheatDetected("echo has the wrong length", seat=s, fault=Fault.MALFORMED)
+        later: list[tuple[int, int, int, bytes]] = []
+        for seat, (c, head) in enumerate(msg.echo):
+            if seat == s and c != count:
+                raise CheatDetected("echo of its own chain is wrong", seat=s,
+                                    fault=Fault.EQUIVOCATION)
+            if c < len(self._heads[seat]):
+                self._compare_echo(s, seat, c, head)
+            elif seat == self._me:
+                raise CheatDetected("echo of messages this seat never sent", seat=s,
+                                    fault=Fault.EQUIVOCATION)
+            else:
+                later.append((s, seat, c, head))
+        self._heads[s].append(chain_next(self._heads[s][-1], msg.encode()))
+        self._pending_echo.extend(later)
+        self._recheck_echoes()
+
+    def _compare_echo(self, reporter: int, seat: int, count: int, head: bytes) -> None:
+        if self._heads[seat][count] == head:
+            return
+        blame = reporter if seat in (reporter, self._me) else seat
+        raise CheatDetected(
+            f"seat {reporter} saw different messages from seat {seat} (message {count})",
+            seat=blame,
+            fault=Fault.EQUIVOCATION,
+        )
+
+    def _recheck_echoes(self) -> None:
+        still = []
+        for reporter, seat, c, head in self._pending_echo:
+            if c < len(self._heads[seat]):
+                self._compare_echo(reporter, seat, c, head)
+            else:
+                still.append((reporter, seat, c, head))
+        self._pending_echo = still
+
+    def _handle(self, msg: Message) -> bool:
+        """Apply one message; False means "not yet" (it stays in the inbox)."""
+        if isinstance(msg, Commit):
+            return self._on_commit(msg)
+        if isinstance(msg, Reveal):
+            return self._on_reveal(msg)
+        if isinstance(msg, KeyAnnounce):
+            return self._on_key(msg)
+        if isinstance(msg, Shuffle):
+            return self._on_shuffle(msg)
+        if isinstance(msg, Strip):
+            return self._on_strip(msg)
+        if isinstance(msg, PlayCards):
+            return self._on_play(msg)
+        if isinstance(msg, Dispute):
+            return self._on_dispute(msg)
+        if isinstance(msg, KeyReveal):
+            return self._on_key_reveal(msg)
+        if isinstance(msg, ShareReveal):
+            return self._on_share_reveal(msg)
+        raise CheatDetected("unknown message", seat=msg.seat, fault=Fault.MALFORMED)
+
+    def _on_commit(self, msg: Commit) -> bool:
+        if self._commits[msg.seat] is not None:
+            raise CheatDetected("second commitment", seat=msg.seat, fault=Fault.UNEXPECTED)
+        self._commits[msg.seat] = (msg.nonce_hash, msg.box_key)
+        return True
+
+    def _on_reveal(self, msg: Reveal) -> bool:
+        c = self._commits[msg.seat]
+        if c is None or self._nonces[msg.seat] is not None:
+            raise CheatDetected("reveal out of turn", seat=msg.seat, fault=Fault.UNEXPECTED)
+        if self._commit_hash(msg.seat, msg.nonce) != c[0]:
+            raise CheatDetected("nonce does not match its commitment", seat=msg.seat,
+                                fault=Fault.BAD_NONCE)
+        self._nonces[msg.seat] = msg.nonce
+        return True
+
+    def _on_key(self, msg: KeyAnnounce) -> bool:
+        s = msg.seat
+        if self.round_id is None:
+            return False
+        if self._keys[s] is not None:
+            raise CheatDetected("second key announcement", seat=s, fault=Fault.UNEXPECTED)
+        if not group.is_valid_point(msg.key) or not proofs.verify_schnorr(
+            self._key_transcript(s), msg.key, msg.proof
+        ):
+            raise CheatDetected("key proof of knowledge fails", seat=s,
+                                fault=Fault.BAD_KEY_PROOF)
+        share = None
+        if self._n >= 3:
+            others = [r for r in range(self._n) if r != s]
+            if (len(msg.commitments) != self._n - 1 or msg.commitments[0] != msg.key
+                    or not all(group.is_valid_point(a) for a in msg.commitments)
+                    or [r for r, _ in msg.shares] != others):
+                raise CheatDetected("escrow commitments or share list malformed", seat=s,
+                                    fault=Fault.BAD_SHARE)
+            box = self._commits[s]
+            assert box is not None
+            ct = dict(msg.shares)[self._me]
+            share = escrow.open_share(
+                ct, dealer=s, recipient=self._me, box_secret=self._box_secret,
+                dealer_box_key=box[1], commitments=msg.commitments, ctx=self._ctx(),
+            )
+        elif msg.commitments or msg.shares:
+            raise CheatDetected("no escrow with two seats", seat=s, fault=Fault.MALFORMED)
+        self._keys[s] = msg.key
+        self._escrow[s] = msg.commitments
+        if share is not None:
+            self._my_shares[s] = share
+        return True
+
+    def _on_shuffle(self, msg: Shuffle) -> bool:
+        s = msg.seat
+        if msg.epoch >= len(self._epochs) or not self._keys_ready:
+            return False
+        ep = self._epochs[msg.epoch]
+        if s > len(ep.steps):
+            return False
+        if s < len(ep.steps):
+            raise CheatDetected("shuffle out of turn", seat=s, fault=Fault.UNEXPECTED)
+        check_shuffle_output(msg.points, len(ep.cards), seat=s)
+        ep.steps.append(tuple(msg.points))
+        return True
+
+    def _on_strip(self, msg: Strip) -> bool:
+        s = msg.seat
+        if msg.op >= len(self._ops):
+            return False
+        if msg.layer != s:
+            raise CheatDetected("strips only its own layer", seat=s, fault=Fault.BAD_STRIP)
+        op_positions = set(self._ops[msg.op])
+        pairs = []
+        seen: set[Position] = set()
+        for e, i, value in msg.items:
+            p = (e, i)
+            pos = self._positions.get(p)
+            if pos is None or p not in op_positions or p in seen:
+                raise CheatDetected(f"strip of {p} not in operation {msg.op}", seat=s,
+                                    fault=Fault.BAD_STRIP)
+            seen.add(p)
+            if not self._epochs_final(p):
+                return False
+            nxt = pos.next_layer()
+            if nxt != s:
+                if s in pos.order[len(pos.strips):]:
+                    return False  # an earlier strip has not arrived yet
+                raise CheatDetected(f"strip of {p} out of order", seat=s,
+                                    fault=Fault.BAD_STRIP)
+            pairs.append((value, self._value(p)))
+        if not pairs:
+            raise CheatDetected("empty strip", seat=s, fault=Fault.BAD_STRIP)
+        key = self._keys[s]
+        assert key is not None
+        t = self._strip_transcript(s, msg.op, [(e, i) for e, i, _ in msg.items])
+        if not proofs.verify_dleq_batch(t, key, pairs, msg.proof):
+            raise CheatDetected(f"strip proof for operation {msg.op} fails", seat=s,
+                                fault=Fault.BAD_STRIP)
+        for e, i, value in msg.items:
+            self._positions[(e, i)].strips.append((s, value))
+        return True
+
+    def _on_play(self, msg: PlayCards) -> bool:
+        s = msg.seat
+        if not msg.items or len({(e, i) for e, i, _ in msg.items}) != len(msg.items):
+            raise CheatDetected("empty or repeated play", seat=s, fault=Fault.BAD_PLAY)
+        pairs = []
+        for e, i, k in msg.items:
+            pos = self._positions.get((e, i))
+            if pos is not None and pos.holder == s and not pos.done:
+                return False  # this node has not seen the last strip yet
+            if pos is None or pos.holder != s or pos.played is not None:
+                raise CheatDetected(f"plays {(e, i)}, which it does not hold", seat=s,
+                                    fault=Fault.BAD_PLAY)
+            if k not in self._epochs[e].cards:
+                raise CheatDetected(f"card {k} is not in epoch {e}", seat=s,
+                                    fault=Fault.BAD_PLAY)
+            if not self._private((e, i)):
+                if pos.k != k:
+                    raise CheatDetected(f"shows {k} for face-up card {pos.k}", seat=s,
+                                        fault=Fault.BAD_PLAY)
+                continue
+            pairs.append(self._play_pair(e, i, k))
+        key = self._keys[s]
+        assert key is not None
+        t = self._play_transcript(s, msg.items)
+        if (msg.proof != NO_PROOF if not pairs
+                else not proofs.verify_dleq_batch(t, key, pairs, msg.proof)):
+            raise CheatDetected("played card proof fails (card not held)", seat=s,
+                                fault=Fault.BAD_PLAY)
+        self._apply_play(s, msg.items)
+        return True
+
+    def _on_dispute(self, msg: Dispute) -> bool:
+        p = (msg.epoch, msg.index)
+        pos = self._positions.get(p)
+        if pos is None or pos.owner not in (None, msg.seat):
+            raise CheatDetected(f"disputes {p}, not its card", seat=msg.seat,
+                                fault=Fault.UNEXPECTED)
+        if not pos.done:
+            return False
+        self._disputes.append((msg.seat, p))
+        self._events.append(Disputed(msg.seat, p))
+        return True
+
+    def _on_key_reveal(self, msg: KeyReveal) -> bool:
+        s = msg.seat
+        key = self._keys[s]
+        if key is None:
+            return False
+        if (not group.is_canonical_scalar(msg.key) or not any(msg.key)
+                or group.base_mul(msg.key) != key):
+            raise CheatDetected("revealed key does not match Y", seat=s, fault=Fault.BAD_KEY)
+        self._secrets[s] = msg.key
+        return True
+
+    def _on_share_reveal(self, msg: ShareReveal) -> bool:
+        d = msg.dealer
+        if self._n < 3 or d == msg.seat or not 0 <= d < self._n:
+            raise CheatDetected("share reveal for no escrow", seat=msg.seat,
+                                fault=Fault.UNEXPECTED)
+        if d not in self._escrow_dealers():
+            return False
+        if not group.is_canonical_scalar(msg.share) or not escrow.verify_share(
+            msg.share, escrow.share_x(msg.seat), self._escrow[d]
+        ):
+            raise CheatDetected(f"escrow share of seat {d}'s key is wrong", seat=msg.seat,
+                                fault=Fault.BAD_SHARE)
+        self._record_share(d, msg.seat, msg.share)
+        return True
+
+    # ------------------------------------------------------------------ driving
+
+    def _run(self) -> Output:
+        progress = True
+        while progress:
+            progress = False
+            for msg in list(self._inbox):
+                if self._handle(msg):
+                    self._inbox.remove(msg)
+                    progress = True
+            progress |= self._pump()
+        out = Output(tuple(self._out), tuple(self._events))
+        self._out.clear()
+        self._events.clear()
+        return out
+
+    def _pump(self) -> bool:
+        """Take this seat's own next steps; True if anything changed."""
+        n = self._n
+        if not self._started:
+            return False
+        if not self._revealed_nonce and None not in self._commits:
+            self._revealed_nonce = True
+            self._nonces[self._me] = self._nonce
+            self._send(Reveal, nonce=self._nonce)
+            return True
+        if self.round_id is None and None not in self._nonces:
+            self.round_id = round_id_of(self.config.table, self.config.round_no,
+                                        [x for x in self._nonces if x is not None])
+            self._events.append(RoundIdReady(self.round_id))
+            self._announce_key()
+            return True
+        if not self._keys_ready:
+            if self.round_id is not None and None not in self._keys:
+                self._keys_ready = True
+                self._events.append(KeysReady())
+                self._new_epoch(tuple(range(self.config.deck_size)))
+                return True
+            return False
+        changed = False
+        for e, ep in enumerate(self._epochs):
+            if len(ep.steps) == self._me and all(
+                len(x.steps) == n for x in self._epochs[:e]
+            ):
+                prev = ep.steps[-1] if ep.steps else ep.base
+                out = self._shuffle_points(e, prev)
+                self._send(Shuffle, epoch=e, points=out)
+                ep.steps.append(out)
+                changed = True
+        changed |= self._announce_epochs()
+        changed |= self._strip_ready()
+        changed |= self._finish_positions()
+        if not self._all_revealed and None not in self._secrets:
+            self._all_revealed = True
+            self._events.append(KeysRevealed())
+            changed = True
+        return changed
+
+    def _announce_epochs(self) -> bool:
+        changed = False
+        for e, ep in enumerate(self._epochs):
+            if len(ep.steps) == self._n and e not in self._announced:
+                self._announced.add(e)
+                self._events.append(EpochReady(e, len(ep.cards)))
+                changed = True
+        return changed
+
+    def _strip_ready(self) -> bool:
+        changed = False
+        for op, positions in enumerate(self._ops):
+            if self._ops_done[op]:
+                continue
+            mine = [
+                p for p in positions
+                if self._epochs_final(p) and self._positions[p].next_layer() == self._me
+            ]
+            if not mine:
+                continue
+            pairs = []
+            items = []
+            for p in mine:
+                old = self._value(p)
+                new = self._strip_value(p, old)
+                pairs.append((new, old))
+                items.append((p[0], p[1], new))
+            t = self._strip_transcript(self._me, op, mine)
+            proof = proofs.prove_dleq_batch(t, self._key, self._my_key(), pairs, self._rand)
+            self._send(Strip, op=op, layer=self._me, items=tuple(items), proof=proof)
+            for e, i, new in items:
+                self._positions[(e, i)].strips.append((self._me, new))
+            changed = True
+        return changed
+
+    def _finish_positions(self) -> bool:
+        changed = False
+        for op, positions in enumerate(self._ops):
+            if self._ops_done[op]:
+                continue
+            all_done = True
+            for p in positions:
+                pos = self._positions[p]
+                if pos.done:
+                    continue
+                if not self._epochs_final(p) or pos.next_layer() is not None:
+                    all_done = False
+                    continue
+                pos.done = True
+                changed = True
+                self._finish(op, p, pos)
+            if all_done:
+                self._ops_done[op] = True
+                self._events.append(OpDone(op))
+                changed = True
+        return changed
+
+    def _finish(self, op: int, p: Position, pos: _Pos) -> None:
+        ep = self._epochs[p[0]]
+        value = self._value(p)
+        if pos.owner is None:
+            k = ep.lookup.get(value)
+            if k is None:
+                self._dispute(p)
+            else:
+                pos.k = k
+                self._events.append(CardOpened(op, p, card_face(k), k))
+        elif pos.owner == self._me:
+            k = ep.lookup.get(group.mul(self._key_inv, value))
+            if k is None:
+                self._dispute(p)
+            else:
+                pos.k = k
+                self._events.append(CardReceived(op, p, card_face(k), k))
+        else:
+            self._events.append(CardDealt(op, p, pos.owner))
+
+    def _dispute(self, p: Position) -> None:
+        self._send(Dispute, epoch=p[0], index=p[1])
+        self._disputes.append((self._me, p))
+        self._events.append(Disputed(self._me, p))
+
+    # ------------------------------------------------------------------ own steps
+    # (small methods so a test can subclass Session to play a cheating seat)
+
+    def _shuffle_points(self, epoch: int, prev: tuple[Point, ...]) -> tuple[Point, ...]:
+        """This seat's shuffle step of ``epoch``: ``e_j·prev`` under a fresh permutation."""
+        return shuffle_step(self._key, prev, self._rand)
+
+    def _strip_value(self, position: Position, old: Point) -> Point:
+        """This seat's layer removed from ``old``: ``e_j^-1 · old``."""
+        return group.mul(self._key_inv, old)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _guard(self) -> None:
+        if self._failed is not None:
+            raise self._failed
+
+    def _send(self, cls: type[Message], **body: Any) -> None:
+        echo = tuple((len(h) - 1, h[-1]) for h in self._heads)
+        msg = cls(table=self.config.table, round_no=self.config.round_no, seat=self._me,
+                  seq=len(self._heads[self._me]), echo=echo, **body)
+        self._heads[self._me].append(chain_next(self._heads[self._me][-1], msg.encode()))
+        self._out.append(msg)
+
+    def _ctx(self) -> Context:
+        return Context(table=self.config.table, round_no=self.config.round_no,
+                       round_id=self.round_id or b"")
+
+    def _commit_hash(self, seat: int, nonce: bytes) -> bytes:
+        return nonce_commitment(self.config.table, self.config.round_no, seat, nonce)
+
+    def _key_transcript(self, seat: int) -> Transcript:
+        return Transcript(self._ctx(), kind=b"key", seat=seat)
+
+    def _strip_transcript(self, seat: int, op: int, positions: Sequence[Position]) -> Transcript:
+        t = Transcript(self._ctx(), kind=b"strip", seat=seat).append_int(b"op", op)
+        t.append_int(b"layer", seat).append_int(b"positions", len(positions))
+        for e, i in positions:
+            t.append_int(b"epoch", e).append_int(b"index", i)
+        return t
+
+    def _play_transcript(self, seat: int, items: Sequence[tuple[int, int, int]]) -> Transcript:
+        t = Transcript(self._ctx(), kind=b"play", seat=seat).append_int(b"cards", len(items))
+        for e, i, k in items:
+            t.append_int(b"epoch", e).append_int(b"index", i).append_int(b"card", k)
+        return t
+
+    def _play_pair(self, e: int, i: int, k: int) -> tuple[Point, Point]:
+        ep = self._epochs[e]
+        base = ep.base[ep.cards.index(k)]
+        return base, self._value((e, i))
+
+    def _private(self, p: Position) -> bool:
+        return self._positions[p].owner is not None
+
+    def _my_key(self) -> Point:
+        key = self._keys[self._me]
+        assert key is not None
+        return key
+
+    def _value(self, p: Position) -> Point:
+        pos = self._positions[p]
+        if pos.strips:
+            return pos.strips[-1][1]
+        final = self._epochs[p[0]].final(self._n)
+        assert final is not None
+        return final[p[1]]
+
+    def _epochs_final(self, p: Position) -> bool:
+        return p[0] < len(self._epochs) and self._epochs[p[0]].final(self._n) is not None
+
+    def _new_epoch(self, cards: tuple[int, ...]) -> None:
+        assert self.round_id is not None
+        e = len(self._epochs)
+        base = card_points(self.config.table, self.config.round_no, self.round_id, e, cards)
+        self._epochs.append(_Epoch(cards, base))
+
+    def _announce_key(self) -> None:
+        me = self._me
+        key = group.base_mul(self._key)
+        self._keys[me] = key
+        proof = proofs.prove_schnorr(self._key_transcript(me), self._key, key, self._rand)
+        commitments: tuple[Point, ...] = ()
+        shares: tuple[tuple[int, bytes], ...] = ()
+        if self._n >= 3:
+            box_keys = {s: c[1] for s, c in enumerate(self._commits) if c is not None}
+            try:
+                deal = escrow.deal(self._key, dealer=me, players=self._n,
+                                   box_secret=self._box_secret, box_keys=box_keys,
+                                   ctx=self._ctx(), rand=self._rand)
+            except ValueError:
+                bad = next(s for s, k in box_keys.items() if not _usable_box_key(k))
+                raise CheatDetected("unusable X25519 box key", seat=bad,
+                                    fault=Fault.MALFORMED) from None
+            commitments, shares = deal.commitments, deal.shares
+        self._escrow[me] = commitments
+        self._send(KeyAnnounce, key=key, proof=proof, commitments=commitments, shares=shares)
+
+    def _escrow_dealers(self) -> set[int]:
+        return {s for s in range(self._n) if self._escrow[s]}
+
+    def _record_share(self, dealer: int, holder: int, share: Scalar) -> None:
+        got = self._share_reveals.setdefault(dealer, {})
+        got[holder] = share
+        if len(got) == self._n - 1 and self._secrets[dealer] is None:
+            key = self._keys[dealer]
+            assert key is not None
+            self._secrets[dealer] = escrow.recover(dealer, got, self._escrow[dealer], key)
+            self._events.append(KeyRecovered(dealer))
+
+    def _apply_play(self, seat: int, items: Sequence[tuple[int, int, int]]) -> None:
+        shown = []
+        for e, i, k in items:
+            pos = self._positions[(e, i)]
+            pos.played = k
+            pos.k = k
+            shown.append(((e, i), card_face(k), k))
+        self._events.append(CardsPlayed(seat, tuple(shown)))
+
+
+def _usable_box_key(key: bytes) -> bool:
+    from cryptography.hazmat.primitives.asymmetric.x25519 import (
+        X25519PrivateKey,
+        X25519PublicKey,
+    )
+
+    try:
+        X25519PrivateKey.from_private_bytes(bytes(31) + b"\x01").exchange(
+            X25519PublicKey.from_public_bytes(key)
+        )
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,9 @@
+"""The network edge: the only asyncio, socket and zeroconf code in p2p8s.
+
+- :mod:`p2p8s.net.heartbeat` — sans-IO heartbeat and dead-peer timers (``now`` passed in).
+- :mod:`p2p8s.net.node` — :class:`~p2p8s.net.node.Node`: a TCP listener and the signed
+  connections to peers (handshake with code proofs, heartbeats, events).
+- :mod:`p2p8s.net.discovery` — mDNS/DNS-SD (RFC 6762/6763) table cards via zeroconf.
+- :mod:`p2p8s.net.lobby` — seating at a table and building the full mesh that is handed
+  to the game runner.
+"""

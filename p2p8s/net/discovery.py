@@ -1,0 +1,202 @@
+"""Finding tables on the local network: mDNS / DNS-SD (RFC 6762, RFC 6763) via zeroconf.
+
+A host registers one service of type :data:`SERVICE_TYPE` whose TXT record (RFC 6763 §6)
+is the table card (:class:`TableCard`): protocol version, table id, host name, rules,
+seats, free seats and the host key's fingerprint. The code itself is never published:
+the TXT record carries the table id derived from it (:func:`p2p8s.codes.table_id`), and a
+joiner looks for the id it computes from the code it was given (protocol/wire.md,
+"Discovery").
+
+One :class:`~zeroconf.asyncio.AsyncZeroconf` per process: the caller creates it
+(:func:`open_zeroconf`) and passes it in, as python-zeroconf recommends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import ifaddr
+from zeroconf import IPVersion, ServiceStateChange, Zeroconf
+from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+
+from p2p8s.errors import MalformedInput
+from p2p8s.rules import Ruleset
+
+#: DNS-SD service type of a p2p8s table (RFC 6763 §7).
+SERVICE_TYPE = "_p2p8s._tcp.local."
+#: Seconds to wait for one service's SRV/TXT/A records.
+RESOLVE_TIMEOUT_S = 3.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableCard:
+    """A table as advertised: ``table_id`` in hex, the host player's name, the rules,
+    ``seats`` (2–7) and ``free`` seats, the host key ``fingerprint``, and where the host
+    listens (``addresses``, ``port``; filled in when browsing)."""
+
+    version: int
+    table_id: str
+    host_name: str
+    rules: Ruleset
+    seats: int
+    free: int
+    fingerprint: str
+    addresses: tuple[str, ...] = ()
+    port: int = 0
+
+    def to_txt(self) -> dict[str, str]:
+        """TXT key/value pairs (each well under the 255-byte limit of RFC 6763 §6.1)."""
+        return {"v": str(self.version), "id": self.table_id, "host": self.host_name[:63],
+                "rules": json.dumps(self.rules.to_dict(), separators=(",", ":")),
+                "seats": str(self.seats), "free": str(self.free), "fp": self.fingerprint}
+
+    @classmethod
+    def from_txt(cls, txt: dict[str, str | None], *, addresses: tuple[str, ...] = (),
+                 port: int = 0) -> TableCard:
+        """Parse a TXT record; raises :class:`~p2p8s.errors.MalformedInput` if it is not
+        a p2p8s table card."""
+        try:
+            rules_obj = json.loads(txt.get("rules") or "")
+            return cls(version=int(txt.get("v") or ""), table_id=str(txt["id"]),
+                       host_name=str(txt.get("host") or "?"),
+                       rules=Ruleset.from_dict(rules_obj), seats=int(txt.get("seats") or ""),
+                       free=int(txt.get("free") or ""), fingerprint=str(txt.get("fp") or ""),
+                       addresses=addresses, port=port)
+        except (KeyError, ValueError, TypeError) as exc:
+            raise MalformedInput(f"not a p2p8s table card: {exc}") from None
+
+    def describe(self) -> str:
+        """One line for ``p2p8s tables``."""
+        where = ", ".join(_fmt(a, self.port) for a in self.addresses) or "?"
+        return (f"{self.host_name}'s table  {self.seats - self.free}/{self.seats} seated, "
+                f"{self.free} free  {self.rules.describe()}  key {self.fingerprint}  "
+                f"id {self.table_id}  at {where}")
+
+
+def _fmt(address: str, port: int) -> str:
+    return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+
+
+def lan_addresses() -> list[str]:
+    """This machine's addresses to advertise: IPv4 and global/ULA IPv6, loopback and
+    link-local left out; only loopback (``127.0.0.1``) if there is nothing else."""
+    found: list[str] = []
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            text = ip.ip if isinstance(ip.ip, str) else ip.ip[0]
+            try:
+                addr = ipaddress.ip_address(text)
+            except ValueError:
+                continue
+            if addr.is_loopback or addr.is_link_local or addr.is_multicast:
+                continue
+            if str(addr) not in found:
+                found.append(str(addr))
+    found.sort(key=lambda a: ":" in a)
+    return found or ["127.0.0.1"]
+
+
+def open_zeroconf() -> AsyncZeroconf:
+    """The process's one AsyncZeroconf (IPv4 multicast on all interfaces)."""
+    return AsyncZeroconf(ip_version=IPVersion.V4Only)
+
+
+def _instance_name(card: TableCard) -> str:
+    label = re.sub(r"[^\w' -]", "", card.host_name)[:40].strip() or "p2p8s"
+    return f"{label}'s table {card.table_id[:6]}.{SERVICE_TYPE}"
+
+
+class Advertiser:
+    """Publishes one table card; async context manager (unregisters on exit)."""
+
+    def __init__(self, aiozc: AsyncZeroconf, card: TableCard, *, port: int,
+                 addresses: list[str] | None = None) -> None:
+        self._aiozc = aiozc
+        self.card = card
+        self._port = port
+        self._addresses = addresses if addresses is not None else lan_addresses()
+        self._info = self._service_info(_instance_name(card))
+
+    def _service_info(self, name: str) -> AsyncServiceInfo:
+        return AsyncServiceInfo(SERVICE_TYPE, name, port=self._port,
+                                properties=self.card.to_txt(),
+                                server=f"p2p8s-{self.card.table_id}.local.",
+                                parsed_addresses=self._addresses)
+
+    async def __aenter__(self) -> Advertiser:
+        await (await self._aiozc.async_register_service(self._info, allow_name_change=True))
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(
+                await self._aiozc.async_unregister_service(self._info), 2.0)
+
+    async def async_update(self, card: TableCard) -> None:
+        """Publish a changed card (e.g. fewer free seats)."""
+        self.card = card
+        self._info = self._service_info(self._info.name)
+        await (await self._aiozc.async_update_service(self._info))
+
+
+async def browse(aiozc: AsyncZeroconf, *, timeout_s: float,
+                 until: Callable[[TableCard], bool] | None = None) -> list[TableCard]:
+    """Browse for tables for ``timeout_s`` seconds (or until a card satisfies ``until``)
+    and return their cards, resolved with addresses and port, by host name."""
+    found: dict[str, TableCard] = {}
+    tasks: set[asyncio.Task[None]] = set()
+    done = asyncio.Event()
+
+    async def resolve(zc: Zeroconf, service_type: str, name: str) -> None:
+        info = AsyncServiceInfo(service_type, name)
+        if not await info.async_request(zc, int(RESOLVE_TIMEOUT_S * 1000)):
+            return
+        txt: dict[str, Any] = info.decoded_properties
+        try:
+            card = TableCard.from_txt(txt, addresses=tuple(info.parsed_addresses()),
+                                      port=info.port or 0)
+        except MalformedInput:
+            return
+        found[name] = card
+        if until is not None and until(card):
+            done.set()
+
+    def on_change(zeroconf: Zeroconf, service_type: str, name: str,
+                  state_change: ServiceStateChange) -> None:
+        if state_change is ServiceStateChange.Removed:
+            found.pop(name, None)
+            return
+        task = asyncio.ensure_future(resolve(zeroconf, service_type, name))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    browser = AsyncServiceBrowser(aiozc.zeroconf, [SERVICE_TYPE], handlers=[on_change])
+    try:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(done.wait(), timeout_s)
+    finally:
+        await browser.async_cancel()
+        for task in list(tasks):
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return sorted(found.values(), key=lambda c: (c.host_name, c.table_id))
+
+
+async def find_table(aiozc: AsyncZeroconf, table_id_hex: str, *,
+                     timeout_s: float) -> TableCard | None:
+    """The card of the table with this id, or None if none answered in ``timeout_s``."""
+    cards = await browse(aiozc, timeout_s=timeout_s,
+                         until=lambda card: card.table_id == table_id_hex)
+    return next((c for c in cards if c.table_id == table_id_hex), None)
+
+
+def with_free(card: TableCard, free: int) -> TableCard:
+    """A copy of ``card`` with ``free`` seats."""
+    return replace(card, free=free)

@@ -1,0 +1,436 @@
+"""The lobby: seating joiners at a host's table and building the full mesh.
+
+Host (seat 0): a joiner who passed the handshake (it knows the code) is shown the table
+(``roster``: rules and seats); when it answers ``sit`` the host gives it the lowest free
+seat (``welcome``) and sends the new roster to everyone seated. Peers connect to each
+other as the roster grows — the lower seat dials the higher one (DESIGN.md, "Lobby").
+When the host deals, it sends the final roster with ``open = False``; each node waits
+until it is connected to every other seat, sends ``echo`` (index 0, the roster digest)
+to all, and once every peer's echo matches, hands a :class:`Mesh` to the game runner.
+
+:class:`Seating` is the pure seat bookkeeping; :func:`host_lobby` and :func:`join_lobby`
+are the asyncio drivers; :class:`LobbyView` is how they report to the terminal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from p2p8s.errors import LocalError, RemoteError
+from p2p8s.net.node import Connected, Connection, Incoming, JoinRefused, Lost, NetEvent, Node
+from p2p8s.rules import Ruleset
+from p2p8s.wire import Echo, Game, Role, Roster, RosterBody, SeatEntry, Sit, Welcome, roster_digest
+
+#: Seconds the nodes get to connect to each other once the host deals.
+MESH_TIMEOUT_S = 15.0
+#: Seconds a joiner waits for the host to show the table or answer ``sit``.
+ANSWER_TIMEOUT_S = 10.0
+
+
+class TableFull(LocalError):
+    """Every seat at this table is taken."""
+
+
+class LobbyClosed(LocalError):
+    """The host has already dealt; the lobby is closed."""
+
+
+# --- pure seat bookkeeping ------------------------------------------------------------
+
+class Seating:
+    """Who sits where at the host's table (pure; the host's node owns it).
+
+    >>> from p2p8s.rules import Ruleset
+    >>> s = Seating(size=3, rules=Ruleset(), host=SeatEntry(seat=0, name="Ann",
+    ...             key=bytes(32), addrs=(), port=1))
+    >>> s.sit(name="Bob", key=b"b" * 32, addrs=("10.0.0.2",), port=2).seat
+    1
+    >>> s.roster.free
+    1
+    """
+
+    def __init__(self, *, size: int, rules: Ruleset, host: SeatEntry) -> None:
+        self._roster = Roster(size=size, rules=rules, seats=(replace(host, seat=0),))
+
+    @property
+    def roster(self) -> Roster:
+        """The current roster (seats in seat order)."""
+        return self._roster
+
+    def sit(self, *, name: str, key: bytes, addrs: tuple[str, ...], port: int) -> SeatEntry:
+        """Seat a player at the lowest free seat and return the entry.
+
+        Raises :class:`LobbyClosed` after :meth:`close`, :class:`TableFull` when full.
+        """
+        roster = self._roster
+        if not roster.open:
+            raise LobbyClosed("the host has already dealt")
+        if roster.free <= 0:
+            raise TableFull(f"all {roster.size} seats are taken")
+        if roster.seat_of(key) is not None:
+            raise LocalError("this player is already seated")
+        taken = {e.seat for e in roster.seats}
+        seat = min(set(range(roster.size)) - taken)
+        entry = SeatEntry(seat=seat, name=name, key=key, addrs=addrs, port=port)
+        self._roster = replace(roster, seats=tuple(sorted((*roster.seats, entry),
+                                                          key=lambda e: e.seat)))
+        return entry
+
+    def leave(self, key: bytes) -> SeatEntry | None:
+        """Free the seat held by ``key`` (not the host's); returns the entry, or None."""
+        seat = self._roster.seat_of(key)
+        if seat is None or seat == 0 or not self._roster.open:
+            return None
+        entry = self._roster.entry(seat)
+        self._roster = replace(self._roster, seats=tuple(e for e in self._roster.seats
+                                                         if e.key != key))
+        return entry
+
+    def close(self) -> Roster:
+        """Close the lobby (the host deals) and return the final roster."""
+        self._roster = replace(self._roster, open=False)
+        return self._roster
+
+
+# --- what the game layer receives -------------------------------------------------------
+
+@dataclass(eq=False, slots=True)
+class Mesh:
+    """A connected table, handed to the game runner.
+
+    ``node`` is this node (its ``identity`` signs, ``next_event()`` yields further
+    :class:`~p2p8s.net.node.Incoming` / :class:`~p2p8s.net.node.Lost` events);
+    ``roster`` the final roster; ``seat`` this node's seat; ``peers`` the connection to
+    every other seat; ``digest`` the roster digest all nodes echoed.
+    """
+
+    node: Node
+    roster: Roster
+    seat: int
+    peers: dict[int, Connection]
+    digest: bytes
+    early: list[NetEvent] = field(default_factory=list)
+
+    def send(self, seat: int, payload: bytes, *, prev: bytes = b"") -> bytes:
+        """Send an opaque game ``payload`` to one seat; returns the message hash."""
+        return self.node.send(self.peers[seat], Game(to=seat, payload=payload), prev=prev)
+
+    def broadcast(self, payload: bytes, *, prev: bytes = b"") -> bytes:
+        """Send the same signed game ``payload`` to every other seat; returns its hash."""
+        return self.node.broadcast(Game(to=None, payload=payload), prev=prev,
+                                   peers=self.peers.values())
+
+    async def next_event(self, timeout_s: float | None = None) -> NetEvent:
+        """The next network event (events that arrived during the handshake first)."""
+        if self.early:
+            return self.early.pop(0)
+        return await self.node.next_event(timeout_s)
+
+
+GameRunner = Callable[[Mesh], Awaitable[None]]
+
+
+class LobbyView(Protocol):
+    """How a lobby reports to the terminal (or a test's recording fake)."""
+
+    def table(self, roster: Roster) -> None:
+        """The table as first shown to a joiner (rules, seats)."""
+
+    def sat_down(self, entry: SeatEntry) -> None:
+        """Someone took a seat."""
+
+    def left(self, entry: SeatEntry, reason: str) -> None:
+        """Someone left the lobby."""
+
+    def dealing(self, roster: Roster) -> None:
+        """The host dealt; nodes now connect to each other."""
+
+
+# --- the drivers ---------------------------------------------------------------------
+
+class _Inbox:
+    """Merge node events and typed commands without losing any (tasks kept alive)."""
+
+    def __init__(self, node: Node, commands: asyncio.Queue[str] | None) -> None:
+        self._node = node
+        self._commands = commands
+        self._event_task: asyncio.Task[NetEvent] | None = None
+        self._command_task: asyncio.Task[str] | None = None
+
+    async def next(self, timeout_s: float | None = None) -> NetEvent | str:
+        if self._event_task is None:
+            self._event_task = asyncio.ensure_future(self._node.next_event())
+        if self._command_task is None and self._commands is not None:
+            self._command_task = asyncio.ensure_future(self._commands.get())
+        waiting: set[asyncio.Future[NetEvent] | asyncio.Future[str]] = {self._event_task}
+        if self._command_task is not None:
+            waiting.add(self._command_task)
+        done, _ = await asyncio.wait(waiting, timeout=timeout_s,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if self._event_task in done:
+            event = self._event_task.result()
+            self._event_task = None
+            return event
+        if self._command_task is not None and self._command_task in done:
+            command = self._command_task.result()
+            self._command_task = None
+            return command
+        raise TimeoutError
+
+    def close(self) -> None:
+        for task in (self._event_task, self._command_task):
+            if task is not None:
+                task.cancel()
+
+
+async def host_lobby(node: Node, seating: Seating, *, view: LobbyView,
+                     commands: asyncio.Queue[str],
+                     on_change: Callable[[Roster], Awaitable[None]] | None = None,
+                     mesh_timeout_s: float = MESH_TIMEOUT_S) -> Mesh | None:
+    """Run the host's lobby until ``deal`` (or an empty line) arrives on ``commands``;
+    then close it and return the :class:`Mesh`. ``quit`` returns None.
+
+    ``on_change`` is awaited with each new roster (to update the mDNS card).
+    Raises :class:`~p2p8s.errors.Error` if the mesh cannot be completed.
+    """
+    node.seat = 0
+    inbox = _Inbox(node, commands)
+    shown: dict[bytes, Connection] = {}
+    seated: dict[bytes, Connection] = {}
+    echoes: dict[bytes, bytes] = {}
+    try:
+        while True:
+            item = await inbox.next()
+            if isinstance(item, str):
+                word = item.strip().lower()
+                if word in ("", "deal", "d", "start"):
+                    break
+                if word in ("quit", "q", "exit"):
+                    return None
+                continue
+            match item:
+                case Connected(peer=conn):
+                    if conn.hello.role is not Role.JOIN:
+                        node.close_peer(conn, "this table is still in its lobby",
+                                        refuse="unknown-peer")
+                    elif seating.roster.free <= 0:
+                        node.close_peer(conn, f"the table is full ({seating.roster.size} "
+                                        "seats)", refuse="full")
+                    else:
+                        shown[conn.key] = conn
+                        node.send(conn, RosterBody(roster=seating.roster))
+                case Incoming(peer=conn, received=rec) if isinstance(rec.message.body, Sit):
+                    if conn.key not in shown:
+                        continue
+                    try:
+                        entry = seating.sit(name=conn.name, key=conn.key,
+                                            addrs=(conn.address,), port=conn.hello.port)
+                    except LocalError as exc:
+                        node.close_peer(conn, str(exc), refuse="full")
+                        continue
+                    del shown[conn.key]
+                    seated[conn.key] = conn
+                    conn.set_seat(entry.seat)
+                    node.send(conn, Welcome(seat=entry.seat, roster=seating.roster))
+                    node.broadcast(RosterBody(roster=seating.roster),
+                                   peers=[c for k, c in seated.items() if k != conn.key])
+                    view.sat_down(entry)
+                    if on_change is not None:
+                        await on_change(seating.roster)
+                case Incoming(peer=conn, received=rec) if isinstance(rec.message.body, Echo):
+                    echoes[conn.key] = rec.message.body.digest
+                case Lost(peer=conn, reason=reason):
+                    shown.pop(conn.key, None)
+                    if seated.pop(conn.key, None) is not None:
+                        gone = seating.leave(conn.key)
+                        if gone is not None:
+                            node.broadcast(RosterBody(roster=seating.roster),
+                                           peers=seated.values())
+                            view.left(gone, reason)
+                            if on_change is not None:
+                                await on_change(seating.roster)
+        roster = seating.close()
+        for conn in shown.values():
+            node.close_peer(conn, "the host has dealt; the lobby is closed", refuse="closed")
+        node.broadcast(RosterBody(roster=roster), peers=seated.values())
+        view.dealing(roster)
+        return await _complete_mesh(node, roster, 0, inbox, echoes, view=view,
+                                    timeout_s=mesh_timeout_s)
+    finally:
+        inbox.close()
+
+
+async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: LobbyView,
+                     confirm: Callable[[Roster], Awaitable[bool]],
+                     mesh_timeout_s: float = MESH_TIMEOUT_S) -> Mesh | None:
+    """Join the table at the first of ``addresses`` that answers, show its rules
+    (``view.table``), ask ``confirm``, sit, follow the roster and connect to the other
+    seats; return the :class:`Mesh` once the host deals (None if ``confirm`` said no).
+
+    Raises :class:`~p2p8s.net.node.JoinRefused` (wrong code, full),
+    :class:`~p2p8s.net.node.Unreachable`, or :class:`~p2p8s.errors.LocalError` if the
+    host leaves.
+    """
+    host = await node.connect_any(addresses, role=Role.JOIN)
+    host.set_seat(0)
+    inbox = _Inbox(node, None)
+    echoes: dict[bytes, bytes] = {}
+    roster: Roster | None = None
+    dialling: dict[bytes, asyncio.Task[None]] = {}
+    try:
+        while True:
+            try:
+                item = await inbox.next(None if node.seat is not None else ANSWER_TIMEOUT_S)
+            except TimeoutError:
+                raise LocalError("the table did not answer; the host may have dealt "
+                                 "already") from None
+            assert not isinstance(item, str)
+            match item:
+                case Incoming(peer=conn, received=rec) if conn is host:
+                    body = rec.message.body
+                    if isinstance(body, Welcome):
+                        node.seat = body.seat
+                        roster = _follow(node, roster, body.roster, view, dialling)
+                    elif isinstance(body, RosterBody):
+                        if roster is None and node.seat is None:
+                            view.table(body.roster)
+                            answer = asyncio.ensure_future(confirm(body.roster))
+                            try:  # a person is answering: no timeout, but host news ends it
+                                if not await _while_connected(answer, host):
+                                    node.close_peer(host, "changed their mind")
+                                    return None
+                            finally:
+                                answer.cancel()
+                            node.send(host, Sit())
+                            continue
+                        roster = _follow(node, roster, body.roster, view, dialling)
+                    elif isinstance(body, Echo):
+                        echoes[conn.key] = body.digest
+                    if roster is not None and not roster.open:
+                        break
+                case Incoming(peer=conn, received=rec) if isinstance(rec.message.body, Echo):
+                    echoes[conn.key] = rec.message.body.digest
+                case Connected(peer=conn):
+                    if roster is not None and (seat := roster.seat_of(conn.key)) is not None:
+                        conn.set_seat(seat)
+                case Lost(peer=conn, reason=reason) if conn is host:
+                    if node.seat is None:
+                        raise JoinRefused(f"the table refused: {reason}", code="refused")
+                    raise LocalError(f"the host left; the table is closed ({reason})")
+        assert roster is not None and node.seat is not None
+        view.dealing(roster)
+        return await _complete_mesh(node, roster, node.seat, inbox, echoes, view=view,
+                                    timeout_s=mesh_timeout_s)
+    finally:
+        inbox.close()
+        for task in dialling.values():
+            task.cancel()
+
+
+async def _while_connected(answer: asyncio.Future[bool], host: Connection) -> bool:
+    """The person's answer, or False if the host connection drops meanwhile."""
+    while not host.closed:
+        done, _ = await asyncio.wait({answer}, timeout=0.2)
+        if done:
+            return answer.result()
+    return False
+
+
+def _follow(node: Node, old: Roster | None, new: Roster, view: LobbyView,
+            dialling: dict[bytes, asyncio.Task[None]]) -> Roster:
+    """Apply a roster update on a joiner: report changes, label connections, dial the
+    higher seats (the lower seat dials)."""
+    before = {e.key: e for e in old.seats} if old is not None else {}
+    after = {e.key: e for e in new.seats}
+    for key, entry in after.items():
+        if key not in before and (old is not None or key == node.key):
+            view.sat_down(entry)
+    for key, entry in before.items():
+        if key not in after:
+            view.left(entry, "left the table")
+            task = dialling.pop(key, None)
+            if task is not None:
+                task.cancel()
+    for key, conn in node.peers.items():
+        if key in after:
+            conn.set_seat(after[key].seat)
+    me = node.seat
+    for entry in new.seats:
+        if (me is not None and entry.seat > me and entry.key not in node.peers
+                and entry.key not in dialling):
+            dialling[entry.key] = asyncio.ensure_future(_dial(node, entry))
+    return new
+
+
+async def _dial(node: Node, entry: SeatEntry) -> None:
+    """Connect to a higher seat, retrying for a while (its listener may be starting)."""
+    for attempt in range(20):
+        if entry.key in node.peers:
+            return
+        try:
+            conn = await node.connect_any([(a, entry.port) for a in entry.addrs],
+                                          role=Role.PEER, timeout_s=3.0)
+            conn.set_seat(entry.seat)
+            return
+        except (LocalError, RemoteError):
+            await asyncio.sleep(min(0.1 * 2**attempt, 1.0))
+
+
+async def _complete_mesh(node: Node, roster: Roster, seat: int, inbox: _Inbox,
+                         echoes: dict[bytes, bytes], *, view: LobbyView,
+                         timeout_s: float) -> Mesh:
+    """Wait for a connection to every other seat, echo the roster digest, and wait for
+    every peer's matching echo. Raises RemoteError on a mismatch, LocalError on timeout
+    or when a seat leaves."""
+    digest = roster_digest(roster)
+    others = {e.key: e for e in roster.seats if e.seat != seat}
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    echoed = False
+    early: list[NetEvent] = []
+    conns: dict[bytes, Connection] = {}  # kept even if a ready peer leaves at once
+    while True:
+        for key, conn in node.peers.items():
+            if key in others:
+                conn.set_seat(others[key].seat)
+                conns[key] = conn
+        for key, theirs in echoes.items():
+            if key in others and theirs != digest:
+                raise RemoteError(f"{others[key].name} (seat {others[key].seat}) saw a "
+                                  "different roster", seat=others[key].seat)
+        if not echoed and all(k in node.peers for k in others):
+            node.broadcast(Echo(index=0, digest=digest),
+                           peers=[node.peers[k] for k in others])
+            echoed = True
+        if echoed and all(k in echoes for k in others):
+            peers = {others[k].seat: conns[k] for k in others}
+            return Mesh(node=node, roster=roster, seat=seat, peers=peers, digest=digest,
+                        early=early)
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            missing = [e.name for k, e in others.items()
+                       if k not in node.peers or k not in echoes]
+            raise LocalError(f"could not connect to {', '.join(missing)} in time")
+        try:
+            item = await inbox.next(remaining)
+        except TimeoutError:
+            continue
+        match item:
+            case Incoming(peer=conn, received=rec) if isinstance(rec.message.body, Echo):
+                echoes[conn.key] = rec.message.body.digest
+            case Incoming(peer=conn, received=rec) if isinstance(rec.message.body, RosterBody):
+                pass
+            case Incoming():
+                early.append(item)
+            case Connected(peer=conn) if conn.key not in others:
+                node.close_peer(conn, "not seated at this table", refuse="unknown-peer")
+            case Lost(peer=conn, reason=reason) if conn.key in others:
+                entry = others[conn.key]
+                if conn.key in echoes and echoes[conn.key] == digest:
+                    early.append(item)  # it was ready, then left: the game layer's concern
+                    continue
+                raise LocalError(f"{entry.name} (seat {entry.seat}) left before the game "
+                                 f"started: {reason}")

@@ -1,0 +1,487 @@
+"""Fast, rules-exact playouts of one round (RULES.md §3–§6, §8) for search bots.
+
+The engine (:mod:`p2p8s.engine`) is the reference: it checks every action and builds
+objects for every step. Search bots need thousands of complete rounds per move, so this
+module plays rounds on plain integers instead: a hand is a 52-bit mask (bit ``c`` =
+``Card(c)`` held; a second mask holds the second copies of the 104-card two-deck game),
+the stock is a list with its top at the end, and one loop with local variables plays the
+whole round. It implements exactly the engine's rules, for every knob of a
+:class:`~p2p8s.rules.Ruleset` (action cards, multi_play, draw_limit incl. 0,
+draw_when_playable, reshuffle, countdown wild ranks, 2..7 players);
+``tests/test_playout.py`` checks transcripts against the engine.
+
+Two built-in policies (:class:`Policy`):
+
+* ``Policy.RANDOM`` — the benchmark policy of issue #2: facing a penalty, play a random
+  2 if held, else take it; otherwise play a random playable card (single cards only),
+  an 8 declaring a random suit; with nothing playable draw, play the drawn card if it is
+  playable, else draw again while allowed, else pass.
+* ``Policy.GREEDY`` — the default for search: like RANDOM, but prefers a random non-wild
+  card to a wild one (wilds are kept as a last resort, the lowest played first), declares
+  the suit it holds most of, and with multi_play sheds every card of the played rank,
+  ending on the card whose suit it holds most of.
+
+Randomness comes only from the ``rng`` argument, in a documented order so that the
+engine can be driven in lockstep (the tests do): a choice among ``k > 1`` candidates
+(distinct cards in ascending order) takes ``int(rng.random() * k)``; a random suit
+(RANDOM policy, a wild play that does not go out) takes ``int(rng.random() * 4)``; a
+reshuffle (R-RESHUFFLE) calls ``rng.shuffle`` on the discards below the top, oldest
+first, and the result is the new stock, top first. A choice with one candidate
+consumes nothing.
+
+>>> import random
+>>> from p2p8s.rules import Ruleset
+>>> from p2p8s.cards import standard_deck
+>>> order = standard_deck()
+>>> random.Random(7).shuffle(order)
+>>> decisions, points = bench_round(Ruleset(), 4, 0, order, random.Random(1))
+>>> decisions > 0 and len(points) == 4
+True
+"""
+
+from __future__ import annotations
+
+import random as _random
+from collections.abc import Sequence
+from enum import IntEnum
+from typing import NamedTuple
+
+from p2p8s.engine import EndedBy, OrderedDeck, Round
+from p2p8s.errors import MalformedInput
+from p2p8s.rules import (
+    CLASSIC_VALUE,
+    COUNTDOWN_START,
+    TABLE_VALUE,
+    Ruleset,
+    check_players,
+    hand_size,
+)
+
+
+class Policy(IntEnum):
+    """Built-in playout policies (see the module docstring)."""
+
+    RANDOM = 0  #: the benchmark policy: random playable card, random suit
+    GREEDY = 1  #: the search default: non-wild first, most-held suit, shed same ranks
+
+
+class Outcome(NamedTuple):
+    """How a playout ended: per-seat round points (as :meth:`Round.points`), the way
+    the round ended, the seat that went out (``None`` if blocked) and the number of
+    actions applied (play, draw, pass, take)."""
+
+    points: list[int]
+    ended_by: EndedBy
+    winner: int | None
+    decisions: int
+
+
+#: One recorded action of a traced playout: ``(seat, kind, cards, suit)`` with ``kind``
+#: one of ``play draw pass take``; ``cards`` are the played cards (engine order: first,
+#: sorted middle, last) or the drawn ones; ``suit`` is the declared suit (0..3) or None.
+TraceStep = tuple[int, str, tuple[int, ...], int | None]
+
+# ------------------------------------------------------------------------ tables
+
+_SUIT_MASK: tuple[int, ...] = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
+#: _RANK_MASK[r] (r = 1..13): the four cards of rank r; index 0 is empty.
+_RANK_MASK: tuple[int, ...] = (0, *(sum(1 << (s * 13 + r - 1) for s in range(4))
+                                    for r in range(1, 14)))
+_RANK: tuple[int, ...] = tuple(c % 13 + 1 for c in range(52))
+_SUIT: tuple[int, ...] = tuple(c // 13 for c in range(52))
+#: _ACCEPT[c]: cards that match an undeclared top card c (its suit or its rank).
+_ACCEPT: tuple[int, ...] = tuple(_SUIT_MASK[c // 13] | _RANK_MASK[c % 13 + 1]
+                                 for c in range(52))
+_TWOS = _RANK_MASK[2]
+_SPECIAL = frozenset((1, 2, 12))  # action ranks: ace, two, queen
+_LOW13 = (1 << 13) - 1
+
+
+def _value_table(values: Sequence[int]) -> tuple[int, ...]:
+    # value of a 13-bit rank set of one suit (values depend on the rank only)
+    return tuple(sum(values[r] for r in range(13) if m >> r & 1) for m in range(1 << 13))
+
+
+_TABLE13 = _value_table(TABLE_VALUE)
+_CLASSIC13 = _value_table(CLASSIC_VALUE)
+
+
+def _mask_value(m: int, t: Sequence[int]) -> int:
+    return t[m & _LOW13] + t[m >> 13 & _LOW13] + t[m >> 26 & _LOW13] + t[m >> 39]
+
+
+# ------------------------------------------------------------------------ public API
+
+
+def playout(rnd: Round, rng: _random.Random, policy: Policy = Policy.GREEDY) -> list[int]:
+    """Play ``rnd`` to its end with ``policy``; return the round points per seat.
+
+    The points equal what :meth:`Round.points` would give (table rules: hand values;
+    classic: the winner collects; countdown: zeros). ``rnd`` must show every card
+    (no ``None`` in a hand) and hold an :class:`~p2p8s.engine.OrderedDeck`; it is not
+    modified. Reshuffles use ``rng`` (see the module docstring). Raises MalformedInput
+    for a round with hidden cards or another kind of deck.
+    """
+    return playout_result(rnd, rng, policy).points
+
+
+def playout_result(rnd: Round, rng: _random.Random, policy: Policy = Policy.GREEDY,
+                   trace: list[TraceStep] | None = None) -> Outcome:
+    """Like :func:`playout`, but return the whole :class:`Outcome`.
+
+    With ``trace`` (a list), every applied action is appended to it as a
+    :data:`TraceStep` (slower; for tests and debugging).
+    """
+    n = rnd.players
+    if rnd.ended_by is not None:
+        return Outcome(rnd.points(), rnd.ended_by, rnd.winner, 0)
+    deck = rnd.deck
+    if not isinstance(deck, OrderedDeck):
+        raise MalformedInput("a playout needs a round whose stock order is known")
+    h1 = [0] * n
+    h2 = [0] * n
+    for s, hand in enumerate(rnd.hands):
+        a = b = 0
+        for c in hand:
+            if c is None:
+                raise MalformedInput("a playout needs every hand face up")
+            bit = 1 << c
+            if a & bit:
+                b |= bit
+            else:
+                a |= bit
+        h1[s], h2[s] = a, b
+    stock: list[int] = list(deck.top_first())
+    stock.reverse()  # top at the end
+    discard: list[int] = list(rnd.discard)
+    top = discard[-1]
+    acc = _SUIT_MASK[rnd.suit] if rnd.declared else _SUIT_MASK[rnd.suit] | _RANK_MASK[_RANK[top]]
+    last = -1 if rnd.last_drawn is None else int(rnd.last_drawn)
+    return _run(rnd.rules, n, h1, h2, stock, discard, acc, rnd.turn, rnd.direction,
+                rnd.pending_draw, rnd.drawn, last, rnd.passes, list(rnd.wild),
+                rng, policy, trace)
+
+
+def deal_state(rules: Ruleset, players: int, dealer: int, order: Sequence[int],
+               sizes: Sequence[int] | None = None) -> tuple[list[list[int]], list[int], list[int]]:
+    """Deal from ``order`` (top first) like :meth:`Round.deal`: R-DEALORDER, R-STARTER.
+
+    Returns ``(hands, stock, discard)``: hands as card lists per seat, the stock with
+    its top at the *end*, the discard pile (the starter); the cards are the items of
+    ``order`` (ints or :class:`~p2p8s.cards.Card`). ``sizes`` gives one hand size
+    per seat (default R-HAND; countdown: 8 each). Raises MalformedInput if the deck is
+    too small or holds no allowed starter.
+    """
+    check_players(players)
+    if sizes is None:
+        size = COUNTDOWN_START if rules.countdown else hand_size(rules, players)
+        sizes = [size] * players
+    dealt = sum(sizes)
+    if len(order) < dealt + 1:
+        raise MalformedInput(f"the deck has {len(order)} cards; the deal needs {dealt + 1}")
+    hands: list[list[int]] = [[] for _ in range(players)]
+    first = (dealer + 1) % players
+    if min(sizes) == max(sizes):
+        # one card at a time, round-robin: the j-th card left of the dealer gets every
+        # players-th card from the top
+        for j in range(players):
+            hands[(first + j) % players] = list(order[j:dealt:players])
+        stock = list(order[:dealt - 1:-1] if dealt else order[::-1])
+    else:
+        stock = list(reversed(order))
+        remaining = list(sizes)
+        seat = first
+        left = dealt
+        while left:
+            if remaining[seat]:
+                hands[seat].append(stock.pop())
+                remaining[seat] -= 1
+                left -= 1
+            seat = (seat + 1) % players
+    pop = stock.pop
+    forbidden = (2, 8, 12, 1) if rules.action_cards else (8,)
+    for _ in range(len(stock) + 1):
+        starter = pop()
+        if _RANK[starter] not in forbidden:
+            break
+        # bury at index len(stock)//2 from the top; the list's top is its end
+        stock.insert(len(stock) - len(stock) // 2, starter)
+    else:
+        raise MalformedInput("no card in the stock can start the discard pile")
+    return hands, stock, [starter]
+
+
+def bench_round(rules: Ruleset, players: int, dealer: int, order: Sequence[int],
+                rng: _random.Random, policy: Policy = Policy.RANDOM) -> tuple[int, list[int]]:
+    """Deal a round from ``order`` (top first) and play it out; for the benchmark.
+
+    Returns ``(decisions, points)``: the number of applied actions and the round
+    points per seat. Countdown deals 8 cards each with 8s wild (a match's first round).
+    """
+    return bench_result(rules, players, dealer, order, rng, policy)[:2]
+
+
+def bench_result(rules: Ruleset, players: int, dealer: int, order: Sequence[int],
+                 rng: _random.Random, policy: Policy = Policy.RANDOM,
+                 trace: list[TraceStep] | None = None) -> tuple[int, list[int], Outcome]:
+    """:func:`bench_round` with the whole :class:`Outcome` as a third item (and an
+    optional ``trace``, see :func:`playout_result`)."""
+    hands, stock, discard = deal_state(rules, players, dealer, order)
+    h1 = [0] * players
+    h2 = [0] * players
+    for s, hand in enumerate(hands):
+        a = b = 0
+        for c in hand:
+            bit = 1 << c
+            if a & bit:
+                b |= bit
+            else:
+                a |= bit
+        h1[s], h2[s] = a, b
+    top = discard[0]
+    out = _run(rules, players, h1, h2, stock, discard, _ACCEPT[top], (dealer + 1) % players,
+               1, 0, 0, -1, 0, [8] * players, rng, policy, trace)
+    return out.decisions, out.points, out
+
+
+# ------------------------------------------------------------------------ the loop
+
+
+def _run(rules: Ruleset, n: int, h1: list[int], h2: list[int], stock: list[int],
+         discard: list[int], acc: int, turn: int, direction: int, pending: int,
+         drawn: int, last: int, passes: int, wild: list[int], rng: _random.Random,
+         policy: Policy, trace: list[TraceStep] | None) -> Outcome:
+    """Play to the end. Mutates the given lists. ``acc``: cards matching the top card
+    (suit, plus its rank unless a suit was declared); ``last``: the card drawn this
+    turn (-1 if none)."""
+    random = rng.random
+    shuffle = rng.shuffle
+    action = rules.action_cards
+    multi = rules.multi_play
+    limit = rules.draw_limit
+    reshuffle = rules.reshuffle
+    greedy = policy == Policy.GREEDY
+    two = any(h2) or len(stock) + len(discard) + sum(m.bit_count() for m in h1) > 52
+    RM = _RANK_MASK
+    SM = _SUIT_MASK
+    RANK = _RANK
+    SUIT = _SUIT
+    TWOS = _TWOS
+    ACCEPT = _ACCEPT
+    SPECIAL = _SPECIAL
+    wm = [RM[w] for w in wild]
+    decisions = 0
+    winner = -1
+    pop = stock.pop
+    while True:
+        seat = turn
+        h = h1[seat]
+        c = -1  # the first card to play, if any
+        if pending:
+            m = h & TWOS
+            if m:
+                k = m.bit_count()
+                if k > 1:
+                    k = int(random() * k)
+                    while k:
+                        m &= m - 1
+                        k -= 1
+                c = (m & -m).bit_length() - 1
+            else:
+                # R-COUNTER: take the penalty, reshuffling as needed
+                got: list[int] = []
+                for _ in range(pending):
+                    if not stock:
+                        if reshuffle and len(discard) > 1:
+                            stock = discard[:-1]
+                            del discard[:-1]
+                            shuffle(stock)
+                            stock.reverse()
+                            pop = stock.pop
+                        else:
+                            break
+                    d = pop()
+                    bit = 1 << d
+                    if h & bit:
+                        h2[seat] |= bit
+                    else:
+                        h |= bit
+                    if trace is not None:
+                        got.append(d)
+                h1[seat] = h
+                if trace is not None:
+                    trace.append((seat, "take", tuple(got), None))
+                decisions += 1
+                pending = 0
+                passes = 0
+                turn = (turn + direction) % n
+                continue
+        else:
+            w = wm[seat]
+            if drawn:
+                # resume a turn that already drew: the drawn card or nothing
+                m = 0
+                if (acc | w) >> last & 1:
+                    c = last
+            else:
+                m = h & (acc | w)
+            if m:
+                if greedy and m & ~w:
+                    m &= ~w
+                    k = m.bit_count()
+                    if k > 1:
+                        k = int(random() * k)
+                        while k:
+                            m &= m - 1
+                            k -= 1
+                elif greedy:
+                    pass  # only wilds: the lowest
+                else:
+                    k = m.bit_count()
+                    if k > 1:
+                        k = int(random() * k)
+                        while k:
+                            m &= m - 1
+                            k -= 1
+                c = (m & -m).bit_length() - 1
+            elif c < 0:
+                # R-DRAW: draw one at a time while nothing is playable and allowed
+                while not limit or drawn < limit:
+                    if not stock:
+                        if reshuffle and len(discard) > 1:
+                            stock = discard[:-1]
+                            del discard[:-1]
+                            shuffle(stock)
+                            stock.reverse()
+                            pop = stock.pop
+                        else:
+                            break
+                    d = pop()
+                    bit = 1 << d
+                    if h & bit:
+                        h2[seat] |= bit
+                    else:
+                        h |= bit
+                    drawn += 1
+                    decisions += 1
+                    passes = 0
+                    if trace is not None:
+                        trace.append((seat, "draw", (d,), None))
+                    if (acc | w) >> d & 1:
+                        c = d
+                        break
+                if c < 0:
+                    # R-PASS
+                    h1[seat] = h
+                    if trace is not None:
+                        trace.append((seat, "pass", (), None))
+                    decisions += 1
+                    turn = (turn + direction) % n
+                    if drawn:
+                        passes = 0
+                        drawn = 0
+                    else:
+                        passes += 1
+                        if passes >= n:
+                            break  # R-BLOCKED
+                    continue
+        # ---- play c (and, GREEDY with multi_play, every other card of its rank)
+        bit = 1 << c
+        if two and h2[seat] & bit:
+            h2[seat] ^= bit
+        else:
+            h ^= bit
+        rank = RANK[c]
+        k = 1
+        lastc = c
+        cards: tuple[int, ...] = (c,)
+        if greedy and multi and rank != wild[seat] and h & RM[rank]:
+            same = h & RM[rank]
+            more: list[int] = []
+            while same:
+                b = same & -same
+                d = b.bit_length() - 1
+                more.append(d)
+                if two and h2[seat] & b:
+                    more.append(d)
+                    h2[seat] ^= b
+                same ^= b
+                h ^= b
+            # end on the card whose suit the rest of the hand holds most of
+            best = -1
+            for d in more:
+                sm = SM[SUIT[d]]
+                cnt = (h & sm).bit_count() + (h2[seat] & sm).bit_count()
+                if cnt > best:
+                    best = cnt
+                    lastc = d
+            more.remove(lastc)
+            cards = (c, *more, lastc)
+            k = len(cards)
+            discard.extend(cards)
+        else:
+            discard.append(c)
+        h1[seat] = h
+        decisions += 1
+        drawn = 0
+        passes = 0
+        if not h:
+            winner = seat  # R-OUT: no declaration, effects lapse
+            if trace is not None:
+                trace.append((seat, "play", cards, None))
+            break
+        if rank == wild[seat]:
+            # R-EIGHT: declare a suit
+            if greedy:
+                best = -1
+                decl = 0
+                for s in range(4):
+                    sm = SM[s]
+                    cnt = (h & sm).bit_count() + (h2[seat] & sm).bit_count()
+                    if cnt > best:
+                        best = cnt
+                        decl = s
+            else:
+                decl = int(random() * 4)
+            acc = SM[decl]
+            if trace is not None:
+                trace.append((seat, "play", cards, decl))
+        else:
+            acc = ACCEPT[lastc]
+            if trace is not None:
+                trace.append((seat, "play", cards, None))
+        if action and rank in SPECIAL:
+            if rank == 2:
+                pending += 2 * k
+                turn = (turn + direction) % n
+            elif rank == 12:
+                turn = (turn + direction * (1 + k)) % n
+            elif rank == 1:
+                if n == 2:
+                    turn = (turn + direction * (1 + k)) % n
+                else:
+                    if k & 1:
+                        direction = -direction
+                    turn = (turn + direction) % n
+        else:
+            turn = (turn + direction) % n
+    # ---- scoring (R-PTS-TABLE, R-PTS-CLASSIC, R-BLOCKED-CLASSIC, R-COUNTDOWN)
+    if winner >= 0:
+        ended_by = EndedBy.OUT
+    else:
+        ended_by = EndedBy.BLOCKED
+    if rules.countdown:
+        points = [0] * n
+    else:
+        t = _TABLE13 if action else _CLASSIC13
+        values = [_mask_value(h1[s], t) + _mask_value(h2[s], t) for s in range(n)]
+        if action:
+            points = values
+        elif winner >= 0:
+            points = [0] * n
+            points[winner] = sum(values)
+        else:
+            low = min(values)
+            total = sum(v - low for v in values)
+            points = [total if v == low else 0 for v in values]
+    return Outcome(points, ended_by, winner if winner >= 0 else None, decisions)

@@ -1,0 +1,96 @@
+"""The settings and profile file: the last ``p2p8s play`` options and what the player
+has already seen (the coach runs in a player's first round ever).
+
+The file is JSON ``{"version": 1, "play": {...}, "profile": {...}}``; keys this module
+does not know are kept when it is rewritten. A damaged file is moved aside and the
+defaults are used.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from p2p8s.store.paths import atomic_write, move_aside, settings_path
+
+VERSION = 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlaySettings:
+    """The remembered ``p2p8s play`` options (the seed is not remembered)."""
+
+    opponents: int = 3
+    classic: bool = False
+    multi: bool = True
+    draw_limit: int = 3
+    countdown: bool = False
+    target: int | None = None
+    ascii: bool = False
+
+    def merged(self, **changes: Any) -> PlaySettings:
+        """A copy with the options that are not ``None`` in ``changes``."""
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    @classmethod
+    def from_dict(cls, data: Any) -> PlaySettings:
+        """Read what is valid in ``data``; anything else keeps its default."""
+        if not isinstance(data, dict):
+            return cls()
+        kept: dict[str, Any] = {}
+        for f in fields(cls):
+            value = data.get(f.name)
+            default = getattr(cls(), f.name)
+            if f.name == "target":
+                if value is None or (type(value) is int and value > 0):
+                    kept[f.name] = value
+            elif type(value) is type(default):
+                kept[f.name] = value
+        if not 1 <= kept.get("opponents", 3) <= 6:
+            kept.pop("opponents")
+        if kept.get("draw_limit", 0) < 0:
+            kept.pop("draw_limit")
+        return cls(**kept)
+
+
+@dataclass(slots=True)
+class SettingsFile:
+    """The loaded file: ``play`` options, the ``coached`` flag, and any other keys."""
+
+    play: PlaySettings
+    coached: bool = False
+    other: dict[str, Any] | None = None
+    notice: str | None = None  #: set when a damaged file was moved aside
+
+    def save(self, path: Path | None = None) -> None:
+        """Write the file atomically (default: :func:`settings_path`)."""
+        doc = dict(self.other or {})
+        profile = dict(doc.get("profile") or {}) if isinstance(doc.get("profile"), dict) else {}
+        profile["coached"] = self.coached
+        doc.update({"version": VERSION, "play": asdict(self.play), "profile": profile})
+        atomic_write(path or settings_path(), json.dumps(doc, indent=2, sort_keys=True) + "\n")
+
+
+def load_settings(path: Path | None = None) -> SettingsFile:
+    """Read the settings file; defaults if it is missing; a damaged one is moved aside
+    (``notice`` says where)."""
+    source = path or settings_path()
+    try:
+        doc = json.loads(source.read_text(encoding="utf-8"))
+        if not isinstance(doc, dict):
+            raise ValueError("not an object")
+    except FileNotFoundError:
+        return SettingsFile(PlaySettings())
+    except (OSError, ValueError) as exc:
+        notice = f"the settings file was damaged ({exc}); using defaults"
+        try:
+            moved = move_aside(source, "damaged")
+            notice += f" (the old file is now {moved})"
+        except OSError:
+            pass
+        return SettingsFile(PlaySettings(), notice=notice)
+    profile = doc.get("profile")
+    coached = bool(profile.get("coached")) if isinstance(profile, dict) else False
+    return SettingsFile(PlaySettings.from_dict(doc.get("play")), coached=coached, other=doc)

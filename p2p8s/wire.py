@@ -1,0 +1,555 @@
+"""The wire format: signed, length-prefixed msgpack messages (pure, sans-IO).
+
+Spec: protocol/wire.md. One frame is::
+
+    u32 length (big-endian, 98 <= length <= MAX_FRAME)
+    body = u8 version ‖ 32-byte Ed25519 public key ‖ msgpack payload ‖ 64-byte signature
+
+The signature (Ed25519, RFC 8032) covers ``SIGN_TAG ‖ body[:-64]`` — the exact bytes
+sent — and is checked before the payload is decoded. The payload is a msgpack map with
+the table id, the author seat, the author's sequence number, the hash of the previous
+action and a kind-specific body (:class:`Message`). A message's hash is
+``SHA-256(HASH_TAG ‖ body)`` (:func:`message_hash`); the next action names it in ``prev``.
+
+Bytes in, messages out, in the manner of h11: :class:`FrameDecoder` takes whatever the
+socket delivered and returns the complete, verified messages; :func:`encode` turns a
+message into one frame. Everything wrong with received bytes raises
+:class:`~p2p8s.errors.RemoteError` naming the peer (and its seat when known); a misuse
+on this side (an oversize payload) raises :class:`~p2p8s.errors.LocalError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, NoReturn
+
+import msgpack
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from p2p8s.errors import LocalError, MalformedInput, RemoteError
+from p2p8s.rules import Ruleset
+
+#: The protocol version this code speaks (first byte of every frame body).
+VERSION = 1
+#: Largest frame body in bytes (the 4-byte length prefix not counted).
+MAX_FRAME = 64 * 1024
+#: Bytes of the length prefix.
+PREFIX_LENGTH = 4
+KEY_LENGTH = 32
+SIGNATURE_LENGTH = 64
+HASH_LENGTH = 32
+NONCE_LENGTH = 32
+#: Smallest possible body: version, key, a one-byte payload, signature.
+MIN_BODY = 1 + KEY_LENGTH + 1 + SIGNATURE_LENGTH
+#: Longest player name, in characters.
+MAX_NAME = 32
+#: Largest opaque payload of a ``game`` message, in bytes (leaves room for the envelope).
+MAX_GAME_PAYLOAD = MAX_FRAME - 1024
+SIGN_TAG = b"p2p8s/v1/msg"
+HASH_TAG = b"p2p8s/v1/msg-hash"
+
+
+class Kind(StrEnum):
+    """Message kinds (protocol/wire.md, "Message kinds")."""
+
+    HELLO = "hello"
+    PROOF = "proof"
+    ROSTER = "roster"
+    SIT = "sit"
+    WELCOME = "welcome"
+    REFUSE = "refuse"
+    HEARTBEAT = "heartbeat"
+    BYE = "bye"
+    GAME = "game"
+    ECHO = "echo"
+
+
+class Role(StrEnum):
+    """Why a connection was opened: to join a table, by a host, or within the mesh."""
+
+    JOIN = "join"
+    HOST = "host"
+    PEER = "peer"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hello:
+    """First message on every connection, both ways: who I am and a fresh 32-byte nonce.
+
+    ``port`` is the TCP port this node listens on (0: none).
+    """
+
+    name: str
+    nonce: bytes
+    port: int
+    role: Role
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Proof:
+    """Second message, both ways: the code proof answering the peer's ``nonce`` (``echo``)."""
+
+    echo: bytes
+    mac: bytes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatEntry:
+    """One taken seat: number, player name, identity key and where its node listens."""
+
+    seat: int
+    name: str
+    key: bytes
+    addrs: tuple[str, ...]
+    port: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Roster:
+    """The table as the host sees it: ``size`` seats (2–7), the rules, the taken seats;
+    ``open`` is False once the host has closed the lobby to deal."""
+
+    size: int
+    rules: Ruleset
+    seats: tuple[SeatEntry, ...]
+    open: bool = True
+
+    def entry(self, seat: int) -> SeatEntry | None:
+        """The entry for ``seat``, or None if it is free."""
+        return next((e for e in self.seats if e.seat == seat), None)
+
+    def seat_of(self, key: bytes) -> int | None:
+        """The seat held by identity ``key``, or None."""
+        return next((e.seat for e in self.seats if e.key == key), None)
+
+    @property
+    def free(self) -> int:
+        """Seats not yet taken."""
+        return self.size - len(self.seats)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RosterBody:
+    """The table shown to a joiner before they sit, and every update after."""
+
+    roster: Roster
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Sit:
+    """A joiner who has seen the rules asks for a seat."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Welcome:
+    """The host gives the joiner ``seat``."""
+
+    seat: int
+    roster: Roster
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Refuse:
+    """The connection is refused; ``code`` is machine-readable (``wrong-code``,
+    ``full``, ``closed``, ``version``, ``unknown-peer``, ``duplicate``), ``reason`` for people."""
+
+    code: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Heartbeat:
+    """I am alive (sent every second when nothing else was)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Bye:
+    """I am leaving; ``reason`` for people."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Game:
+    """An opaque payload of the table layer (game actions, crypto messages).
+
+    ``to`` is the seat it is meant for, or None for every seat.
+    """
+
+    to: int | None
+    payload: bytes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Echo:
+    """The author's transcript hash after ``index`` log entries, to catch forks early."""
+
+    index: int
+    digest: bytes
+
+
+Body = Hello | Proof | RosterBody | Sit | Welcome | Refuse | Heartbeat | Bye | Game | Echo
+
+_KIND_OF: dict[type[Any], Kind] = {
+    Hello: Kind.HELLO, Proof: Kind.PROOF, RosterBody: Kind.ROSTER, Sit: Kind.SIT,
+    Welcome: Kind.WELCOME, Refuse: Kind.REFUSE, Heartbeat: Kind.HEARTBEAT, Bye: Kind.BYE,
+    Game: Kind.GAME, Echo: Kind.ECHO,
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Message:
+    """One message: ``table`` id (8 bytes), author ``seat`` (None before seating), the
+    author's sequence number ``seq`` (>= 0, strictly increasing), ``prev`` (the previous
+    action's 32-byte hash, or empty) and the kind-specific ``body``."""
+
+    table: bytes
+    seat: int | None
+    seq: int
+    prev: bytes = b""
+    body: Body = field(default_factory=Heartbeat)
+
+    @property
+    def kind(self) -> Kind:
+        """The message kind, from the body type."""
+        return _KIND_OF[type(self.body)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Received:
+    """A verified message with its author's key, its hash and its exact frame body."""
+
+    message: Message
+    key: bytes
+    digest: bytes
+    body: bytes
+
+
+def public_key_bytes(key: Ed25519PrivateKey | Ed25519PublicKey) -> bytes:
+    """The raw 32-byte public key (RFC 8032 §5.1.5 encoding)."""
+    public = key.public_key() if isinstance(key, Ed25519PrivateKey) else key
+    return public.public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+def message_hash(body: bytes) -> bytes:
+    """SHA-256 of :data:`HASH_TAG` and the frame body (32 bytes): the message's name."""
+    return hashlib.sha256(HASH_TAG + body).digest()
+
+
+# --- encoding -----------------------------------------------------------------------
+
+def _roster_obj(roster: Roster) -> dict[str, Any]:
+    return {
+        "size": roster.size,
+        "rules": roster.rules.to_dict(),
+        "open": roster.open,
+        "seats": [{"seat": e.seat, "name": e.name, "key": e.key, "addrs": list(e.addrs),
+                   "port": e.port} for e in roster.seats],
+    }
+
+
+def _body_obj(body: Body) -> dict[str, Any]:
+    match body:
+        case Hello():
+            return {"name": body.name, "nonce": body.nonce, "port": body.port,
+                    "role": str(body.role)}
+        case Proof():
+            return {"echo": body.echo, "mac": body.mac}
+        case RosterBody():
+            return {"roster": _roster_obj(body.roster)}
+        case Welcome():
+            return {"seat": body.seat, "roster": _roster_obj(body.roster)}
+        case Refuse():
+            return {"code": body.code, "reason": body.reason}
+        case Bye():
+            return {"reason": body.reason}
+        case Game():
+            return {"to": body.to, "payload": body.payload}
+        case Echo():
+            return {"index": body.index, "digest": body.digest}
+        case _:  # Sit, Heartbeat
+            return {}
+
+
+def encode_payload(message: Message) -> bytes:
+    """The msgpack payload of ``message`` (keys in the fixed order of protocol/wire.md)."""
+    obj = {"k": str(message.kind), "t": message.table, "a": message.seat, "n": message.seq,
+           "p": message.prev, "b": _body_obj(message.body)}
+    packed: bytes = msgpack.packb(obj, use_bin_type=True)
+    return packed
+
+
+def encode(message: Message, key: Ed25519PrivateKey) -> bytes:
+    """One complete frame (length prefix included) carrying ``message`` signed by ``key``.
+
+    Raises :class:`~p2p8s.errors.LocalError` if the frame would exceed :data:`MAX_FRAME`.
+    """
+    signed = bytes([VERSION]) + public_key_bytes(key) + encode_payload(message)
+    body = signed + key.sign(SIGN_TAG + signed)
+    if len(body) > MAX_FRAME:
+        raise LocalError(f"message too large to send ({len(body)} bytes, limit {MAX_FRAME})")
+    return len(body).to_bytes(PREFIX_LENGTH, "big") + body
+
+
+# --- decoding -----------------------------------------------------------------------
+
+class _Bad(Exception):
+    """Internal: the payload does not match the schema (message for RemoteError)."""
+
+
+def _fail(message: str) -> NoReturn:
+    raise _Bad(message)
+
+
+def _get(obj: Mapping[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:
+    if name not in obj:
+        _fail(f"missing field {name!r}")
+    value = obj[name]
+    if isinstance(value, bool) and kind is int:
+        _fail(f"field {name!r} must be a whole number")
+    if not isinstance(value, kind):
+        _fail(f"field {name!r} has the wrong type")
+    return value
+
+
+def _int(obj: Mapping[str, Any], name: str, low: int, high: int) -> int:
+    value: int = _get(obj, name, int)
+    if not low <= value <= high:
+        _fail(f"field {name!r} out of range ({value})")
+    return value
+
+
+def _bytes(obj: Mapping[str, Any], name: str, *lengths: int) -> bytes:
+    value: bytes = _get(obj, name, bytes)
+    if lengths and len(value) not in lengths:
+        _fail(f"field {name!r} must be {' or '.join(map(str, lengths))} bytes")
+    return value
+
+
+def _text(obj: Mapping[str, Any], name: str, *, limit: int, empty: bool = True) -> str:
+    value: str = _get(obj, name, str)
+    if len(value) > limit or (not empty and not value) or not value.isprintable():
+        _fail(f"field {name!r} must be 1 to {limit} printable characters")
+    return value
+
+
+def _map(value: Any, name: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        _fail(f"{name} must be a map")
+    return value
+
+
+def _roster(value: Any) -> Roster:
+    obj = _map(value, "roster")
+    size = _int(obj, "size", 2, 7)
+    try:
+        rules = Ruleset.from_dict(_map(obj.get("rules"), "rules"))
+    except (MalformedInput, TypeError, ValueError) as exc:
+        _fail(f"bad rules: {exc}")
+    raw_seats = _get(obj, "seats", list)
+    if len(raw_seats) > size:
+        _fail("more seats taken than the table has")
+    seats = []
+    for raw in raw_seats:
+        entry = _map(raw, "seat entry")
+        addrs = _get(entry, "addrs", list)
+        if len(addrs) > 16 or not all(isinstance(a, str) and 0 < len(a) <= 64 for a in addrs):
+            _fail("bad address list")
+        seats.append(SeatEntry(seat=_int(entry, "seat", 0, size - 1),
+                               name=_text(entry, "name", limit=MAX_NAME, empty=False),
+                               key=_bytes(entry, "key", KEY_LENGTH), addrs=tuple(addrs),
+                               port=_int(entry, "port", 0, 65535)))
+    if len({e.seat for e in seats}) != len(seats) or len({e.key for e in seats}) != len(seats):
+        _fail("a seat or key appears twice in the roster")
+    return Roster(size=size, rules=rules, seats=tuple(seats), open=_get(obj, "open", bool))
+
+
+def _body(kind: Kind, obj: Mapping[str, Any]) -> Body:
+    match kind:
+        case Kind.HELLO:
+            role = _get(obj, "role", str)
+            if role not in set(Role):
+                _fail(f"unknown role {role!r}")
+            return Hello(name=_text(obj, "name", limit=MAX_NAME, empty=False),
+                         nonce=_bytes(obj, "nonce", NONCE_LENGTH),
+                         port=_int(obj, "port", 0, 65535), role=Role(role))
+        case Kind.PROOF:
+            return Proof(echo=_bytes(obj, "echo", NONCE_LENGTH),
+                         mac=_bytes(obj, "mac", HASH_LENGTH))
+        case Kind.ROSTER:
+            return RosterBody(roster=_roster(obj.get("roster")))
+        case Kind.SIT:
+            return Sit()
+        case Kind.WELCOME:
+            roster = _roster(obj.get("roster"))
+            return Welcome(seat=_int(obj, "seat", 0, roster.size - 1), roster=roster)
+        case Kind.REFUSE:
+            return Refuse(code=_text(obj, "code", limit=32), reason=_text(obj, "reason",
+                                                                          limit=500))
+        case Kind.HEARTBEAT:
+            return Heartbeat()
+        case Kind.BYE:
+            return Bye(reason=_text(obj, "reason", limit=500))
+        case Kind.GAME:
+            if "to" not in obj:
+                _fail("missing field 'to'")
+            to = None if obj["to"] is None else _int(obj, "to", 0, 6)
+            return Game(to=to, payload=_bytes(obj, "payload"))
+        case Kind.ECHO:
+            return Echo(index=_int(obj, "index", 0, 2**63 - 1),
+                        digest=_bytes(obj, "digest", HASH_LENGTH))
+
+
+def _no_ext(code: int, data: bytes) -> NoReturn:
+    raise _Bad("msgpack extension types are not allowed")
+
+
+def decode_payload(payload: bytes) -> Message:
+    """Decode and validate a msgpack payload (no signature check: see :func:`decode_body`).
+
+    Raises :class:`ValueError` with a description of the problem.
+    """
+    try:
+        obj = msgpack.unpackb(payload, raw=False, strict_map_key=True, use_list=True,
+                              ext_hook=_no_ext, timestamp=0)
+        top = _map(obj, "the message")
+        if set(top) != {"k", "t", "a", "n", "p", "b"}:
+            _fail("the message fields are not k, t, a, n, p, b")
+        kind_text = _get(top, "k", str)
+        if kind_text not in set(Kind):
+            _fail(f"unknown message kind {kind_text[:20]!r}")
+        seat = top["a"]
+        if seat is not None:
+            seat = _int(top, "a", 0, 6)
+        return Message(table=_bytes(top, "t", 8), seat=seat,
+                       seq=_int(top, "n", 0, 2**63 - 1),
+                       prev=_bytes(top, "p", 0, HASH_LENGTH),
+                       body=_body(Kind(kind_text), _map(top["b"], "the body")))
+    except _Bad as exc:
+        raise ValueError(str(exc)) from None
+    except (ValueError, TypeError, UnicodeDecodeError, msgpack.UnpackException,
+            RecursionError) as exc:
+        raise ValueError(f"undecodable payload ({type(exc).__name__})") from None
+
+
+def decode_body(body: bytes, *, expected_key: bytes | None = None, peer: str = "a peer",
+                seat: int | None = None) -> Received:
+    """Verify and decode one frame body (the bytes after the length prefix).
+
+    Order: size, version, key (against ``expected_key`` when the connection has pinned
+    one), signature, then msgpack. Raises :class:`~p2p8s.errors.RemoteError` naming
+    ``peer``/``seat`` for any failure.
+    """
+    who = peer if seat is None else f"{peer} (seat {seat})"
+
+    def refuse(reason: str) -> NoReturn:
+        raise RemoteError(f"{who}: {reason}", seat=seat)
+
+    if not MIN_BODY <= len(body) <= MAX_FRAME:
+        refuse(f"frame of {len(body)} bytes is outside {MIN_BODY}..{MAX_FRAME}")
+    if body[0] != VERSION:
+        refuse(f"speaks p2p8s protocol version {body[0]}, this program speaks {VERSION}; "
+               "both players need the same p2p8s release")
+    key = body[1:1 + KEY_LENGTH]
+    if expected_key is not None and key != expected_key:
+        refuse("signed with a different identity key than the connection's")
+    signed, signature = body[:-SIGNATURE_LENGTH], body[-SIGNATURE_LENGTH:]
+    try:
+        Ed25519PublicKey.from_public_bytes(key).verify(signature, SIGN_TAG + signed)
+    except (InvalidSignature, ValueError):
+        refuse("bad signature")
+    try:
+        message = decode_payload(signed[1 + KEY_LENGTH:])
+    except ValueError as exc:
+        refuse(f"malformed message: {exc}")
+    if seat is not None and message.seat is not None and message.seat != seat:
+        refuse(f"claims seat {message.seat}")
+    return Received(message=message, key=bytes(key), digest=message_hash(body), body=body)
+
+
+class FrameDecoder:
+    """Sans-IO reader of one connection: bytes in, verified :class:`Received` out.
+
+    ``peer`` (an address, for messages) and ``seat`` name the other end in errors;
+    ``expected_key`` pins its identity key once known (all three may be set later).
+    Memory is bounded: an oversize length is refused before its body is read, and at
+    most one incomplete frame is buffered. After an error the decoder stays failed.
+    """
+
+    def __init__(self, *, peer: str = "a peer", seat: int | None = None,
+                 expected_key: bytes | None = None, max_frame: int = MAX_FRAME) -> None:
+        self.peer = peer
+        self.seat = seat
+        self.expected_key = expected_key
+        self._max_frame = max_frame
+        self._buffer = bytearray()
+        self._error: RemoteError | None = None
+
+    @property
+    def buffered(self) -> int:
+        """Bytes received but not yet part of a complete frame."""
+        return len(self._buffer)
+
+    def receive_data(self, data: bytes) -> list[Received]:
+        """Feed bytes; return every message completed by them, in order.
+
+        Raises :class:`~p2p8s.errors.RemoteError` (and stays failed) on bad data.
+        """
+        if self._error is not None:
+            raise self._error
+        self._buffer += data
+        out: list[Received] = []
+        try:
+            while len(self._buffer) >= PREFIX_LENGTH:
+                length = int.from_bytes(self._buffer[:PREFIX_LENGTH], "big")
+                if not MIN_BODY <= length <= self._max_frame:
+                    self._buffer.clear()
+                    raise RemoteError(self._who(f"frame length {length} is outside "
+                                                f"{MIN_BODY}..{self._max_frame}"),
+                                      seat=self.seat)
+                if len(self._buffer) < PREFIX_LENGTH + length:
+                    break
+                body = bytes(self._buffer[PREFIX_LENGTH:PREFIX_LENGTH + length])
+                del self._buffer[:PREFIX_LENGTH + length]
+                out.append(decode_body(body, expected_key=self.expected_key, peer=self.peer,
+                                       seat=self.seat))
+        except RemoteError as exc:
+            self._error = exc
+            self._buffer.clear()
+            raise
+        return out
+
+    def receive_eof(self) -> None:
+        """The peer closed the stream; raises RemoteError if it stopped mid-frame."""
+        if self._buffer and self._error is None:
+            self._error = RemoteError(self._who("closed the connection in the middle of a "
+                                                "message"), seat=self.seat)
+            self._buffer.clear()
+            raise self._error
+
+    def _who(self, reason: str) -> str:
+        who = self.peer if self.seat is None else f"{self.peer} (seat {self.seat})"
+        return f"{who}: {reason}"
+
+
+def encode_all(messages: Sequence[Message], key: Ed25519PrivateKey) -> bytes:
+    """Frames for several messages, concatenated (for tests and batching)."""
+    return b"".join(encode(m, key) for m in messages)
+
+
+ROSTER_TAG = b"p2p8s/v1/roster"
+
+
+def roster_digest(roster: Roster) -> bytes:
+    """SHA-256 of :data:`ROSTER_TAG` and the roster's msgpack form (32 bytes): what every
+    node echoes (``echo`` index 0) when the lobby closes, so all agree on the table."""
+    packed: bytes = msgpack.packb(_roster_obj(roster), use_bin_type=True)
+    return hashlib.sha256(ROSTER_TAG + packed).digest()

@@ -1,0 +1,115 @@
+"""Codes, table ids, code proofs, fingerprints and join links (protocol/vectors/wire_codes.json)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from p2p8s.codes import (
+    ALPHABET,
+    check_code_proof,
+    code_key,
+    code_proof,
+    fingerprint,
+    format_link,
+    new_code,
+    normalize_code,
+    parse_invite,
+    table_id,
+)
+from p2p8s.errors import MalformedInput
+
+from .vectors import CODES
+
+VECTORS = json.loads(CODES.read_text())
+
+
+@pytest.mark.parametrize("case", VECTORS["new_code"], ids=lambda c: c["random_hex"])
+def test_new_code_vectors(case: dict[str, str]) -> None:
+    assert new_code(bytes.fromhex(case["random_hex"])) == case["code"]
+
+
+@pytest.mark.parametrize("case", VECTORS["normalize"], ids=lambda c: c["typed"])
+def test_normalize_vectors(case: dict[str, str]) -> None:
+    assert normalize_code(case["typed"]) == case["code"]
+
+
+@pytest.mark.parametrize("text", VECTORS["malformed"])
+def test_malformed_codes_are_refused_clearly(text: str) -> None:
+    with pytest.raises(MalformedInput, match="code"):
+        normalize_code(text)
+
+
+def test_messages_name_the_problem() -> None:
+    with pytest.raises(MalformedInput, match="6 characters, '7KQ4M' has 5"):
+        normalize_code("7KQ4M")
+    with pytest.raises(MalformedInput, match="not 'U'"):
+        normalize_code("7KQ4MU")
+
+
+@pytest.mark.parametrize("case", VECTORS["derive"], ids=lambda c: c["code"])
+def test_code_key_and_table_id_vectors(case: dict[str, str]) -> None:
+    key = code_key(case["code"])
+    assert key.hex() == case["code_key_hex"]
+    assert table_id(key).hex() == case["table_id_hex"]
+
+
+def test_lowercase_and_lookalikes_find_the_same_table() -> None:
+    assert code_key("i0l0oo") == code_key("101000")
+
+
+@pytest.mark.parametrize("case", VECTORS["fingerprint"], ids=lambda c: c["key_hex"][:8])
+def test_fingerprint_vectors(case: dict[str, str]) -> None:
+    assert fingerprint(bytes.fromhex(case["key_hex"])) == case["fingerprint"]
+
+
+def test_code_proof_vector_and_check() -> None:
+    case = VECTORS["code_proof"][0]
+    key = code_key(case["code"])
+    args = {"table": bytes.fromhex(case["table_hex"]),
+            "peer_nonce": bytes.fromhex(case["peer_nonce_hex"]),
+            "own_key": bytes.fromhex(case["own_key_hex"]),
+            "peer_key": bytes.fromhex(case["peer_key_hex"])}
+    proof = code_proof(key, **args)
+    assert proof.hex() == case["proof_hex"]
+    assert check_code_proof(key, proof, **args)
+    assert not check_code_proof(code_key("000000"), proof, **args)
+    swapped = {**args, "own_key": args["peer_key"], "peer_key": args["own_key"]}
+    assert not check_code_proof(key, proof, **swapped)
+
+
+@pytest.mark.parametrize("case", VECTORS["links"], ids=lambda c: c["text"])
+def test_link_vectors(case: dict[str, object]) -> None:
+    invite = parse_invite(str(case["text"]))
+    assert (invite.code, invite.host, invite.port) == (case["code"], case["host"], case["port"])
+
+
+@pytest.mark.parametrize("text", VECTORS["bad_links"])
+def test_bad_links_are_malformed_input(text: str) -> None:
+    with pytest.raises(MalformedInput):
+        parse_invite(text)
+
+
+@given(st.binary(min_size=4, max_size=4))
+def test_new_codes_are_canonical(random: bytes) -> None:
+    code = new_code(random)
+    assert len(code) == 6 and set(code) <= set(ALPHABET)
+    assert normalize_code(code.lower()) == code
+
+
+@given(st.text(max_size=40))
+def test_any_text_parses_or_is_malformed(text: str) -> None:
+    try:
+        invite = parse_invite(text)
+    except MalformedInput:
+        return
+    assert normalize_code(invite.code) == invite.code
+
+
+@given(st.sampled_from(["10.0.0.7", "fd00::1", "ann.local"]), st.integers(1, 65535))
+def test_format_link_round_trips(host: str, port: int) -> None:
+    invite = parse_invite(format_link("7KQ4MX", host, port))
+    assert (invite.host, invite.port) == (host, port)

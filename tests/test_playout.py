@@ -1,0 +1,323 @@
+"""The fast playout path is rule-identical to the engine (p2p8s.playout vs p2p8s.engine).
+
+Both sides play the same policy from one seeded choice stream: the engine side picks
+among the first cards of :meth:`Round.legal_actions` (distinct, ascending) with
+``int(rng.random() * k)`` exactly where the fast path does, and the engine's deck
+reshuffles with ``rng.shuffle`` on the same discards. Transcripts, points, the way the
+round ended and the winner must be identical, for every rules knob of RULES.md §2.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from itertools import product
+
+import pytest
+
+from p2p8s.cards import Card, Suit, decks_for, standard_deck
+from p2p8s.engine import (
+    DRAW,
+    PASS,
+    TAKE,
+    Action,
+    Draw,
+    OrderedDeck,
+    Pass,
+    Play,
+    Round,
+    Take,
+)
+from p2p8s.errors import MalformedInput
+from p2p8s.playout import (
+    Outcome,
+    Policy,
+    TraceStep,
+    bench_result,
+    bench_round,
+    deal_state,
+    playout,
+    playout_result,
+)
+from p2p8s.rules import Ruleset, Variant
+
+# ------------------------------------------------------------------ the engine side
+
+
+class _Box:
+    """The rng the engine's reshuffler uses (set when a lockstep run starts)."""
+
+    rng: random.Random = random.Random(0)
+
+
+def _deck(order: Sequence[Card], box: _Box) -> OrderedDeck:
+    def reshuffle(cards: Sequence[Card]) -> list[Card]:
+        new = list(cards)
+        box.rng.shuffle(new)
+        return new
+
+    return OrderedDeck(order, reshuffle)
+
+
+def _pick(cands: list[Card], rng: random.Random) -> Card:
+    return cands[int(rng.random() * len(cands))] if len(cands) > 1 else cands[0]
+
+
+def _suit_counts(rest: list[Card]) -> list[int]:
+    counts = [0, 0, 0, 0]
+    for c in rest:
+        counts[c // 13] += 1
+    return counts
+
+
+def _most_held(rest: list[Card]) -> int:
+    counts = _suit_counts(rest)
+    return counts.index(max(counts))
+
+
+def _play(r: Round, first: Card, policy: Policy, rng: random.Random) -> Play:
+    seat = r.turn
+    hand = [c for c in r.hands[seat] if c is not None]
+    rest = list(hand)
+    rest.remove(first)
+    wild = first.rank == r.wild[seat]
+    if wild:
+        if not rest:
+            return Play((first,))
+        suit = _most_held(rest) if policy == Policy.GREEDY else int(rng.random() * 4)
+        return Play((first,), Suit(suit))
+    if policy == Policy.GREEDY and r.rules.multi_play:
+        same = sorted(c for c in rest if c.rank == first.rank)
+        if same:
+            for c in same:
+                rest.remove(c)
+            counts = _suit_counts(rest)
+            last = max(same, key=lambda c: (counts[c // 13], -c))
+            same.remove(last)
+            return Play((first, *same, last))
+    return Play((first,))
+
+
+def engine_choose(r: Round, policy: Policy, rng: random.Random) -> Action:
+    """The policy of :mod:`p2p8s.playout`, on the engine's legal actions."""
+    legal = r.legal_actions()
+    firsts = sorted({a.cards[0] for a in legal if isinstance(a, Play)})
+    if r.pending_draw:
+        action: Action = _play(r, _pick(firsts, rng), policy, rng) if firsts else TAKE
+    elif firsts:
+        if policy == Policy.GREEDY:
+            w = r.wild[r.turn]
+            plain = [c for c in firsts if c.rank != w]
+            first = _pick(plain, rng) if plain else firsts[0]
+        else:
+            first = _pick(firsts, rng)
+        action = _play(r, first, policy, rng)
+    else:
+        action = DRAW if DRAW in legal else PASS
+    assert r.canonical(action) in legal, (action, legal)
+    return action
+
+
+def _step(event_action: Action, seat: int, drawn: tuple[Card | None, ...]) -> TraceStep:
+    a = event_action
+    if isinstance(a, Play):
+        return (seat, "play", tuple(int(c) for c in a.cards),
+                None if a.suit is None else int(a.suit))
+    got = tuple(int(c) for c in drawn if c is not None)
+    if isinstance(a, Draw):
+        return (seat, "draw", got, None)
+    if isinstance(a, Take):
+        return (seat, "take", got, None)
+    assert isinstance(a, Pass)
+    return (seat, "pass", (), None)
+
+
+def engine_run(r: Round, policy: Policy, rng: random.Random, box: _Box,
+               cap: int = 20_000) -> tuple[list[TraceStep], Outcome]:
+    """Play ``r`` to its end through Round.apply; the transcript and the outcome."""
+    box.rng = rng
+    trace: list[TraceStep] = []
+    for _ in range(cap):
+        if r.over:
+            break
+        seat = r.turn
+        ev = r.apply(engine_choose(r, policy, rng))
+        trace.append(_step(ev.action, seat, ev.drawn))
+    assert r.ended_by is not None, "the engine round did not end"
+    return trace, Outcome(r.points(), r.ended_by, r.winner, len(trace))
+
+
+# ------------------------------------------------------------------ configurations
+
+RULESETS = [
+    Ruleset(),
+    Ruleset.classic(),
+    Ruleset(multi_play=False),
+    Ruleset.classic(multi_play=False, draw_limit=1),
+    Ruleset(draw_limit=0),
+    Ruleset(draw_limit=1, draw_when_playable=True),
+    Ruleset.classic(draw_limit=0, draw_when_playable=True),
+    Ruleset(reshuffle=False),
+    Ruleset.classic(reshuffle=False, draw_limit=0),
+    Ruleset(reshuffle=False, draw_limit=1, multi_play=False),
+    Ruleset(variant=Variant.COUNTDOWN),
+    Ruleset(variant=Variant.COUNTDOWN, reshuffle=False, draw_limit=0),
+]
+IDS = [r.describe().replace(" ", "_") for r in RULESETS]
+
+
+def _order(players: int, rng: random.Random) -> list[Card]:
+    order = standard_deck(decks_for(players))
+    rng.shuffle(order)
+    return order
+
+
+def _deal(rules: Ruleset, players: int, seed: int, box: _Box) -> Round:
+    rng = random.Random(seed)
+    order = _order(players, rng)
+    dealer = rng.randrange(players)
+    if rules.countdown:
+        numbers = [rng.randint(1, 8) for _ in range(players)]
+        return Round.deal(rules, players=players, dealer=dealer, deck=_deck(order, box),
+                          hand_size=numbers, wild=numbers)
+    if rng.random() < (0.25 if rules.reshuffle else 0.6):
+        # big hands: a small stock, so reshuffles and blocked rounds come early
+        size = rng.randint(1, (len(order) - 1) // players)
+        try:
+            return Round.deal(rules, players=players, dealer=dealer,
+                              deck=_deck(order, box), hand_size=size)
+        except MalformedInput:  # the small stock held no allowed starter
+            pass
+    return Round.deal(rules, players=players, dealer=dealer, deck=_deck(order, box))
+
+
+def _snapshot(r: Round) -> tuple[object, ...]:
+    assert isinstance(r.deck, OrderedDeck)
+    return (r.deck.top_first(), [list(h) for h in r.hands], list(r.discard), r.suit,
+            r.declared, r.direction, r.turn, r.pending_draw, r.drawn, r.last_drawn,
+            r.passes, list(r.wild), r.ended_by, r.winner, len(r.log))
+
+
+# ------------------------------------------------------------------ tests
+
+
+@pytest.mark.parametrize("policy", list(Policy), ids=lambda p: p.name)
+@pytest.mark.parametrize("rules", RULESETS, ids=IDS)
+def test_playout_matches_engine_from_deal_and_midround(rules: Ruleset, policy: Policy) -> None:
+    box = _Box()
+    checked = 0
+    for players, k in product(range(2, 8), range(8)):
+        seed = 1000 * players + 17 * k + 7 * int(policy) + sum(map(ord, rules.describe())) % 997
+        r = _deal(rules, players, seed, box)
+        # advance a random number of engine steps with the same policy (or up to a
+        # pending penalty, or a pass with nothing to draw), then compare the rest of the
+        # round: from the deal, mid-turn after draws, under penalties, after passes
+        walk = random.Random(seed + 1)
+        box.rng = walk
+        steps = walk.choice([0, 0, 1, 3, 10, 40, -1, -2])
+        for _ in range(steps if steps >= 0 else 500):
+            if r.over or (steps == -1 and r.pending_draw) or (steps == -2 and r.passes):
+                break
+            r.apply(engine_choose(r, policy, walk))
+        before = _snapshot(r)
+        fast_trace: list[TraceStep] = []
+        fast = playout_result(r, random.Random(seed + 2), policy, fast_trace)
+        assert _snapshot(r) == before, "playout modified the round"
+        if not r.over:
+            assert playout(r.copy(), random.Random(seed + 2), policy) == fast.points
+        eng_trace, eng = engine_run(r, policy, random.Random(seed + 2), box)
+        assert fast_trace == eng_trace, (players, seed)
+        assert fast.decisions == eng.decisions
+        assert fast.points == eng.points
+        assert fast.ended_by == eng.ended_by
+        assert fast.winner == eng.winner
+        checked += 1
+    assert checked == 48
+
+
+@pytest.mark.parametrize("rules", [Ruleset(), Ruleset.classic(), Ruleset(reshuffle=False),
+                                   Ruleset(variant=Variant.COUNTDOWN)],
+                         ids=["table", "classic", "no_reshuffle", "countdown"])
+@pytest.mark.parametrize("policy", list(Policy), ids=lambda p: p.name)
+def test_bench_round_matches_engine_deal_and_play(rules: Ruleset, policy: Policy) -> None:
+    box = _Box()
+    for players, seed in product(range(2, 8), range(8)):
+        rng = random.Random(seed * 31 + players)
+        order = _order(players, rng)
+        dealer = rng.randrange(players)
+        hands, stock, discard = deal_state(rules, players, dealer, order)
+        r = Round.deal(rules, players=players, dealer=dealer, deck=_deck(order, box))
+        assert hands == [list(h) for h in r.hands]
+        assert isinstance(r.deck, OrderedDeck)
+        assert stock[::-1] == r.deck.top_first()
+        assert discard == r.discard
+        trace: list[TraceStep] = []
+        decisions, points, out = bench_result(rules, players, dealer, order,
+                                              random.Random(seed), policy, trace)
+        eng_trace, eng = engine_run(r, policy, random.Random(seed), box)
+        assert trace == eng_trace
+        assert (decisions, points) == (eng.decisions, eng.points)
+        assert (out.ended_by, out.winner) == (eng.ended_by, eng.winner)
+        assert bench_round(rules, players, dealer, order, random.Random(seed),
+                           policy) == (decisions, points)
+
+
+def test_starter_is_buried_like_the_engine() -> None:
+    # R-STARTER / fixed case 5: forbidden starters go to index len(stock)//2
+    order = [Card.parse(t) for t in ["3C", "4C", "5C", "6C", "8S", "2H", "9H", "QD", "AC"]]
+    box = _Box()
+    for rules in (Ruleset(), Ruleset.classic()):
+        r = Round.deal(rules, players=2, dealer=0, deck=_deck(order, box), hand_size=2)
+        hands, stock, discard = deal_state(rules, 2, 0, order, [2, 2])
+        assert discard == r.discard
+        assert isinstance(r.deck, OrderedDeck)
+        assert stock[::-1] == r.deck.top_first()
+        assert hands == r.hands
+
+
+def test_finished_round_returns_its_points() -> None:
+    box = _Box()
+    r = _deal(Ruleset(), 3, 5, box)
+    engine_run(r, Policy.RANDOM, random.Random(3), box)
+    out = playout_result(r, random.Random(0))
+    assert out == Outcome(r.points(), r.ended_by, r.winner, 0)  # type: ignore[arg-type]
+
+
+def test_hidden_cards_and_unknown_decks_are_refused() -> None:
+    box = _Box()
+    r = _deal(Ruleset(), 2, 1, box)
+    hidden = r.copy()
+    hidden.hands[0][0] = None
+    with pytest.raises(MalformedInput):
+        playout(hidden, random.Random(0))
+
+    other = r.copy()
+    other.deck = object()  # type: ignore[assignment]
+    with pytest.raises(MalformedInput):
+        playout(other, random.Random(0))
+
+
+@pytest.mark.parametrize("rules", [Ruleset(reshuffle=False), Ruleset.classic(reshuffle=False),
+                                   Ruleset(variant=Variant.COUNTDOWN, reshuffle=False)],
+                         ids=["table", "classic", "countdown"])
+def test_blocked_rounds_match_engine(rules: Ruleset) -> None:
+    # R-BLOCKED, R-BLOCKED-CLASSIC: full hands and no reshuffle stall the round
+    box = _Box()
+    blocked = 0
+    for players, seed in product(range(2, 8), range(6)):
+        rng = random.Random(seed * 7 + players)
+        order = _order(players, rng)
+        size = (len(order) - 1) // players - rng.randrange(3)
+        try:
+            r = Round.deal(rules, players=players, dealer=seed % players,
+                           deck=_deck(order, box), hand_size=size, wild=[8] * players)
+        except MalformedInput:
+            continue
+        for policy in Policy:
+            fast_trace: list[TraceStep] = []
+            fast = playout_result(r, random.Random(seed), policy, fast_trace)
+            eng_trace, eng = engine_run(r.copy(), policy, random.Random(seed), box)
+            assert fast_trace == eng_trace
+            assert fast == eng
+            blocked += fast.ended_by == "blocked"
+    assert blocked >= 3
