@@ -21,7 +21,7 @@ on this side (an oversize payload) raises :class:`~p2p8s.errors.LocalError`.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NoReturn
@@ -538,11 +538,6 @@ class FrameDecoder:
     def _who(self, reason: str) -> str:
         who = self.peer if self.seat is None else f"{self.peer} (seat {self.seat})"
         return f"{who}: {reason}"
-
-
-def encode_all(messages: Sequence[Message], key: Ed25519PrivateKey) -> bytes:
-    """Frames for several messages, concatenated (for tests and batching)."""
-    return b"".join(encode(m, key) for m in messages)
 
 
 ROSTER_TAG = b"p2p8s/v1/roster"

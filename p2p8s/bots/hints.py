@@ -143,7 +143,7 @@ def explain(view: View, legal: Sequence[Action], action: Action, *,
                 f"{len(hand)} cards in one turn.")
     suit = last // 13
     if know.void(nxt, suit):
-        return f"Play {_cards(cards)}: {who(nxt)} has no {_suit_name(suit)}, keep them on it."
+        return f"Play {_cards(cards)}: {who(nxt)} drew on {_suit_name(suit)} and has none."
     value = sum(card_value(Card(c), view.rules) for c in cards)
     if len(cards) == 2:
         return f"Play both {_cards(cards)}: two cards gone in one turn."
@@ -154,4 +154,4 @@ def explain(view: View, legal: Sequence[Action], action: Action, *,
     if held >= 2:
         return (f"Play {_cards(cards)}: it keeps {_suit_name(suit)} on the pile, and you "
                 f"hold {_n(held)} more.")
-    return f"Play {_cards(cards)}: it fits and keeps your better cards for later."
+    return f"Play {_cards(cards)}: it fits and keeps your options open."

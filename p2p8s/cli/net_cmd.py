@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import getpass
 import secrets
+import signal
 import sys
 import threading
 from collections.abc import Callable, Coroutine
@@ -64,7 +65,7 @@ class _TerminalView:
 
     def table(self, roster: Roster) -> None:
         host = roster.entry(0)
-        click.echo(f"{host.name if host else '?'}'s table: {_rules_line(roster.rules)}")
+        click.echo(f"{host.name if host else '?'}'s table: {roster.rules.describe()}")
         click.echo(f"Seats: {roster.size} ({len(roster.seats)} taken, {roster.free} free; "
                    "computer players fill empty seats)")
         for entry in roster.seats:
@@ -83,10 +84,6 @@ class _TerminalView:
 
 def _who(entry: SeatEntry) -> str:
     return f"{entry.name} [key {fingerprint(entry.key)}]"
-
-
-def _rules_line(rules: Ruleset) -> str:
-    return rules.describe()
 
 
 def _default_name() -> str:
@@ -129,11 +126,23 @@ def _stdin_lines() -> asyncio.Queue[str]:
 
 
 def _run(main: Callable[[], Coroutine[Any, Any, int]]) -> None:
+    """Run ``main``; Ctrl-C or SIGTERM leave the table cleanly (peers get ``bye``)."""
+
+    async def guarded() -> int:
+        task = asyncio.current_task()
+        if task is not None:
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+        return await main()
+
     try:
-        code = asyncio.run(main())
+        code = asyncio.run(guarded())
     except KeyboardInterrupt:
         click.echo("\nLeft the table.", err=True)
         sys.exit(130)
+    except asyncio.CancelledError:
+        click.echo("Left the table.", err=True)
+        sys.exit(143)
     if code:
         sys.exit(code)
 

@@ -34,12 +34,23 @@ POINT_BYTES = 32
 SCALAR_BYTES = 32
 #: The group order l (RFC 8032 §5.1).
 ORDER = 2**252 + 27742317777372353535851937790883648493
+#: The encoding of the neutral element (0, 1).
+IDENTITY = Point(bytes([1]) + bytes(31))
+#: The scalar 1.
+ONE = Scalar((1).to_bytes(32, "little"))
 #: The RFC 8032 base point B, used as the generator G.
 GENERATOR = Point(_na.crypto_scalarmult_ed25519_base_noclamp((1).to_bytes(32, "little")))
 
 
 class GroupError(Error):
     """A group operation was given a point or scalar it cannot work with."""
+
+
+def check_subgroup(p: Point) -> Point:
+    """``p`` itself if it is a valid non-identity subgroup element, else GroupError."""
+    if not is_valid_point(p):
+        raise GroupError("not a prime-order group element")
+    return p
 
 
 def scalar_from_int(value: int) -> Scalar:
@@ -127,23 +138,24 @@ def mul(s: Scalar, p: Point) -> Point:
 
 
 def add(p: Point, q: Point) -> Point:
-    """``p + q``; raises :class:`GroupError` if the sum is the identity or an input is bad."""
+    """``p + q`` of two subgroup elements (results of :func:`mul`/:func:`base_mul` or
+    checked points); raises :class:`GroupError` if the sum is the identity."""
     try:
         r = Point(_na.crypto_core_ed25519_add(p, q))
     except _NaclRuntimeError:
         raise GroupError("invalid point in addition") from None
-    if not is_valid_point(r):
+    if r == IDENTITY:
         raise GroupError("point addition gave the identity")
     return r
 
 
 def sub(p: Point, q: Point) -> Point:
-    """``p - q``; raises :class:`GroupError` if the difference is the identity."""
+    """``p - q`` of two subgroup elements; raises :class:`GroupError` for the identity."""
     try:
         r = Point(_na.crypto_core_ed25519_sub(p, q))
     except _NaclRuntimeError:
         raise GroupError("invalid point in subtraction") from None
-    if not is_valid_point(r):
+    if r == IDENTITY:
         raise GroupError("point subtraction gave the identity")
     return r
 
@@ -155,7 +167,7 @@ def combine(scalars: Iterable[Scalar], points: Iterable[Point]) -> Point:
     """
     acc: Point | None = None
     for s, p in zip(scalars, points, strict=True):
-        term = mul(s, p)
+        term = mul(s, p) if s != ONE else check_subgroup(p)
         acc = term if acc is None else add(acc, term)
     if acc is None:
         raise GroupError("empty combination")

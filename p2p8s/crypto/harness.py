@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 
 from p2p8s.crypto.audit import AuditReport
 from p2p8s.crypto.deck import Position
+from p2p8s.crypto.errors import CheatDetected
 from p2p8s.crypto.events import Event, Output
 from p2p8s.crypto.messages import Message, decode
 from p2p8s.crypto.rand import seeded
@@ -45,8 +46,13 @@ class FakeNetwork:
         tamper: Tamper | None = None,
         order_seed: bytes | None = None,
         clock: Callable[[], float] | None = None,
+        keep_going: bool = False,
     ) -> None:
         self.sessions = list(sessions)
+        #: with ``keep_going``, the CheatDetected each failed seat raised (no more
+        #: messages are delivered to it); otherwise the first one propagates
+        self.failures: dict[int, CheatDetected] = {}
+        self.keep_going = keep_going
         self.tamper = tamper
         n = len(self.sessions)
         self.links: dict[tuple[int, int], deque[tuple[bytes, float, int]]] = {
@@ -89,12 +95,19 @@ class FakeNetwork:
         data, at, _ = self.links[link].popleft()
         sender, recipient = link
         self.delivered += 1
+        if recipient in self.failures:
+            return True
 
         def handle() -> Output:
             msg = decode(data, sender=sender)
             return self.sessions[recipient].receive(msg)
 
-        self._timed(recipient, at, handle)
+        try:
+            self._timed(recipient, at, handle)
+        except CheatDetected as e:
+            if not self.keep_going:
+                raise
+            self.failures[recipient] = e
         return True
 
     def roundtrip_until_done(self, max_steps: int = 200_000) -> int:
@@ -153,6 +166,7 @@ def new_table(
     tamper: Tamper | None = None,
     order_seed: bytes | None = None,
     clock: Callable[[], float] | None = None,
+    keep_going: bool = False,
 ) -> FakeNetwork:
     """``players`` sessions with seeded randomness (``seed ‖ seat``) on a FakeNetwork.
 
@@ -167,7 +181,8 @@ def new_table(
         )
         for s in range(players)
     ]
-    return FakeNetwork(sessions, tamper=tamper, order_seed=order_seed, clock=clock)
+    return FakeNetwork(sessions, tamper=tamper, order_seed=order_seed, clock=clock,
+                       keep_going=keep_going)
 
 
 def start(net: FakeNetwork) -> None:

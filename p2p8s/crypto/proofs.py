@@ -80,6 +80,7 @@ def prove_dleq(t: Transcript, x: Scalar, X: Point, A: Point, B: Point, rand: Ran
 def verify_dleq(t: Transcript, X: Point, A: Point, B: Point, proof: Proof) -> bool:
     """Check a :func:`prove_dleq` proof; ``False`` on any failure."""
     try:
+        # mul() rejects A, B (and X) unless they are prime-order, non-identity points
         R1 = group.sub(group.base_mul(proof.response), group.mul(proof.challenge, X))
         R2 = group.sub(group.mul(proof.response, A), group.mul(proof.challenge, B))
     except GroupError:
@@ -116,6 +117,8 @@ def prove_dleq_batch(
     if not pairs:
         raise ValueError("a batch DLEQ proof needs at least one pair")
     _batch_statement(t, X, pairs)
+    if len(pairs) == 1:
+        return prove_dleq(t, x, X, pairs[0][0], pairs[0][1], rand)
     z = _coefficients(t, len(pairs))
     A = group.combine(z, [a for a, _ in pairs])
     return prove_dleq(t, x, X, A, group.mul(x, A), rand)
@@ -130,8 +133,11 @@ def verify_dleq_batch(
     _batch_statement(t, X, pairs)
     z = _coefficients(t, len(pairs))
     try:
-        A = group.combine(z, [a for a, _ in pairs])
-        B = group.combine(z, [b for _, b in pairs])
+        if len(pairs) == 1:  # z_0 = 1: the pair itself (its points checked in verify_dleq)
+            A, B = pairs[0]
+        else:
+            A = group.combine(z, [a for a, _ in pairs])
+            B = group.combine(z, [b for _, b in pairs])
     except GroupError:
         return False
     return verify_dleq(t, X, A, B, proof)

@@ -427,13 +427,11 @@ class Session:
         self._guard()
         try:
             self._accept(msg)
-            self._inbox.append(msg)
-            return self._run()
         except CheatDetected as e:
             self._failed = e
-            self._out.clear()
-            self._events.clear()
             raise
+        self._inbox.append(msg)
+        return self._run()
 
     def _accept(self, msg: Message) -> None:
         cfg = self.config
@@ -569,7 +567,7 @@ class Session:
             return False
         if s < len(ep.steps):
             raise CheatDetected("shuffle out of turn", seat=s, fault=Fault.UNEXPECTED)
-        check_shuffle_output(msg.points, len(ep.cards), seat=s)
+        check_shuffle_output(msg.points, len(ep.cards), seat=s, validate=s + 1 != self._me)
         ep.steps.append(tuple(msg.points))
         return True
 
@@ -682,14 +680,20 @@ class Session:
     # ------------------------------------------------------------------ driving
 
     def _run(self) -> Output:
-        progress = True
-        while progress:
-            progress = False
-            for msg in list(self._inbox):
-                if self._handle(msg):
-                    self._inbox.remove(msg)
-                    progress = True
-            progress |= self._pump()
+        try:
+            progress = True
+            while progress:
+                progress = False
+                for msg in list(self._inbox):
+                    if self._handle(msg):
+                        self._inbox.remove(msg)
+                        progress = True
+                progress |= self._pump()
+        except CheatDetected as e:
+            self._failed = e
+            self._out.clear()
+            self._events.clear()
+            raise
         out = Output(tuple(self._out), tuple(self._events))
         self._out.clear()
         self._events.clear()
@@ -823,8 +827,15 @@ class Session:
     # (small methods so a test can subclass Session to play a cheating seat)
 
     def _shuffle_points(self, epoch: int, prev: tuple[Point, ...]) -> tuple[Point, ...]:
-        """This seat's shuffle step of ``epoch``: ``e_j·prev`` under a fresh permutation."""
-        return shuffle_step(self._key, prev, self._rand)
+        """This seat's shuffle step of ``epoch``: ``e_j·prev`` under a fresh permutation.
+
+        The multiplications check every input point; a bad one names the previous seat.
+        """
+        try:
+            return shuffle_step(self._key, prev, self._rand)
+        except group.GroupError:
+            raise CheatDetected("shuffle holds a point outside the group", seat=self._me - 1,
+                                fault=Fault.BAD_POINT) from None
 
     def _strip_value(self, position: Position, old: Point) -> Point:
         """This seat's layer removed from ``old``: ``e_j^-1 · old``."""

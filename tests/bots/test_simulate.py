@@ -46,8 +46,8 @@ def test_wilson_interval() -> None:
 
 def test_console_script() -> None:
     script = shutil.which("p2p8s") or str(Path(sys.executable).parent / "p2p8s")
-    proc = subprocess.run([script, "simulate", "-n", "2", "--bots", "expert,random",
+    proc = subprocess.run([script, "simulate", "-n", "4", "--bots", "hanna,random",
                            "--jobs", "2", "--target", "30"],
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
-    assert "Expert" in proc.stdout and "Random" in proc.stdout
+    assert "Hanna" in proc.stdout and "Random" in proc.stdout

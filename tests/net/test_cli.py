@@ -98,3 +98,16 @@ def test_a_hung_joiner_is_noticed_within_5_s(procs: list[Proc], tmp_path: Path) 
     carl.signal(signal.SIGKILL)  # a crash: the closed socket is noticed at once
     host.expect(r"^Carl left seat 1 \(connection closed\)$", timeout_s=3)
     assert host.popen.poll() is None
+
+
+def test_host_leaving_closes_the_lobby_for_joiners(procs: list[Proc], tmp_path: Path) -> None:
+    host, code, port = _host(procs, tmp_path)
+    bob = Proc(["join", f"{code}@127.0.0.1:{port}", "--name", "Bob", "--yes"],
+               home=tmp_path / "bob")
+    procs.append(bob)
+    host.expect(r"Bob .* sat down at seat 1")
+    host.signal(signal.SIGTERM)  # leaves cleanly: Bob gets a bye, not a 5 s silence
+    assert host.wait() == 143
+    assert bob.wait(5) == 1
+    assert "p2p8s: the host left; the table is closed (left the table)" in bob.output
+    assert "Traceback" not in bob.output + host.output
