@@ -1,0 +1,19 @@
+"""Mental poker for p2p8s: fair, hidden-hand dealing without a server (issue #4).
+
+Pure and sans-IO: no sockets, no clock, randomness passed in. Modules, one thing each:
+
+* :mod:`~p2p8s.crypto.group` — the prime-order ed25519 group (PyNaCl/libsodium);
+* :mod:`~p2p8s.crypto.transcript` — Fiat–Shamir transcripts and hedged nonces;
+* :mod:`~p2p8s.crypto.proofs` — Schnorr, Chaum–Pedersen DLEQ and batch DLEQ proofs;
+* :mod:`~p2p8s.crypto.rand` — seeded test randomness, uniform integers, permutations;
+* :mod:`~p2p8s.crypto.deck` — card points, positions, one seat's shuffle step;
+* :mod:`~p2p8s.crypto.escrow` — Feldman VSS of keys with encrypted shares;
+* :mod:`~p2p8s.crypto.messages` — message dataclasses and their canonical msgpack bytes;
+* :mod:`~p2p8s.crypto.events` — what a session reports to its table layer;
+* :mod:`~p2p8s.crypto.session` — the per-seat state machine;
+* :mod:`~p2p8s.crypto.audit` — the round-end audit and the hidden-claim replay;
+* :mod:`~p2p8s.crypto.harness` — an in-memory network of sessions (tests, benchmarks);
+* :mod:`~p2p8s.crypto.errors` — CheatDetected (names the seat) and ProtocolMisuse.
+
+The protocol itself is specified in ``protocol/mental-poker.md``.
+"""

@@ -20,7 +20,7 @@ kind   class            body
                         shares [[recipient, ciphertext], ...]
 4      Shuffle          epoch, points [N]
 5      Strip            op, layer, items [[epoch, index, point], ...], proof (batch DLEQ)
-6      PlayCards        items [[epoch, index, card], ...], proof (batch DLEQ)
+6      PlayCards        holder, items [[epoch, index, card], ...], proof (batch DLEQ)
 7      Dispute          epoch, index
 8      KeyReveal        key e_j (scalar)
 9      ShareReveal      dealer, share (scalar)
@@ -29,7 +29,7 @@ kind   class            body
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import msgpack
@@ -134,14 +134,20 @@ class Strip(Message):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlayCards(Message):
-    """The sender shows cards it holds: ``items`` are ``(epoch, index, card index)``.
+    """Seat ``holder`` shows cards it holds: ``items`` are ``(epoch, index, card index)``.
 
-    ``proof`` is a batch DLEQ proof that the public value of each position is
-    ``e_seat · P_card``.
+    ``holder`` is the sender, or a seat whose key was recovered (then the sender is the
+    lowest seat whose key was not). ``proof`` is a batch DLEQ proof that the public value
+    of each position is ``e_holder · P_card``.
     """
 
     KIND = 6
-    BODY = (("items", ("list", ("tuple", "int", "int", "int"))), ("proof", "proof"))
+    BODY = (
+        ("holder", "int"),
+        ("items", ("list", ("tuple", "int", "int", "int"))),
+        ("proof", "proof"),
+    )
+    holder: int
     items: tuple[tuple[int, int, int], ...]
     proof: Proof
 
@@ -280,7 +286,3 @@ def decode(data: bytes, *, sender: int | None = None) -> Message:
         )
     return msg
 
-
-def field_names(cls: type[Message]) -> list[str]:
-    """Names of all fields of a message class (header first)."""
-    return [f.name for f in fields(cls)]

@@ -111,8 +111,8 @@ def prove_dleq_batch(
 ) -> Proof:
     """Prove ``B_i = x·A_i`` for every pair and ``X = x·G``, with one proof.
 
-    ``pairs`` is ``[(A_i, B_i), ...]`` (at least one). Costs the prover ``k + 3``
-    multiplications and the verifier ``2k + 3``.
+    ``pairs`` is ``[(A_i, B_i), ...]`` (at least one). Costs the prover ``k + 1``
+    variable-base multiplications and the verifier ``2k + 1`` (plus one fixed-base each).
     """
     if not pairs:
         raise ValueError("a batch DLEQ proof needs at least one pair")

@@ -20,7 +20,9 @@ Message flow (every message is a broadcast to all other seats)::
     play(positions)    owner -> PlayCards(cards, batch DLEQ)
     reshuffle(known)   seat 0 -> Shuffle(new epoch), …, seat n-1
     end_round()        every seat -> KeyReveal(e_j); then audit()
-    recover(seat j)    every seat but j -> ShareReveal(j, share)
+    recover(seat j)    every seat but j -> ShareReveal(j, share); once j's key is rebuilt,
+                       the lowest seat whose key was not recovered strips j's layer
+                       (Strip with layer = j), so dealing and drawing go on
 
 Operations (deal, draw, open) must be declared by every node's table layer in the same
 order (they follow from the replicated game log); each gets the next operation number,
@@ -43,6 +45,8 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
 from p2p8s.crypto import escrow, group, proofs
 from p2p8s.crypto.audit import (
@@ -220,6 +224,8 @@ class Session:
         self._share_reveals: dict[int, dict[int, Scalar]] = {}
         self._key_revealed = False
         self._all_revealed = False
+        self._recovered: set[int] = set()  # seats whose key was rebuilt from the escrow
+        self._announced_recoveries: set[int] = set()  # dealers with a ShareReveal seen
 
     # ------------------------------------------------------------------ public state
 
@@ -319,23 +325,48 @@ class Session:
         pos.holder = seat
         return self._run()
 
-    def play(self, positions: Sequence[Position]) -> Output:
-        """Show cards this seat holds, with a batch DLEQ proof; broadcasts PlayCards."""
+    def play(self, positions: Sequence[Position], *, seat: int | None = None) -> Output:
+        """Show cards this seat holds, with a batch DLEQ proof; broadcasts PlayCards.
+
+        ``seat`` plays for a seat whose key was recovered (only the lowest seat whose key
+        was not recovered may). Raises :class:`ProtocolMisuse` for a card not held.
+        """
         self._guard()
+        holder = self._me if seat is None else seat
+        if holder != self._me and (holder not in self._recovered
+                                   or self._proxy() != self._me):
+            raise ProtocolMisuse(f"this seat cannot play for seat {holder}")
         if not positions or len(set(positions)) != len(positions):
             raise ProtocolMisuse("play needs distinct positions")
-        hand = self.hand()
+        hand = self.hand() if holder == self._me else self._recovered_hand(holder)
         for p in positions:
             if p not in hand:
-                raise ProtocolMisuse(f"this seat does not hold {p}")
+                raise ProtocolMisuse(f"seat {holder} does not hold {p}")
         items = tuple((p[0], p[1], hand[p]) for p in positions)
         pairs = [self._play_pair(e, i, k) for e, i, k in items if self._private((e, i))]
-        t = self._play_transcript(self._me, items)
-        proof = (proofs.prove_dleq_batch(t, self._key, self._my_key(), pairs, self._rand)
+        t = self._play_transcript(holder, items)
+        secret = self._key if holder == self._me else self._secrets[holder]
+        public = self._keys[holder]
+        assert secret is not None and public is not None
+        proof = (proofs.prove_dleq_batch(t, secret, public, pairs, self._rand)
                  if pairs else NO_PROOF)
-        self._send(PlayCards, items=items, proof=proof)
-        self._apply_play(self._me, items)
+        self._send(PlayCards, holder=holder, items=items, proof=proof)
+        self._apply_play(holder, items)
         return self._run()
+
+    def _recovered_hand(self, seat: int) -> dict[Position, int]:
+        secret = self._secrets[seat]
+        assert secret is not None
+        inverse = group.scalar_inv(secret)
+        hand = {}
+        for p, pos in self._positions.items():
+            if pos.holder != seat or not pos.done or pos.played is not None:
+                continue
+            if pos.k is None:
+                pos.k = self._epochs[p[0]].lookup.get(group.mul(inverse, self._value(p)))
+            if pos.k is not None:
+                hand[p] = pos.k
+        return hand
 
     def reshuffle(self, positions: Sequence[Position]) -> Output:
         """Open a new epoch from the face-up cards at ``positions`` (the discards, oldest
@@ -373,11 +404,18 @@ class Session:
         return self._run()
 
     def recover(self, seat: int) -> Output:
-        """Publish this seat's escrow share of ``seat``'s key (``seat`` left the table)."""
+        """Publish this seat's escrow share of ``seat``'s key (``seat`` left the table).
+
+        When every other seat's share is in, the key is rebuilt and checked against
+        ``Y_seat`` (event KeyRecovered); from then on the lowest seat whose key was not
+        recovered strips ``seat``'s layer. The recovered seat's cards are public to
+        every node (``known_card`` after :meth:`audit`, or :func:`audit_round`).
+        """
         self._guard()
         if self._n < 3 or seat == self._me or seat not in self._escrow_dealers():
             raise ProtocolMisuse(f"no escrow share of seat {seat} to publish")
         share = self._my_shares[seat]
+        self._announced_recoveries.add(seat)
         self._send(ShareReveal, dealer=seat, share=share)
         self._record_share(seat, self._me, share)
         return self._run()
@@ -575,8 +613,17 @@ class Session:
         s = msg.seat
         if msg.op >= len(self._ops):
             return False
-        if msg.layer != s:
-            raise CheatDetected("strips only its own layer", seat=s, fault=Fault.BAD_STRIP)
+        layer = msg.layer
+        if layer != s:
+            # only the lowest live seat strips for a seat whose key was recovered
+            if not 0 <= layer < self._n or self._secrets[layer] is None:
+                if layer in self._announced_recoveries:
+                    return False  # this node has not rebuilt that key yet
+                raise CheatDetected("strips another seat's layer", seat=s,
+                                    fault=Fault.BAD_STRIP)
+            if layer not in self._recovered or s != self._proxy():
+                raise CheatDetected("strips another seat's layer", seat=s,
+                                    fault=Fault.BAD_STRIP)
         op_positions = set(self._ops[msg.op])
         pairs = []
         seen: set[Position] = set()
@@ -590,42 +637,47 @@ class Session:
             if not self._epochs_final(p):
                 return False
             nxt = pos.next_layer()
-            if nxt != s:
-                if s in pos.order[len(pos.strips):]:
+            if nxt != layer:
+                if layer in pos.order[len(pos.strips):]:
                     return False  # an earlier strip has not arrived yet
                 raise CheatDetected(f"strip of {p} out of order", seat=s,
                                     fault=Fault.BAD_STRIP)
             pairs.append((value, self._value(p)))
         if not pairs:
             raise CheatDetected("empty strip", seat=s, fault=Fault.BAD_STRIP)
-        key = self._keys[s]
+        key = self._keys[layer]
         assert key is not None
-        t = self._strip_transcript(s, msg.op, [(e, i) for e, i, _ in msg.items])
+        t = self._strip_transcript(s, layer, msg.op, [(e, i) for e, i, _ in msg.items])
         if not proofs.verify_dleq_batch(t, key, pairs, msg.proof):
             raise CheatDetected(f"strip proof for operation {msg.op} fails", seat=s,
                                 fault=Fault.BAD_STRIP)
         for e, i, value in msg.items:
-            self._positions[(e, i)].strips.append((s, value))
+            self._positions[(e, i)].strips.append((layer, value))
         return True
 
     def _on_play(self, msg: PlayCards) -> bool:
-        s = msg.seat
+        s = msg.holder
+        if s != msg.seat and (not 0 <= s < self._n or s not in self._recovered
+                              or msg.seat != self._proxy()):
+            if 0 <= s < self._n and s in self._announced_recoveries:
+                return False  # this node has not rebuilt that key yet
+            raise CheatDetected(f"plays for seat {s}", seat=msg.seat, fault=Fault.BAD_PLAY)
         if not msg.items or len({(e, i) for e, i, _ in msg.items}) != len(msg.items):
-            raise CheatDetected("empty or repeated play", seat=s, fault=Fault.BAD_PLAY)
+            raise CheatDetected("empty or repeated play", seat=msg.seat, fault=Fault.BAD_PLAY)
         pairs = []
         for e, i, k in msg.items:
             pos = self._positions.get((e, i))
             if pos is not None and pos.holder == s and not pos.done:
                 return False  # this node has not seen the last strip yet
             if pos is None or pos.holder != s or pos.played is not None:
-                raise CheatDetected(f"plays {(e, i)}, which it does not hold", seat=s,
+                raise CheatDetected(f"plays {(e, i)}, which it does not hold", seat=msg.seat,
                                     fault=Fault.BAD_PLAY)
             if k not in self._epochs[e].cards:
-                raise CheatDetected(f"card {k} is not in epoch {e}", seat=s,
+                raise CheatDetected(f"card {k} is not in epoch {e}", seat=msg.seat,
                                     fault=Fault.BAD_PLAY)
             if not self._private((e, i)):
                 if pos.k != k:
-                    raise CheatDetected(f"shows {k} for face-up card {pos.k}", seat=s,
+                    raise CheatDetected(f"shows {k} for face-up card {pos.k}", seat=msg.seat,
                                         fault=Fault.BAD_PLAY)
                 continue
             pairs.append(self._play_pair(e, i, k))
@@ -634,7 +686,7 @@ class Session:
         t = self._play_transcript(s, msg.items)
         if (msg.proof != NO_PROOF if not pairs
                 else not proofs.verify_dleq_batch(t, key, pairs, msg.proof)):
-            raise CheatDetected("played card proof fails (card not held)", seat=s,
+            raise CheatDetected("played card proof fails (card not held)", seat=msg.seat,
                                 fault=Fault.BAD_PLAY)
         self._apply_play(s, msg.items)
         return True
@@ -669,6 +721,7 @@ class Session:
                                 fault=Fault.UNEXPECTED)
         if d not in self._escrow_dealers():
             return False
+        self._announced_recoveries.add(d)
         if not group.is_canonical_scalar(msg.share) or not escrow.verify_share(
             msg.share, escrow.share_x(msg.seat), self._escrow[d]
         ):
@@ -750,31 +803,46 @@ class Session:
                 changed = True
         return changed
 
+    def _proxy(self) -> int:
+        """The lowest seat whose key was not recovered: it strips for recovered seats."""
+        return min(s for s in range(self._n) if s not in self._recovered)
+
     def _strip_ready(self) -> bool:
+        layers = [self._me]
+        if self._recovered and self._proxy() == self._me:
+            layers += sorted(self._recovered)
         changed = False
         for op, positions in enumerate(self._ops):
             if self._ops_done[op]:
                 continue
-            mine = [
-                p for p in positions
-                if self._epochs_final(p) and self._positions[p].next_layer() == self._me
-            ]
-            if not mine:
-                continue
-            pairs = []
-            items = []
-            for p in mine:
-                old = self._value(p)
-                new = self._strip_value(p, old)
-                pairs.append((new, old))
-                items.append((p[0], p[1], new))
-            t = self._strip_transcript(self._me, op, mine)
-            proof = proofs.prove_dleq_batch(t, self._key, self._my_key(), pairs, self._rand)
-            self._send(Strip, op=op, layer=self._me, items=tuple(items), proof=proof)
-            for e, i, new in items:
-                self._positions[(e, i)].strips.append((self._me, new))
-            changed = True
+            for layer in layers:
+                changed |= self._strip_layer(op, positions, layer)
         return changed
+
+    def _strip_layer(self, op: int, positions: tuple[Position, ...], layer: int) -> bool:
+        mine = [
+            p for p in positions
+            if self._epochs_final(p) and self._positions[p].next_layer() == layer
+        ]
+        if not mine:
+            return False
+        secret = self._key if layer == self._me else self._secrets[layer]
+        public = self._keys[layer]
+        assert secret is not None and public is not None
+        inverse = group.scalar_inv(secret)
+        pairs = []
+        items = []
+        for p in mine:
+            old = self._value(p)
+            new = self._strip_value(p, old) if layer == self._me else group.mul(inverse, old)
+            pairs.append((new, old))
+            items.append((p[0], p[1], new))
+        t = self._strip_transcript(self._me, layer, op, mine)
+        proof = proofs.prove_dleq_batch(t, secret, public, pairs, self._rand)
+        self._send(Strip, op=op, layer=layer, items=tuple(items), proof=proof)
+        for e, i, new in items:
+            self._positions[(e, i)].strips.append((layer, new))
+        return True
 
     def _finish_positions(self) -> bool:
         changed = False
@@ -864,9 +932,11 @@ class Session:
     def _key_transcript(self, seat: int) -> Transcript:
         return Transcript(self._ctx(), kind=b"key", seat=seat)
 
-    def _strip_transcript(self, seat: int, op: int, positions: Sequence[Position]) -> Transcript:
+    def _strip_transcript(
+        self, seat: int, layer: int, op: int, positions: Sequence[Position]
+    ) -> Transcript:
         t = Transcript(self._ctx(), kind=b"strip", seat=seat).append_int(b"op", op)
-        t.append_int(b"layer", seat).append_int(b"positions", len(positions))
+        t.append_int(b"layer", layer).append_int(b"positions", len(positions))
         for e, i in positions:
             t.append_int(b"epoch", e).append_int(b"index", i)
         return t
@@ -938,6 +1008,7 @@ class Session:
             key = self._keys[dealer]
             assert key is not None
             self._secrets[dealer] = escrow.recover(dealer, got, self._escrow[dealer], key)
+            self._recovered.add(dealer)
             self._events.append(KeyRecovered(dealer))
 
     def _apply_play(self, seat: int, items: Sequence[tuple[int, int, int]]) -> None:
@@ -951,11 +1022,7 @@ class Session:
 
 
 def _usable_box_key(key: bytes) -> bool:
-    from cryptography.hazmat.primitives.asymmetric.x25519 import (
-        X25519PrivateKey,
-        X25519PublicKey,
-    )
-
+    """False for an X25519 public key whose shared secret would be all zero."""
     try:
         X25519PrivateKey.from_private_bytes(bytes(31) + b"\x01").exchange(
             X25519PublicKey.from_public_bytes(key)

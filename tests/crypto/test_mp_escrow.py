@@ -8,9 +8,9 @@ import pytest
 
 from p2p8s.crypto import escrow, group
 from p2p8s.crypto import events as ev
-from p2p8s.crypto.errors import CheatDetected, Fault
+from p2p8s.crypto.errors import CheatDetected, Fault, ProtocolMisuse
 from p2p8s.crypto.harness import deal_hands, new_table, start
-from p2p8s.crypto.messages import KeyAnnounce, Message, ShareReveal
+from p2p8s.crypto.messages import KeyAnnounce, Message, ShareReveal, Strip
 from p2p8s.crypto.rand import seeded
 from p2p8s.crypto.transcript import Context
 
@@ -35,6 +35,55 @@ def test_a_missing_seat_key_is_rebuilt_from_the_other_seats_shares_and_the_round
     report = net.sessions[0].audit()
     hand = {p: k for p, k in net.sessions[gone].hand().items()}
     assert {p: report.orders[0][p[1]] for p in report.holdings[gone]} == hand
+
+
+def test_after_recovery_the_lowest_live_seat_strips_the_missing_layer() -> None:
+    n, gone = 4, 0
+    net = new_table(n)
+    start(net)
+    deal_hands(net, 2)
+    live = [1, 2, 3]
+    for s in live:
+        net.call(s, lambda x: x.recover(gone))
+    net.roundtrip_until_done()
+    for pos, seat in (((0, 20), 3), ((0, 21), 1), ((0, 22), 2)):  # all need seat 0's layer
+        for s in live:
+            net.call(s, lambda x, pos=pos, seat=seat: x.draw(pos, seat))
+        net.roundtrip_until_done()
+        assert pos in net.sessions[seat].hand()
+    proxied = [m for m in net.sent[1] if isinstance(m, Strip) and m.layer == gone]
+    assert len(proxied) == 3
+    # the lowest live seat also plays for the missing seat (its hand is now public)
+    with pytest.raises(ProtocolMisuse):
+        net.sessions[2].play([(0, 0)], seat=gone)
+    gone_hand = net.sessions[gone].hand()
+    pos = sorted(gone_hand)[0]
+    net.call(1, lambda x: x.play([pos], seat=gone))
+    net.roundtrip_until_done()
+    for s in (2, 3):
+        played = [e for e in net.events[s] if isinstance(e, ev.CardsPlayed)]
+        assert played[-1].seat == gone and played[-1].items[0][2] == gone_hand[pos]
+    assert not any(isinstance(m, Strip) and m.layer == gone for s in (2, 3)
+                   for m in net.sent[s])
+    for s in live:
+        net.call(s, lambda x: x.end_round())
+    net.roundtrip_until_done()
+    reports = [net.sessions[s].audit() for s in live]
+    assert reports[0] == reports[1] == reports[2]
+    assert reports[0].card_at((0, 20)).__int__() == net.sessions[3].hand()[(0, 20)] % 52
+
+
+def test_strips_for_another_seat_are_refused_without_recovery() -> None:
+    def tamper(sender: int, recipient: int, msg: Message, data: bytes) -> bytes | None:
+        if sender == 1 and isinstance(msg, Strip):
+            return dataclasses.replace(msg, layer=2).encode()
+        return data
+
+    net = new_table(3, tamper=tamper)
+    start(net)
+    with pytest.raises(CheatDetected) as info:
+        deal_hands(net, 1)
+    assert (info.value.seat, info.value.fault) == (1, Fault.BAD_STRIP)
 
 
 def test_recovery_needs_every_other_seat() -> None:

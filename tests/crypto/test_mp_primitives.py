@@ -111,7 +111,7 @@ def test_messages_round_trip_and_reject_non_canonical_bytes() -> None:
         Reveal(table=b"T", round_no=1, seat=1, seq=3, echo=echo, nonce=bytes(32)),
         Strip(table=b"T", round_no=1, seat=0, seq=9, echo=echo, op=2, layer=0,
               items=((0, 5, group.hash_to_point(b"t", b"x")),), proof=proof),
-        PlayCards(table=b"T", round_no=1, seat=0, seq=9, echo=echo,
+        PlayCards(table=b"T", round_no=1, seat=0, seq=9, echo=echo, holder=0,
                   items=((1, 2, 103),), proof=proof),
     ]
     for m in msgs:
