@@ -13,6 +13,19 @@ Such a deck returns ``None`` for a card this node may not see, and the engine ho
 (peers check those claims at the round audit, R-AUDIT) and a played card is taken
 from a face-down slot when the hand does not show it.
 
+Readings of RULES.md where it leaves room (also printed by ``p2p8s rules``):
+
+- after drawing, only the drawn card may start a play (R-DRAW); same-rank cards from
+  the hand may follow it with multi-play;
+- after an unplayable draw under the limit the player must draw again (R-DRAW, R-PASS);
+- an all-wild multi-play means nothing by its order: :meth:`Round.legal_actions` lists
+  it sorted, :meth:`Round.canonical` maps any order to that form, and :meth:`Round.apply`
+  plays it in that order;
+- countdown: after a declared suit only that suit or the player's own wild rank
+  matches (R-COUNTDOWN, R-MATCH);
+- a play that empties the hand leaves the active suit at its last card's suit,
+  undeclared, and the pending penalty at 0 (R-OUT, R-ACTION-OUT).
+
 >>> from p2p8s.cards import parse_cards
 >>> from p2p8s.rules import Ruleset
 >>> order = parse_cards("7H QS 2C 9D 3S 4H 5C 6D KH".split())
@@ -218,7 +231,9 @@ class Round:
     ``declared`` (the active suit was declared with a wild card), ``direction``
     (+1 clockwise, -1 counter-clockwise), ``turn``, ``pending_draw``, ``drawn``
     (cards drawn so far this turn), ``wild`` (wild rank per seat: 8, or the player's
-    number in the countdown variant), ``ended_by``, ``winner``, ``log`` (events).
+    number in the countdown variant), ``ended_by``, ``winner``, ``log`` (events),
+    ``last_drawn`` (the card drawn last this turn, ``None`` if none or face down),
+    ``passes`` (passes in a row without a draw, R-BLOCKED), ``reshuffles`` (count).
     """
 
     __slots__ = (
@@ -441,7 +456,11 @@ class Round:
     def legal_actions(self) -> list[Action]:
         """Every legal action of the seat on turn; empty once the round is over.
 
-        Hidden cards of the seat on turn are not enumerated (only its own node can).
+        A list of :class:`Play` (each in canonical form, each listed once — identical
+        cards of a two-deck game do not repeat an action; a wild play once per
+        declarable suit), then ``DRAW`` and/or ``PASS`` when legal, or ``TAKE`` under a
+        pending penalty (R-COUNTER). Hidden cards of the seat on turn are not
+        enumerated (only its own node can).
         """
         if self.ended_by is not None:
             return []
@@ -494,7 +513,14 @@ class Round:
     # ------------------------------------------------------------------ apply
 
     def check(self, action: Action) -> None:
-        """Raise IllegalAction (with the rule id) if ``action`` is illegal now."""
+        """Raise :class:`~p2p8s.errors.IllegalAction` if ``action`` is illegal now.
+
+        The error's ``rule`` names the rule id broken (``None`` for a card the seat does
+        not hold or an empty play); the state is never changed. Exactly the actions of
+        :meth:`legal_actions` (and their equivalent forms, :meth:`canonical`) pass,
+        except that face-down cards of the seat on turn are given the benefit of the
+        doubt (checked at the audit, R-AUDIT).
+        """
         if self.ended_by is not None:
             raise IllegalAction("the round is over", rule="R-OUT")
         seat = self.turn
@@ -518,6 +544,9 @@ class Round:
         """Perform ``action`` for the seat on turn and return its :class:`Event`.
 
         Raises :class:`~p2p8s.errors.IllegalAction` (state unchanged) if it is illegal.
+        A refill of the stock may raise what the :class:`Deck` raises (an
+        :class:`OrderedDeck` raises MalformedInput for a bad reshuffle order); the
+        discard pile is then left whole.
         """
         self.check(action)
         seat = self.turn

@@ -76,7 +76,13 @@ class Match:
         return len(self.results) + 1
 
     def start_round(self, deck: Deck) -> Round:
-        """Deal the next round from ``deck`` with the current dealer."""
+        """Deal the next round from ``deck`` with the current dealer (R-DEALER).
+
+        ``deck`` holds the full deck (two decks for 6-7 players, R-DECK) in the order
+        to deal, top first for an :class:`~p2p8s.engine.OrderedDeck`. Countdown: each
+        seat is dealt its number and that rank is its wild rank (R-COUNTDOWN). Raises
+        MalformedInput once the match is over or if the deck is too small.
+        """
         if self.over:
             raise MalformedInput("the match is over")
         if self.rules.countdown:
@@ -85,7 +91,13 @@ class Match:
         return Round.deal(self.rules, players=self.players, dealer=self.dealer, deck=deck)
 
     def finish_round(self, rnd: Round) -> RoundResult:
-        """Score a finished round, rotate the dealer and decide the match."""
+        """Score a finished round, rotate the dealer and decide the match.
+
+        Adds :meth:`~p2p8s.engine.Round.points` to the totals (countdown: lowers the
+        winner's number), passes the deal one seat left (R-DEALER) and sets
+        :attr:`winner` per R-WIN-TABLE, R-TARGET-CLASSIC or R-COUNTDOWN. Raises
+        MalformedInput if the round has not ended.
+        """
         if rnd.ended_by is None:
             raise MalformedInput("the round is not over")
         result = RoundResult(

@@ -26,7 +26,7 @@ from p2p8s.engine import DRAW, PASS, TAKE, Action, EndedBy, OrderedDeck, Play, R
 from p2p8s.errors import IllegalAction
 from p2p8s.rules import Ruleset, Variant
 
-SETTINGS = settings(max_examples=100, deadline=None,
+SETTINGS = settings(max_examples=200, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 GAME_BOUND = 5000  # actions; a play-biased random game has never needed 1000
 
@@ -51,14 +51,16 @@ class Setup:
 
 
 @st.composite
-def setups(draw: st.DrawFn) -> Setup:
+def setups(draw: st.DrawFn, *, drawing: bool = False) -> Setup:
+    """Any table; ``drawing`` pins multi-play and draw_when_playable on, where the
+    drawn-card rules and multi-plays meet most often."""
     players = draw(st.integers(2, 7))
     variant = draw(st.sampled_from(list(Variant)))
     rules = Ruleset(
         action_cards=draw(st.booleans()),
-        multi_play=draw(st.booleans()),
+        multi_play=drawing or draw(st.booleans()),
         draw_limit=draw(st.sampled_from([0, 1, 2, 3, 5])),
-        draw_when_playable=draw(st.booleans()),
+        draw_when_playable=drawing or draw(st.booleans()),
         reshuffle=draw(st.booleans()),
         variant=variant,
     )
@@ -117,6 +119,16 @@ def policy(r: Round, rng: random.Random, legal: list[Action]) -> Action:
 @SETTINGS
 @given(setups())
 def test_legal_and_illegal_actions(setup: Setup) -> None:
+    legal_and_illegal(setup)
+
+
+@settings(max_examples=80, deadline=None)
+@given(setups(drawing=True))
+def test_legal_and_illegal_actions_drawing_tables(setup: Setup) -> None:
+    legal_and_illegal(setup)
+
+
+def legal_and_illegal(setup: Setup) -> None:
     r, rng = setup.deal()
     full = Counter(standard_deck(decks_for(setup.players)))
     check_cards(r, full)
@@ -218,7 +230,7 @@ def test_games_end_and_score(setup: Setup) -> None:
         assert [type(e.action) for e in r.log[-r.players:]] == [type(PASS)] * r.players
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(setups())
 def test_same_deck_and_actions_same_transcript(setup: Setup) -> None:
     r1, rng = setup.deal()

@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from p2p8s.cards import Card
+from p2p8s.cli.main import cli
 from p2p8s.errors import MalformedInput
 from p2p8s.scenario import run_scenario
 
@@ -101,9 +103,10 @@ def test_command(name: str, status: int) -> None:
     ('{"players": 2, "stock": [], "bogus": 1}', "unknown key 'bogus'"),
 ])
 def test_command_malformed(text: str, message: str) -> None:
-    proc = _p2p8s("scenario", "-", stdin=text)
-    assert proc.returncode == 2
-    assert message in proc.stderr and "Traceback" not in proc.stderr
+    result = CliRunner().invoke(cli, ["scenario", "-"], input=text)
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and result.stdout == ""
+    assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
 def test_command_missing_file(tmp_path: Path) -> None:

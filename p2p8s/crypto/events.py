@@ -94,6 +94,15 @@ class KeysRevealed:
     """Every seat's key is known (revealed or recovered): :meth:`audit` can run."""
 
 
+@dataclass(frozen=True, slots=True)
+class Announced:
+    """``seat`` sent a table-layer action ``data`` (an :class:`~p2p8s.crypto.messages.Act`);
+    events of one seat come in the order it sent them."""
+
+    seat: int
+    data: bytes
+
+
 Event = (
     RoundIdReady
     | KeysReady
@@ -106,6 +115,7 @@ Event = (
     | Disputed
     | KeyRecovered
     | KeysRevealed
+    | Announced
 )
 
 

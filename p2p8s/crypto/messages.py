@@ -24,6 +24,8 @@ kind   class            body
 7      Dispute          epoch, index
 8      KeyReveal        key e_j (scalar)
 9      ShareReveal      dealer, share (scalar)
+10     Act              data (opaque table-layer bytes: a game action, see
+                        protocol/table.md), chained and echoed like every message
 =====  ===============  ==========================================================
 """
 
@@ -181,10 +183,23 @@ class ShareReveal(Message):
     share: Scalar
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Act(Message):
+    """A game action of the table layer (opaque bytes, at most 4096).
+
+    The crypto layer only orders, chains and echoes it, so an action sent differently to
+    different peers is caught like any other equivocation.
+    """
+
+    KIND = 10
+    BODY = (("data", "bytes"),)
+    data: bytes
+
+
 KINDS: dict[int, type[Message]] = {
     cls.KIND: cls
     for cls in (Commit, Reveal, KeyAnnounce, Shuffle, Strip, PlayCards, Dispute, KeyReveal,
-                ShareReveal)
+                ShareReveal, Act)
 }
 _HEADER = ("table", "round_no", "seat", "seq", "echo")
 

@@ -19,6 +19,8 @@ Message flow (every message is a broadcast to all other seats)::
                        hop); a public position by 0, 1, …, n-1
     play(positions)    owner -> PlayCards(cards, batch DLEQ)
     reshuffle(known)   seat 0 -> Shuffle(new epoch), …, seat n-1
+    announce(data)     the table layer's game action -> Act(data) (ordered per sender,
+                       chained and echoed like every other message)
     end_round()        every seat -> KeyReveal(e_j); then audit()
     recover(seat j)    every seat but j -> ShareReveal(j, share); once j's key is rebuilt,
                        the lowest seat whose key was not recovered strips j's layer
@@ -65,6 +67,7 @@ from p2p8s.crypto.deck import (
 )
 from p2p8s.crypto.errors import CheatDetected, Fault, ProtocolMisuse
 from p2p8s.crypto.events import (
+    Announced,
     CardDealt,
     CardOpened,
     CardReceived,
@@ -81,6 +84,7 @@ from p2p8s.crypto.events import (
 )
 from p2p8s.crypto.group import Point, Rand, Scalar
 from p2p8s.crypto.messages import (
+    Act,
     Commit,
     Dispute,
     KeyAnnounce,
@@ -258,6 +262,20 @@ class Session:
         pos = self._positions.get(position)
         return None if pos is None else pos.k
 
+    def op_done(self, op: int) -> bool:
+        """True once every position of operation ``op`` has reached its owner here."""
+        return 0 <= op < len(self._ops_done) and self._ops_done[op]
+
+    @property
+    def ops(self) -> int:
+        """Number of operations declared so far (the next one gets this number)."""
+        return len(self._ops)
+
+    @property
+    def epochs(self) -> int:
+        """Number of encoding epochs opened so far (complete or not)."""
+        return len(self._epochs)
+
     def public_key(self, seat: int) -> Point | None:
         """``Y_seat`` once announced and verified."""
         return self._keys[seat]
@@ -391,6 +409,19 @@ class Session:
         for p in positions:
             self._positions[p].reshuffled = True
         self._new_epoch(tuple(ks))
+        return self._run()
+
+    def announce(self, data: bytes) -> Output:
+        """Broadcast a table-layer action ``data`` (at most 4096 bytes) as an :class:`Act`.
+
+        The crypto layer does not interpret it; receivers get an :class:`Announced` event
+        after every earlier message of this seat. Raises :class:`ProtocolMisuse` before
+        :meth:`start_round` or for oversize data.
+        """
+        self._guard()
+        if not self._started or len(data) > 4096:
+            raise ProtocolMisuse("an action can only be announced in a started round")
+        self._send(Act, data=data)
         return self._run()
 
     def end_round(self) -> Output:
@@ -544,7 +575,15 @@ class Session:
             return self._on_key_reveal(msg)
         if isinstance(msg, ShareReveal):
             return self._on_share_reveal(msg)
+        if isinstance(msg, Act):
+            return self._on_act(msg)
         raise CheatDetected("unknown message", seat=msg.seat, fault=Fault.MALFORMED)
+
+    def _on_act(self, msg: Act) -> bool:
+        if any(m.seat == msg.seat and m.seq < msg.seq for m in self._inbox):
+            return False  # an earlier message of this seat is still waiting
+        self._events.append(Announced(msg.seat, msg.data))
+        return True
 
     def _on_commit(self, msg: Commit) -> bool:
         if self._commits[msg.seat] is not None:

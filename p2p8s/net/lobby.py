@@ -22,7 +22,18 @@ from typing import Protocol
 from p2p8s.errors import LocalError, RemoteError
 from p2p8s.net.node import Connected, Connection, Incoming, JoinRefused, Lost, NetEvent, Node
 from p2p8s.rules import Ruleset
-from p2p8s.wire import Echo, Game, Role, Roster, RosterBody, SeatEntry, Sit, Welcome, roster_digest
+from p2p8s.wire import (
+    Echo,
+    Game,
+    Role,
+    Roster,
+    RosterBody,
+    SeatEntry,
+    Sit,
+    Welcome,
+    message_hash,
+    roster_digest,
+)
 
 #: Seconds the nodes get to connect to each other once the host deals.
 MESH_TIMEOUT_S = 15.0
@@ -122,6 +133,15 @@ class Mesh:
         """Send the same signed game ``payload`` to every other seat; returns its hash."""
         return self.node.broadcast(Game(to=None, payload=payload), prev=prev,
                                    peers=self.peers.values())
+
+    def post(self, to: int | None, payload: bytes, *, prev: bytes = b"") -> tuple[bytes, bytes]:
+        """Sign a game ``payload`` once and send it to seat ``to`` (None: every other
+        seat); returns ``(message hash, signed frame body)`` — the body is what a table
+        log keeps (the same bytes every recipient receives)."""
+        frame = self.node.frame(Game(to=to, payload=payload), prev=prev)
+        for conn in self.peers.values() if to is None else [self.peers[to]]:
+            self.node.send_frame(conn, frame)
+        return message_hash(frame[4:]), frame[4:]
 
     async def next_event(self, timeout_s: float | None = None) -> NetEvent:
         """The next network event (events that arrived during the handshake first)."""

@@ -1,0 +1,497 @@
+"""The asyncio adapter around the replicated table: feed, process events, transmit.
+
+:func:`play_table` runs one dealt table (a :class:`~p2p8s.net.lobby.Mesh`) to its end:
+
+- builds the :class:`~p2p8s.table.TableConfig` from the roster (:func:`table_config`:
+  the host's rules and target bind; empty seats get named computer regulars, run by the
+  host's node; the table id and the roster digest — which every node echoed — are the
+  table id and the seed);
+- feeds every incoming ``game`` payload to :meth:`Table.receive` and sends every
+  :class:`~p2p8s.table.Outgoing` with :meth:`Mesh.post`, chaining ``prev`` to the
+  previous game message this node handled;
+- drives :meth:`Table.handle_timer` from the loop's monotonic clock via
+  :meth:`Table.get_timer` (the 30-second turn timer lives in the table);
+- takes typed lines from a queue (filled by a reader thread; the loop never blocks on
+  input) and hands them to the :class:`Frontend`, which turns them into actions;
+- lets a computer play the local seat (``auto``);
+- appends every signed game frame sent or received to the table log
+  (:mod:`p2p8s.store.tablelog`), fsynced at every round end;
+- reports a lost peer: one that said it finished is let go; any other loss ends the
+  match with a message naming the player (taking over a lost seat is issue #6).
+
+The frontend (the terminal client, or a test's recorder) does all the talking.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from p2p8s.bots.base import Bot, View
+from p2p8s.bots.determinize import determinize
+from p2p8s.engine import Action, Round
+from p2p8s.errors import IllegalAction, LocalError, RemoteError
+from p2p8s.net.lobby import Mesh
+from p2p8s.net.node import Connected, Incoming, Lost
+from p2p8s.rules import default_target
+from p2p8s.solo import pick_opponents
+from p2p8s.store.tablelog import TableLogWriter, log_path
+from p2p8s.table import Output, SeatInfo, Table, TableConfig
+from p2p8s.table import events as tev
+from p2p8s.wire import MAX_NAME, Game
+
+#: The ``bye`` reason of a node that played to the end (its peers let it go quietly).
+DONE_REASON = "finished playing"
+#: Seconds before the turn timer runs out when the player is warned.
+WARN_S = 10.0
+
+
+class PeerLost(LocalError):
+    """A player's node left the table during the match; the match cannot go on."""
+
+    def __init__(self, message: str, *, seat: int) -> None:
+        super().__init__(message)
+        self.seat = seat
+
+
+class TableFailed(LocalError):
+    """The table stopped: a peer broke the rules or the logs disagree (the message says who)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Leave:
+    """The player asked to leave the table."""
+
+
+#: What a frontend returns for a typed line: an action to play, a request to leave,
+#: or None (the line was a command or a mistake, already answered).
+Typed = Action | Leave | None
+
+
+class Frontend(Protocol):
+    """The people's side of a running table (the terminal client, a test recorder)."""
+
+    def started(self, table: Table, config: TableConfig, *, log: Path | None,
+                auto: Bot | None) -> None:
+        """The match begins: who sits where, where the log goes."""
+
+    def show(self, table: Table, events: Sequence[object], now: float) -> None:
+        """Report the table's events (in order) after one step."""
+
+    def presence(self, seat: int, name: str, *, connected: bool, reason: str) -> None:
+        """A seat's node connected or left."""
+
+    def turn(self, table: Table, now: float) -> None:
+        """It is this seat's decision now (a person plays it): show the table, prompt."""
+
+    def warn(self, table: Table, seconds_left: float) -> None:
+        """The turn timer is about to run out."""
+
+    def typed(self, table: Table, line: str, now: float) -> Typed:
+        """A line the person typed (``None`` at end of input)."""
+
+    def finished(self, table: Table, why: str) -> None:
+        """The runner stops (match over, rounds played, or the reason it cannot go on)."""
+
+
+@dataclass(slots=True)
+class Options:
+    """How :func:`play_table` runs: ``auto`` plays the local seat, ``rounds`` stops after
+    that many rounds, ``log_dir`` (None: the user data directory) holds the table log,
+    ``auto_delay_s`` paces the auto player, ``warn_s`` is the timer warning."""
+
+    auto: Bot | None = None
+    rounds: int | None = None
+    log_dir: Path | None = None
+    write_log: bool = True
+    auto_delay_s: float = 0.0
+    warn_s: float = WARN_S
+
+
+@dataclass(slots=True)
+class Result:
+    """How a run ended: rounds completed, whether the match ended, the log path, and
+    the ``prev`` chain's last hash."""
+
+    rounds: int = 0
+    match_over: bool = False
+    log: Path | None = None
+    last: bytes = b""
+    sent: int = 0
+    received: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# --- the configuration ------------------------------------------------------------------
+
+def computer_seats(seed: bytes, count: int, taken: Sequence[str]) -> list[tuple[str, str]]:
+    """``count`` computer players ``(name, personality)`` for the empty seats, chosen by
+    ``seed`` (so every node picks the same), with names unlike the people's ``taken``.
+
+    >>> computer_seats(bytes(32), 2, ["Karl"])[0][1] in ("Hanna", "Karl", "Vera", "Max")
+    True
+    """
+    names, styles = pick_opponents(int.from_bytes(seed[:8], "big"), count)
+    used = {n.lower() for n in taken}
+    out = []
+    for name, style in zip(names, styles, strict=True):
+        unique, n = name, 2
+        while unique.lower() in used:
+            unique = f"{name} {n}"[:MAX_NAME]
+            n += 1
+        used.add(unique.lower())
+        out.append((unique, style))
+    return out
+
+
+def table_config(mesh: Mesh) -> TableConfig:
+    """The table configuration every node derives from the final roster alike.
+
+    Seat ``s`` is the person seated there, or a computer regular (its key is the host's:
+    the host's node runs it). Target: the roster's rules, else the friends' default.
+    """
+    roster = mesh.roster
+    host = roster.entry(0)
+    if host is None:
+        raise LocalError("the roster has no host (seat 0)")
+    empty = [s for s in range(roster.size) if roster.entry(s) is None]
+    computers = iter(computer_seats(mesh.digest, len(empty), [e.name for e in roster.seats]))
+    seats = []
+    for s in range(roster.size):
+        entry = roster.entry(s)
+        if entry is not None:
+            seats.append(SeatInfo(seat=s, name=entry.name, key=entry.key, computer=None))
+        else:
+            name, style = next(computers)
+            seats.append(SeatInfo(seat=s, name=name, key=host.key, computer=style))
+    target = default_target(roster.rules, roster.size, solo=False)
+    return TableConfig(table=mesh.node.table, rules=roster.rules, target=target,
+                       seats=tuple(seats))
+
+
+def log_header(config: TableConfig, mesh: Mesh) -> dict[str, Any]:
+    """The header record of this node's table log (JSON): table, seats, rules, target."""
+    return {
+        "format": 1,
+        "table": config.table.hex(),
+        "seed": mesh.digest.hex(),
+        "me": mesh.seat,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "rules": mesh.roster.rules.to_dict(),
+        "target": config.target,
+        "turn_timeout_s": config.turn_timeout_s,
+        "seats": [{"seat": s.seat, "name": s.name, "key": s.key.hex(),
+                   "computer": s.computer} for s in config.seats],
+    }
+
+
+# --- choosing for the local seat -----------------------------------------------------------
+
+def local_round(view: View) -> Round:
+    """A Round in which the seat on turn (``view.seat``) can check and list its actions.
+
+    Only the own hand and the public table decide what the seat on turn may do; the
+    hidden hands are filled in at random (:func:`~p2p8s.bots.determinize.determinize`)
+    and never looked at.
+    """
+    return determinize(view, random.Random(0))
+
+
+def legal_actions(view: View) -> list[Action]:
+    """Every legal action of ``view.seat`` (empty when it is not on turn)."""
+    if view.turn != view.seat:
+        return []
+    return local_round(view).legal_actions()
+
+
+# --- the runner --------------------------------------------------------------------------
+
+class _Inbox:
+    """Network events and typed lines, merged without losing any."""
+
+    def __init__(self, mesh: Mesh, lines: asyncio.Queue[str] | None) -> None:
+        self._mesh = mesh
+        self._lines = lines
+        self._net: asyncio.Task[object] | None = None
+        self._typed: asyncio.Task[str] | None = None
+
+    async def next(self, timeout_s: float | None) -> object:
+        """The next event or line (a ``str``); raises TimeoutError after ``timeout_s``."""
+        if self._net is None:
+            self._net = asyncio.ensure_future(self._mesh.next_event())
+        if self._typed is None and self._lines is not None:
+            self._typed = asyncio.ensure_future(self._lines.get())
+        waiting: set[asyncio.Future[Any]] = {self._net}
+        if self._typed is not None:
+            waiting.add(self._typed)
+        done, _ = await asyncio.wait(waiting, timeout=timeout_s,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if self._net in done:
+            event = self._net.result()
+            self._net = None
+            return event
+        if self._typed is not None and self._typed in done:
+            line = self._typed.result()
+            self._typed = None
+            return line
+        raise TimeoutError
+
+    def close(self) -> None:
+        for task in (self._net, self._typed):
+            if task is not None:
+                task.cancel()
+
+
+#: Put on a lines queue at the end of input.
+EOF_MARK = "\x04"
+
+
+class _Run:
+    """One table being played on this node (the state :func:`play_table` needs)."""
+
+    def __init__(self, mesh: Mesh, frontend: Frontend, options: Options,
+                 log: TableLogWriter | None) -> None:
+        self.mesh = mesh
+        self.frontend = frontend
+        self.options = options
+        self.log = log
+        self.loop = asyncio.get_running_loop()
+        self.config = table_config(mesh)
+        self.table = Table(self.config, me=mesh.seat, rand=os.urandom, seed=mesh.digest)
+        self.result = Result(log=log.path if log is not None else None)
+        self.prev = b""
+        self.done: str | None = None
+        self.finished_peers: set[int] = set()
+        self.input_closed = False
+        self.decision: object = None
+        self.warned: float | None = None
+        self.auto_at: float | None = None
+        self.rng = random.Random(os.urandom(16))
+        self.names = [s.name for s in self.config.seats]
+
+    def now(self) -> float:
+        return self.loop.time()
+
+    # --- output ------------------------------------------------------------------------
+
+    def process(self, out: Output) -> None:
+        """Send the messages, log them, show the events, note round and match ends."""
+        for msg in out.messages:
+            digest, body = self.mesh.post(msg.to, msg.payload, prev=self.prev)
+            self.prev = digest
+            self.result.sent += 1
+            if self.log is not None:
+                self.log.append(body)
+        if out.events:
+            self.frontend.show(self.table, out.events, self.now())
+        for event in out.events:
+            if isinstance(event, tev.RoundOver):
+                self.result.rounds += 1
+                if self.log is not None:
+                    self.log.mark({"round_over": self.result.rounds,
+                                   "audit_ok": bool(event.audit_ok)})
+                if (self.options.rounds is not None
+                        and self.result.rounds >= self.options.rounds and self.done is None):
+                    n = self.result.rounds
+                    self.done = f"played the {n} round{'s' if n != 1 else ''} asked for"
+            elif isinstance(event, tev.MatchOver):
+                self.result.match_over = True
+                self.done = self.done or "the match is over"
+        if self.table.failed and self.done is None:
+            raise TableFailed("the table stopped after a fault (see above); "
+                              f"the log is in {self.result.log}")
+        if self.table.finished and self.done is None:
+            self.result.match_over = True
+            self.done = "the match is over"
+
+    # --- the local seat ----------------------------------------------------------------
+
+    def decision_point(self) -> None:
+        """Prompt the person (or arm the auto player) when the table waits for us."""
+        if self.done is not None or not self.table.my_turn:
+            self.decision = None
+            return
+        view = self.table.view()
+        if view is None:
+            return
+        key = (self.result.rounds, len(view.log), view.drawn, view.pending_draw)
+        if key == self.decision:
+            return
+        self.decision = key
+        if self.options.auto is not None:
+            self.auto_at = self.now() + self.options.auto_delay_s
+        else:
+            self.frontend.turn(self.table, self.now())
+
+    def play_auto(self) -> None:
+        """Let the auto player choose and act for the local seat."""
+        self.auto_at = None
+        view = self.table.view()
+        bot = self.options.auto
+        if bot is None or view is None or not self.table.my_turn:
+            return
+        legal = legal_actions(view)
+        if not legal:
+            return
+        action = bot.choose(view, legal, self.rng)
+        self.act(action)
+
+    def act(self, action: Action) -> None:
+        try:
+            out = self.table.act(action, self.now())
+        except IllegalAction as exc:
+            self.frontend.show(self.table, [tev.Info(text=f"{exc}")], self.now())
+            self.decision = None
+            return
+        self.process(out)
+
+    def typed(self, line: str) -> None:
+        if line == EOF_MARK:
+            self.input_closed = True
+            return
+        if self.options.auto is not None:
+            return
+        answer = self.frontend.typed(self.table, line, self.now())
+        if isinstance(answer, Leave):
+            self.done = "you left the table"
+        elif answer is not None:
+            self.act(answer)
+
+    # --- the network ---------------------------------------------------------------------
+
+    def incoming(self, event: object) -> None:
+        if isinstance(event, Incoming):
+            rec = event.received
+            body = rec.message.body
+            if not isinstance(body, Game):
+                return  # late lobby echoes, roster repeats
+            seat = rec.message.seat if rec.message.seat is not None else event.peer.seat
+            if seat is None or (body.to is not None and body.to != self.mesh.seat):
+                self.frontend.show(self.table, [tev.Fault(
+                    seat=seat, message=f"{event.peer} sent a game message addressed to "
+                    f"seat {body.to}")], self.now())
+                return
+            self.prev = rec.digest
+            self.result.received += 1
+            if self.log is not None:
+                self.log.append(rec.body)
+            try:
+                out = self.table.receive(seat, body.payload, self.now())
+            except RemoteError as exc:
+                bad = exc.seat if exc.seat is not None else seat
+                self.frontend.show(self.table, [tev.Fault(seat=bad, message=str(exc))],
+                                   self.now())
+                raise TableFailed(f"{self._who(bad)} sent invalid data: {exc}") from None
+            self.process(out)
+        elif isinstance(event, Lost):
+            seat = event.peer.seat if event.peer.seat is not None else -1
+            name = self._who(seat)
+            finished = event.reason == DONE_REASON
+            if finished:
+                self.finished_peers.add(seat)
+            self.frontend.presence(seat, name, connected=False, reason=event.reason)
+            if finished or self.done is not None:
+                return
+            if event.error is not None:
+                raise TableFailed(f"{name} sent invalid data and was disconnected: "
+                                  f"{event.error}")
+            raise PeerLost(f"{name} left the table ({event.reason}); the match cannot go on "
+                           "without them (taking over a lost seat comes in a later version)",
+                           seat=seat)
+        elif isinstance(event, Connected) and event.peer.seat is not None:
+            self.frontend.presence(event.peer.seat, self._who(event.peer.seat),
+                                   connected=True, reason="")
+
+    def _who(self, seat: int) -> str:
+        if 0 <= seat < len(self.names):
+            return f"{self.names[seat]} (seat {seat})"
+        return "an unknown player"
+
+    # --- the loop ---------------------------------------------------------------------
+
+    def next_wake(self) -> float | None:
+        """The earliest of: the table's timer, the timer warning, the auto player."""
+        times = [t for t in (self.table.get_timer(), self.auto_at) if t is not None]
+        deadline = self.table.deadline if self.table.my_turn else None
+        if (deadline is not None and self.options.auto is None
+                and self.warned != deadline):
+            times.append(deadline - self.options.warn_s)
+        return min(times) if times else None
+
+    def on_wake(self) -> None:
+        now = self.now()
+        timer = self.table.get_timer()
+        if timer is not None and timer <= now:
+            self.process(self.table.handle_timer(now))
+        if self.auto_at is not None and self.auto_at <= now:
+            self.play_auto()
+        deadline = self.table.deadline if self.table.my_turn else None
+        if (deadline is not None and self.options.auto is None and self.warned != deadline
+                and deadline - self.options.warn_s <= now):
+            self.warned = deadline
+            if deadline > now:
+                self.frontend.warn(self.table, deadline - now)
+
+    async def run(self, lines: asyncio.Queue[str] | None) -> Result:
+        inbox = _Inbox(self.mesh, lines)
+        try:
+            self.process(self.table.start(self.now()))
+            self.decision_point()
+            while self.done is None:
+                wake = self.next_wake()
+                timeout = None if wake is None else max(0.0, wake - self.now())
+                try:
+                    item = await inbox.next(timeout)
+                except TimeoutError:
+                    self.on_wake()
+                else:
+                    if isinstance(item, str):
+                        self.typed(item)
+                    else:
+                        self.incoming(item)
+                    if (wake := self.next_wake()) is not None and wake <= self.now():
+                        self.on_wake()
+                self.decision_point()
+        finally:
+            inbox.close()
+        self.result.last = self.prev
+        return self.result
+
+
+async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None = None,
+                     lines: asyncio.Queue[str] | None = None) -> Result:
+    """Play the dealt table on ``mesh`` until the match ends, ``options.rounds`` rounds are
+    played, or the player leaves; then say goodbye to the peers.
+
+    ``lines`` are typed lines (:data:`EOF_MARK` at the end of input). Raises
+    :class:`PeerLost` when a player's node leaves mid-match, :class:`TableFailed` when a
+    peer sends invalid data or the table fails; the log is closed (fsynced) either way.
+    """
+    options = options or Options()
+    log: TableLogWriter | None = None
+    run: _Run | None = None
+    try:
+        config = table_config(mesh)
+        if options.write_log:
+            path = log_path(mesh.node.table, mesh.seat, directory=options.log_dir)
+            log = TableLogWriter.create(path, log_header(config, mesh))
+        run = _Run(mesh, frontend, options, log)
+        frontend.started(run.table, run.config, log=run.result.log, auto=options.auto)
+        result = await run.run(lines)
+        frontend.finished(run.table, run.done or "")
+        return result
+    finally:
+        if log is not None:
+            with contextlib.suppress(OSError):
+                log.close()
+        await mesh.node.flush()
+        with contextlib.suppress(Exception):
+            await mesh.node.aclose(DONE_REASON if run is not None and run.done else
+                                   "left the table")

@@ -1,0 +1,118 @@
+"""Who sits at a table and under which rules: :class:`SeatInfo`, :class:`TableConfig`.
+
+A config is fixed when the host deals (the final roster). Every node builds the same
+config; each sends it to the others at the start of the match (a ``setup`` payload,
+protocol/table.md) so a disagreement is caught at once and the saved log carries the
+config the offline verifier needs (:mod:`p2p8s.table.logverify`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from p2p8s.errors import MalformedInput
+from p2p8s.rules import Ruleset, check_players
+
+#: The seat whose node runs the computer seats (the host's, R-TIMER / DESIGN.md).
+HOST_SEAT = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """One seat: number, player name, the identity key (Ed25519, 32 bytes) of the node
+    that signs for it, and ``computer`` = the bot personality name for a computer seat
+    (run by the host's node; its key is the host's), else ``None``."""
+
+    seat: int
+    name: str
+    key: bytes
+    computer: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    """The table: its 8-byte id, the ruleset, the match ``target`` (points; ignored by the
+    countdown variant), the seats in order 0..n-1 (2..7, R-SEATS) and the turn timer in
+    seconds (R-TIMER). Raises :class:`~p2p8s.errors.MalformedInput` when inconsistent."""
+
+    table: bytes
+    rules: Ruleset
+    target: int
+    seats: tuple[SeatInfo, ...]
+    turn_timeout_s: float = 30.0
+
+    def __post_init__(self) -> None:
+        check_players(len(self.seats))
+        if [s.seat for s in self.seats] != list(range(len(self.seats))):
+            raise MalformedInput("seats must be numbered 0..n-1 in order")
+        if self.seats[HOST_SEAT].computer is not None:
+            raise MalformedInput("the host's seat cannot be a computer seat")
+        if self.turn_timeout_s <= 0:
+            raise MalformedInput("the turn timer must be positive")
+
+    @property
+    def players(self) -> int:
+        """Number of seats."""
+        return len(self.seats)
+
+    @property
+    def deck_size(self) -> int:
+        """52 cards, or 104 with 6 or 7 players (R-DECK)."""
+        return 104 if self.players >= 6 else 52
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Player names by seat."""
+        return tuple(s.name for s in self.seats)
+
+    def computer(self, seat: int) -> bool:
+        """True if ``seat`` is a computer seat (run by the host's node)."""
+        return self.seats[seat].computer is not None
+
+    def node_of(self, seat: int) -> int:
+        """The seat whose node authors ``seat``'s messages (the host for a computer)."""
+        return HOST_SEAT if self.computer(seat) else seat
+
+    def local_seats(self, me: int) -> tuple[int, ...]:
+        """The seats node ``me`` plays: its own, and the computer seats if it is the host."""
+        return tuple(s for s in range(self.players) if self.node_of(s) == me)
+
+    def seat_of_key(self, key: bytes) -> int | None:
+        """The human seat whose node signs with ``key``, or ``None``."""
+        return next((s.seat for s in self.seats if s.computer is None and s.key == key),
+                    None)
+
+    def to_bytes(self) -> bytes:
+        """Canonical msgpack form (protocol/table.md, "setup")."""
+        obj = [self.table, self.rules.to_dict(), self.target, float(self.turn_timeout_s),
+               [[s.seat, s.name, s.key, s.computer] for s in self.seats]]
+        packed: bytes = msgpack.packb(obj, use_bin_type=True)
+        return packed
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> TableConfig:
+        """Inverse of :meth:`to_bytes`; raises MalformedInput."""
+        try:
+            obj = msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=True)
+            table, rules, target, timeout, seats = obj
+            config = cls(
+                table=bytes(table), rules=Ruleset.from_dict(rules), target=int(target),
+                turn_timeout_s=float(timeout),
+                seats=tuple(SeatInfo(int(s), str(n), bytes(k), None if c is None else str(c))
+                            for s, n, k, c in seats))
+        except MalformedInput:
+            raise
+        except (ValueError, TypeError, msgpack.UnpackException) as exc:
+            raise MalformedInput(f"bad table config: {exc}") from None
+        if config.to_bytes() != data:
+            raise MalformedInput("bad table config: not the canonical encoding")
+        return config
+
+
+def describe_config(config: TableConfig) -> dict[str, Any]:
+    """A JSON-ready summary (for reports)."""
+    return {"table": config.table.hex(), "rules": config.rules.describe(),
+            "target": config.target, "seats": list(config.names)}
