@@ -1,0 +1,130 @@
+"""Game actions on the wire: the table payload framing and the action record.
+
+Every table payload (the opaque bytes of a wire ``game`` envelope) is one byte of kind
+and a body (protocol/table.md):
+
+====  ======  ===========================================================
+kind  name    body
+====  ======  ===========================================================
+1     crypto  a mental-poker message (:mod:`p2p8s.crypto.messages`) — the game actions
+              travel inside its ``Act`` kind, so they are chained and echoed with the
+              rest of the round
+2     setup   the :class:`~p2p8s.table.config.TableConfig` the sender plays under
+====  ======  ===========================================================
+
+An action record (the ``data`` of an ``Act``) is the msgpack array
+``[round, index, seat, prev, action, positions]``: the round number, the action's index
+in the round log (0, 1, …), the author seat (the seat on turn), ``prev`` — the 32-byte
+chain hash of the log before it (:func:`chain_start`, :func:`chain_next`) — the action
+in compact text (``draw``, ``pass``, ``take``, ``QS,QH``, ``8S/H``) and, for a play, the
+crypto positions ``[[epoch, index], …]`` of the cards in the order of the text (shown
+just before by the author's ``PlayCards``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import msgpack
+
+from p2p8s.cards import Card, Suit
+from p2p8s.crypto.deck import Position
+from p2p8s.engine import DRAW, PASS, TAKE, Action, Draw, Pass, Play, Take
+from p2p8s.errors import MalformedInput
+
+CRYPTO = 1
+SETUP = 2
+ACT_TAG = b"p2p8s/v1/act"
+
+
+def _lp(data: bytes) -> bytes:
+    return len(data).to_bytes(4, "big") + data
+
+
+def chain_start(table: bytes, round_no: int, round_id: bytes) -> bytes:
+    """The action chain head before a round's first action (32 bytes)."""
+    data = _lp(ACT_TAG) + _lp(table) + _lp(round_no.to_bytes(8, "big")) + _lp(round_id)
+    return hashlib.sha512(data).digest()[:32]
+
+
+def chain_next(head: bytes, data: bytes) -> bytes:
+    """The chain head after an action record with bytes ``data``."""
+    return hashlib.sha512(_lp(ACT_TAG) + head + _lp(data)).digest()[:32]
+
+
+def action_text(action: Action) -> str:
+    """Compact text of an action: ``draw``, ``pass``, ``take``, ``QS,QH``, ``8S/H``."""
+    if isinstance(action, Draw):
+        return "draw"
+    if isinstance(action, Pass):
+        return "pass"
+    if isinstance(action, Take):
+        return "take"
+    text = ",".join(str(c) for c in action.cards)
+    return text + (f"/{action.suit.letter}" if action.suit is not None else "")
+
+
+def parse_action(text: str) -> Action:
+    """Inverse of :func:`action_text`; raises MalformedInput."""
+    simple: dict[str, Action] = {"draw": DRAW, "pass": PASS, "take": TAKE}
+    if text in simple:
+        return simple[text]
+    cards_text, slash, suit_text = text.partition("/")
+    try:
+        cards = tuple(Card.parse(c) for c in cards_text.split(","))
+        suit = Suit.parse(suit_text) if slash else None
+    except (ValueError, MalformedInput) as exc:
+        raise MalformedInput(f"bad action {text[:40]!r}: {exc}") from None
+    play = Play(cards, suit)
+    if action_text(play) != text:
+        raise MalformedInput(f"bad action {text[:40]!r}: not in canonical form")
+    return play
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ActRecord:
+    """One game action as sent by the seat on turn (see the module docstring)."""
+
+    round_no: int
+    index: int
+    seat: int
+    prev: bytes
+    action: Action
+    positions: tuple[Position, ...] = ()
+
+    def encode(self) -> bytes:
+        """The canonical msgpack bytes."""
+        obj = [self.round_no, self.index, self.seat, self.prev, action_text(self.action),
+               [list(p) for p in self.positions]]
+        packed: bytes = msgpack.packb(obj, use_bin_type=True)
+        return packed
+
+    @classmethod
+    def decode(cls, data: bytes) -> ActRecord:
+        """Parse canonical bytes; raises MalformedInput."""
+        try:
+            obj = msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=True)
+            round_no, index, seat, prev, text, positions = obj
+            for v in (round_no, index, seat):
+                if type(v) is not int or not 0 <= v < 2**32:
+                    raise ValueError("bad number")
+            if type(prev) is not bytes or len(prev) != 32 or type(text) is not str:
+                raise ValueError("bad field")
+            if type(positions) is not list or len(positions) > 8:
+                raise ValueError("bad positions")
+            pos: list[Position] = []
+            for p in positions:
+                if (type(p) is not list or len(p) != 2
+                        or not all(type(x) is int and 0 <= x < 2**16 for x in p)):
+                    raise ValueError("bad position")
+                pos.append((p[0], p[1]))
+            record = cls(round_no=round_no, index=index, seat=seat, prev=prev,
+                         action=parse_action(text), positions=tuple(pos))
+        except MalformedInput:
+            raise
+        except (ValueError, TypeError, msgpack.UnpackException) as exc:
+            raise MalformedInput(f"malformed action: {exc}") from None
+        if record.encode() != data:
+            raise MalformedInput("malformed action: not the canonical encoding")
+        return record
