@@ -4,7 +4,8 @@
 
 Each bot in turn takes seat 0 of seeded 4-player rounds against the regulars; every
 decision of seat 0 with more than one legal action is timed (``time.perf_counter``).
-Budgets (issue #3): regulars <= 0.2 s, the expert <= 1 s per move. The bots budget by
+Budgets (issue #3): regulars <= 0.2 s, the expert <= 1 s per move, and a hint (the
+expert's move plus its reason, :func:`p2p8s.bots.hint`) <= 1 s. The bots budget by
 playout count, not by the clock; this script only measures.
 """
 
@@ -16,9 +17,9 @@ import statistics
 import time
 from collections.abc import Sequence
 
-from p2p8s.bots import REGULARS, get_bot, view_of
+from p2p8s.bots import REGULARS, Bot, View, get_bot, hint, view_of
 from p2p8s.cards import Card, decks_for, standard_deck
-from p2p8s.engine import OrderedDeck
+from p2p8s.engine import Action, OrderedDeck
 from p2p8s.match import Match
 from p2p8s.rules import Ruleset
 
@@ -31,6 +32,19 @@ class _Shuffle:
         return self.rng.sample(list(cards), len(cards))
 
 
+class _HintBot:
+    """Plays the hint's move: times the whole hint path (search and explanation)."""
+
+    name = "Hint"
+
+    def choose(self, view: View, legal: Sequence[Action], rng: random.Random) -> Action:
+        return hint(view, legal, rng).action
+
+
+def _bot(name: str) -> Bot:
+    return _HintBot() if name == "hint" else get_bot(name)
+
+
 def bench(name: str, rounds: int, players: int, rules: Ruleset) -> list[float]:
     """Seconds per timed move of bot ``name`` in seat 0."""
     times: list[float] = []
@@ -40,7 +54,7 @@ def bench(name: str, rounds: int, players: int, rules: Ruleset) -> list[float]:
         rng.shuffle(cards)
         match = Match(rules, players=players, dealer=seed % players)
         rnd = match.start_round(OrderedDeck(cards, _Shuffle(rng)))
-        bots = [get_bot(name)] + [get_bot(REGULARS[(seed + s) % len(REGULARS)])
+        bots = [_bot(name)] + [get_bot(REGULARS[(seed + s) % len(REGULARS)])
                                   for s in range(1, players)]
         rngs = [random.Random(seed * 7 + s) for s in range(players)]
         while not rnd.over:
@@ -66,12 +80,12 @@ def main() -> None:
     print(f"{args.rounds} rounds, {args.players} players, {rules.describe()}; "
           "moves with more than one legal action")
     print(f"{'bot':<8} {'moves':>6} {'mean ms':>9} {'p95 ms':>8} {'max ms':>8}  budget")
-    for name in (*REGULARS, "expert"):
+    for name in (*REGULARS, "expert", "hint"):
         times = bench(name, args.rounds, args.players, rules)
-        budget = 1.0 if name == "expert" else 0.2
+        budget = 1.0 if name in ("expert", "hint") else 0.2
         p95 = statistics.quantiles(times, n=20)[-1] if len(times) > 1 else max(times)
         ok = "ok" if max(times) <= budget else "OVER"
-        print(f"{get_bot(name).name:<8} {len(times):>6} {1000 * statistics.fmean(times):>9.2f} "
+        print(f"{_bot(name).name:<8} {len(times):>6} {1000 * statistics.fmean(times):>9.2f} "
               f"{1000 * p95:>8.2f} {1000 * max(times):>8.2f}  {budget:.1f} s {ok}")
 
 

@@ -29,6 +29,17 @@ reshuffle (R-RESHUFFLE) calls ``rng.shuffle`` on the discards below the top, old
 first, and the result is the new stock, top first. A choice with one candidate
 consumes nothing.
 
+Step cap: a round need not end. With reshuffling on, a small or lopsided world (e.g. a
+determinized round whose circulating cards all follow each other while no hand card
+ever fits) can cycle forever: draw a fitting card, play it, reshuffle, repeat. Every
+playout therefore stops after :data:`MAX_DECISIONS` applied actions (or the
+``max_decisions`` argument): at the first turn boundary at or past the cap it ends and
+is scored *as a blocked round* (R-BLOCKED: table rules every hand scores its value,
+classic R-BLOCKED-CLASSIC, countdown zeros), with ``ended_by`` ``blocked``, no winner
+and ``Outcome.capped`` set. The cap is far above any real round (complete rounds of
+every ruleset and 2..7 players stay below 1,000 actions), so it never changes the
+result of a round that ends; ``tests/test_playout.py`` checks both.
+
 >>> import random
 >>> from p2p8s.rules import Ruleset
 >>> from p2p8s.cards import standard_deck
@@ -67,19 +78,26 @@ class Policy(IntEnum):
 
 class Outcome(NamedTuple):
     """How a playout ended: per-seat round points (as :meth:`Round.points`), the way
-    the round ended, the seat that went out (``None`` if blocked) and the number of
-    actions applied (play, draw, pass, take)."""
+    the round ended, the seat that went out (``None`` if blocked) the number of
+    actions applied (play, draw, pass, take) and whether the step cap ended it."""
 
     points: list[int]
     ended_by: EndedBy
     winner: int | None
     decisions: int
+    #: True if the playout hit the step cap (:data:`MAX_DECISIONS`) and was scored as
+    #: a blocked round instead of being played to its end.
+    capped: bool = False
 
 
 #: One recorded action of a traced playout: ``(seat, kind, cards, suit)`` with ``kind``
 #: one of ``play draw pass take``; ``cards`` are the played cards (engine order: first,
 #: sorted middle, last) or the drawn ones; ``suit`` is the declared suit (0..3) or None.
 TraceStep = tuple[int, str, tuple[int, ...], int | None]
+
+#: Actions after which a playout is cut off and scored as a blocked round (see the
+#: module docstring, "Step cap"). Real rounds stay far below it.
+MAX_DECISIONS = 5000
 
 # ------------------------------------------------------------------------ tables
 
@@ -113,25 +131,31 @@ def _mask_value(m: int, t: Sequence[int]) -> int:
 # ------------------------------------------------------------------------ public API
 
 
-def playout(rnd: Round, rng: _random.Random, policy: Policy = Policy.GREEDY) -> list[int]:
+def playout(rnd: Round, rng: _random.Random, policy: Policy = Policy.GREEDY, *,
+            max_decisions: int = MAX_DECISIONS) -> list[int]:
     """Play ``rnd`` to its end with ``policy``; return the round points per seat.
 
     The points equal what :meth:`Round.points` would give (table rules: hand values;
     classic: the winner collects; countdown: zeros). ``rnd`` must show every card
     (no ``None`` in a hand) and hold an :class:`~p2p8s.engine.OrderedDeck`; it is not
     modified. Reshuffles use ``rng`` (see the module docstring). Raises MalformedInput
-    for a round with hidden cards or another kind of deck.
+    for a round with hidden cards or another kind of deck. A round still running after
+    ``max_decisions`` actions is scored as blocked (module docstring, "Step cap").
     """
-    return playout_result(rnd, rng, policy).points
+    return playout_result(rnd, rng, policy, max_decisions=max_decisions).points
 
 
 def playout_result(rnd: Round, rng: _random.Random, policy: Policy = Policy.GREEDY,
-                   trace: list[TraceStep] | None = None) -> Outcome:
+                   trace: list[TraceStep] | None = None, *,
+                   max_decisions: int = MAX_DECISIONS) -> Outcome:
     """Like :func:`playout`, but return the whole :class:`Outcome`.
 
     With ``trace`` (a list), every applied action is appended to it as a
-    :data:`TraceStep` (slower; for tests and debugging).
+    :data:`TraceStep` (slower; for tests and debugging). ``max_decisions`` is the
+    step cap (module docstring); it must be positive.
     """
+    if max_decisions < 1:
+        raise ValueError("max_decisions must be positive")
     n = rnd.players
     if rnd.ended_by is not None:
         return Outcome(rnd.points(), rnd.ended_by, rnd.winner, 0)
@@ -159,7 +183,7 @@ def playout_result(rnd: Round, rng: _random.Random, policy: Policy = Policy.GREE
     last = -1 if rnd.last_drawn is None else int(rnd.last_drawn)
     return _run(rnd.rules, n, h1, h2, stock, discard, acc, rnd.turn, rnd.direction,
                 rnd.pending_draw, rnd.drawn, last, rnd.passes, list(rnd.wild),
-                rng, policy, trace)
+                rng, policy, trace, max_decisions)
 
 
 def deal_state(rules: Ruleset, players: int, dealer: int, order: Sequence[int],
@@ -240,7 +264,7 @@ def bench_result(rules: Ruleset, players: int, dealer: int, order: Sequence[int]
         h1[s], h2[s] = a, b
     top = discard[0]
     out = _run(rules, players, h1, h2, stock, discard, _ACCEPT[top], (dealer + 1) % players,
-               1, 0, 0, -1, 0, [8] * players, rng, policy, trace)
+               1, 0, 0, -1, 0, [8] * players, rng, policy, trace, MAX_DECISIONS)
     return out.decisions, out.points, out
 
 
@@ -250,10 +274,10 @@ def bench_result(rules: Ruleset, players: int, dealer: int, order: Sequence[int]
 def _run(rules: Ruleset, n: int, h1: list[int], h2: list[int], stock: list[int],
          discard: list[int], acc: int, turn: int, direction: int, pending: int,
          drawn: int, last: int, passes: int, wild: list[int], rng: _random.Random,
-         policy: Policy, trace: list[TraceStep] | None) -> Outcome:
-    """Play to the end. Mutates the given lists. ``acc``: cards matching the top card
-    (suit, plus its rank unless a suit was declared); ``last``: the card drawn this
-    turn (-1 if none)."""
+         policy: Policy, trace: list[TraceStep] | None, cap: int) -> Outcome:
+    """Play to the end, or until ``cap`` actions were applied (then score as blocked).
+    Mutates the given lists. ``acc``: cards matching the top card (suit, plus its rank
+    unless a suit was declared); ``last``: the card drawn this turn (-1 if none)."""
     random = rng.random
     shuffle = rng.shuffle
     action = rules.action_cards
@@ -272,8 +296,12 @@ def _run(rules: Ruleset, n: int, h1: list[int], h2: list[int], stock: list[int],
     wm = [RM[w] for w in wild]
     decisions = 0
     winner = -1
+    capped = False
     pop = stock.pop
     while True:
+        if decisions >= cap:
+            capped = True  # the step cap: score as a blocked round (module docstring)
+            break
         seat = turn
         h = h1[seat]
         c = -1  # the first card to play, if any
@@ -484,4 +512,4 @@ def _run(rules: Ruleset, n: int, h1: list[int], h2: list[int], stock: list[int],
             low = min(values)
             total = sum(v - low for v in values)
             points = [total if v == low else 0 for v in values]
-    return Outcome(points, ended_by, winner if winner >= 0 else None, decisions)
+    return Outcome(points, ended_by, winner if winner >= 0 else None, decisions, capped)

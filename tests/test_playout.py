@@ -30,6 +30,7 @@ from p2p8s.engine import (
 )
 from p2p8s.errors import MalformedInput
 from p2p8s.playout import (
+    MAX_DECISIONS,
     Outcome,
     Policy,
     TraceStep,
@@ -231,6 +232,7 @@ def test_playout_matches_engine_from_deal_and_midround(rules: Ruleset, policy: P
         assert fast.points == eng.points
         assert fast.ended_by == eng.ended_by
         assert fast.winner == eng.winner
+        assert not fast.capped and fast.decisions < MAX_DECISIONS // 5
         checked += 1
     assert checked == 48
 
@@ -321,3 +323,67 @@ def test_blocked_rounds_match_engine(rules: Ruleset) -> None:
             assert fast == eng
             blocked += fast.ended_by == "blocked"
     assert blocked >= 3
+
+
+# ------------------------------------------------------------------ the step cap
+
+
+def _cycling_round(rules: Ruleset, box: _Box) -> Round:
+    """A small world that never ends (R-RESHUFFLE on): the hands 5D and 6D never fit
+    the clubs in circulation, while every drawn club fits the club on top. Each turn
+    draws the one stock card (after a reshuffle of the discard below the top), plays
+    it, and the next seat does the same — forever."""
+    r = Round.deal(rules, players=2, dealer=1, deck=_deck(standard_deck(), box))
+    r.hands = [[Card.parse("5D")], [Card.parse("6D")]]
+    r.discard = [Card.parse("4C"), Card.parse("3C")]
+    r.deck = _deck([], box)
+    r.suit, r.declared = Suit(0), False
+    r.turn, r.direction, r.pending_draw = 0, 1, 0
+    r.drawn, r.last_drawn, r.passes = 0, None, 0
+    r.wild = [8, 8]
+    return r
+
+
+@pytest.mark.parametrize("policy", list(Policy), ids=lambda p: p.name)
+@pytest.mark.parametrize(("rules", "points"), [(Ruleset(), [5, 6]),
+                                               (Ruleset.classic(), [1, 0])],
+                         ids=["table", "classic"])
+def test_a_cycling_round_is_cut_off_and_scored_as_blocked(rules: Ruleset, points: list[int],
+                                                          policy: Policy) -> None:
+    box = _Box()
+    r = _cycling_round(rules, box)
+    # the engine agrees that the round cycles: 1,000 actions later it still runs, in the
+    # same position as at the start
+    eng = r.copy()
+    box.rng = random.Random(1)
+    for _ in range(1000):
+        eng.apply(engine_choose(eng, policy, box.rng))
+    assert not eng.over and eng.hands == r.hands and sorted(eng.discard) == sorted(r.discard)
+    # the playout returns: cut at the cap, scored as blocked (table: hand values 5 and 6;
+    # classic R-BLOCKED-CLASSIC: the lower hand collects the difference)
+    trace: list[TraceStep] = []
+    out = playout_result(r, random.Random(2), policy, trace)
+    assert out.capped and out.ended_by == "blocked" and out.winner is None
+    assert MAX_DECISIONS <= out.decisions < MAX_DECISIONS + 4 and len(trace) == out.decisions
+    assert out.points == points
+    assert [k for _, k, _, _ in trace[:4]] == ["draw", "play", "draw", "play"]
+    # a smaller cap, through playout() too
+    small = playout_result(r, random.Random(2), policy, max_decisions=10)
+    assert small == Outcome(points, small.ended_by, None, 10, True)
+    assert playout(r, random.Random(2), policy, max_decisions=10) == points
+    with pytest.raises(ValueError):
+        playout(r, random.Random(2), policy, max_decisions=0)
+
+
+def test_the_cap_never_cuts_a_real_round() -> None:
+    # complete rounds of every tested ruleset, 2..7 players, end far below the cap
+    worst = 0
+    for rules, players, seed in product(RULESETS, range(2, 8), range(20)):
+        rng = random.Random(seed * 13 + players)
+        order = _order(players, rng)
+        for policy in Policy:
+            _, _, out = bench_result(rules, players, seed % players, order,
+                                     random.Random(seed), policy)
+            assert not out.capped
+            worst = max(worst, out.decisions)
+    assert worst < MAX_DECISIONS // 5

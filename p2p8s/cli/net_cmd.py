@@ -1,8 +1,10 @@
-"""``p2p8s tables``, ``p2p8s host`` and ``p2p8s join``: friends' tables on the local network.
+"""``p2p8s tables``, ``host``, ``join`` and ``audit``: friends' tables on the local network.
 
-The lobby is complete; the game itself is wired later: when the host deals, every node
-builds the full mesh and hands it to :data:`GAME_RUNNER` (by default a placeholder that
-says the game is coming and leaves the table).
+When the host deals, every node builds the full mesh and hands it to a game runner
+(:func:`table_runner`, installed as :data:`GAME_RUNNER`): the replicated table
+(:mod:`p2p8s.net.runner`) drawn by :class:`~p2p8s.cli.table_view.TableScreen`. Every
+node keeps the signed log of the table (:mod:`p2p8s.store.tablelog`); ``p2p8s audit
+FILE`` re-verifies the rounds of such a log offline.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any
 
 import click
@@ -42,19 +45,42 @@ from p2p8s.net.discovery import (
 )
 from p2p8s.net.lobby import GameRunner, Mesh, Seating, host_lobby, join_lobby
 from p2p8s.net.node import Node
+from p2p8s.net.runner import EOF_MARK, Options, play_table
 from p2p8s.rules import Ruleset
 from p2p8s.store.identity import identity_fingerprint, load_or_create_identity
 from p2p8s.wire import MAX_NAME, VERSION, Roster, SeatEntry
 
-
-async def _placeholder_runner(mesh: Mesh) -> None:
-    names = ", ".join(f"{e.name} (seat {e.seat})" for e in mesh.roster.seats)
-    click.echo(f"starting… all {len(mesh.roster.seats)} players are connected: {names}")
-    click.echo("The game itself is coming in a later version of p2p8s; leaving the table.")
+#: The computer player that takes your seat with a bare ``--auto``.
+AUTO_DEFAULT = "expert"
 
 
-#: What runs a dealt table; the table layer replaces this.
-GAME_RUNNER: GameRunner = _placeholder_runner
+def table_runner(*, auto: str | None = None, rounds: int | None = None,
+                 ascii: bool = False, lines: asyncio.Queue[str] | None = None) -> GameRunner:
+    """A game runner that plays the dealt table in this terminal.
+
+    ``auto`` (a personality; ``""`` = the expert) lets the computer play the local seat,
+    ``rounds`` stops after that many rounds, ``lines`` are the typed lines (default: a
+    fresh reader of stdin). Raises :class:`~p2p8s.errors.LocalError` subclasses when a
+    player leaves mid-match or the table fails.
+    """
+    from p2p8s.cli.table_view import TableScreen
+    from p2p8s.cli.terminal import Terminal
+    from p2p8s.solo import get_bot
+
+    bot = get_bot(auto or AUTO_DEFAULT) if auto is not None else None
+
+    async def run(mesh: Mesh) -> None:
+        term = Terminal(ascii=ascii)
+        screen = TableScreen(term, me=mesh.seat)
+        options = Options(auto=bot, rounds=rounds, auto_delay_s=term.pace_s if bot else 0.0)
+        await play_table(mesh, screen, options=options,
+                         lines=lines if lines is not None else _stdin_lines())
+
+    return run
+
+
+#: What runs a dealt table (the terminal client with default options).
+GAME_RUNNER: GameRunner = table_runner()
 
 
 class _TerminalView:
@@ -92,15 +118,19 @@ def _default_name() -> str:
     return "Player"
 
 
+def _check_auto(auto: str | None) -> None:
+    """Refuse an unknown ``--auto`` personality before anyone sits down."""
+    if auto:
+        from p2p8s.bots.registry import get_bot
+
+        get_bot(auto)
+
+
 def _check_name(name: str) -> str:
     name = name.strip()
     if not name or len(name) > MAX_NAME or not name.isprintable():
         raise click.BadParameter(f"a name is 1 to {MAX_NAME} printable characters")
     return name
-
-
-#: Put on the stdin queue at end of input.
-EOF_MARK = "\x04"
 
 
 def _stdin_lines() -> asyncio.Queue[str]:
@@ -170,6 +200,19 @@ def tables_cmd(timeout_s: float) -> None:
     _run(main)
 
 
+def _game_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options of a game in progress, shared by host and join."""
+    command = click.option("--ascii", "ascii_", is_flag=True,
+                           help="Write suits as letters C D H S instead of ♣ ♦ ♥ ♠.")(command)
+    command = click.option("--rounds", type=click.IntRange(1, None), default=None,
+                           metavar="N", help="Leave after N rounds (tests, demos).")(command)
+    command = click.option("--auto", is_flag=False, flag_value="", default=None,
+                           metavar="[PERSONALITY]",
+                           help="Let the computer play your seat (default: the expert).")(
+        command)
+    return command
+
+
 # --- host ---------------------------------------------------------------------------
 
 @click.command("host")
@@ -183,10 +226,13 @@ def tables_cmd(timeout_s: float) -> None:
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="TCP port to listen on (0: any free port).")
 @click.option("--no-mdns", is_flag=True, help="Do not advertise the table by mDNS.")
+@_game_options
 def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
-             no_multi: bool, port: int, no_mdns: bool) -> None:
+             no_multi: bool, port: int, no_mdns: bool, auto: str | None, rounds: int | None,
+             ascii_: bool) -> None:
     """Open a table for friends on this network and print its code."""
     player = _check_name(name or _default_name())
+    _check_auto(auto)
     rules = (Ruleset.classic() if classic else Ruleset.table()).with_changes(
         multi_play=not no_multi, target=int(target) if target else 100)
     identity = load_or_create_identity()
@@ -249,7 +295,8 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
                 if mesh is None:
                     click.echo("Table closed.")
                     return 0
-                await GAME_RUNNER(mesh)
+                runner = table_runner(auto=auto, rounds=rounds, ascii=ascii_, lines=commands)
+                await runner(mesh)
                 await node.flush()
         return 0
 
@@ -264,10 +311,13 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
 @click.option("--timeout", "timeout_s", type=click.FloatRange(0.5, 120), default=8.0,
               show_default=True, help="Seconds to look for the table by mDNS.")
 @click.option("--yes", "-y", is_flag=True, help="Sit down without asking.")
-def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool) -> None:
+@_game_options
+def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, auto: str | None,
+             rounds: int | None, ascii_: bool) -> None:
     """Join a friend's table: INVITE is CODE, CODE@HOST:PORT or p2p8s://CODE@HOST:PORT."""
     parsed: Invite = parse_invite(invite)
     player = _check_name(name or _default_name())
+    _check_auto(auto)
     identity = load_or_create_identity()
     code = normalize_code(parsed.code)
     key = code_key(code)
@@ -307,11 +357,40 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool) -> None
             if mesh is None:
                 click.echo("You did not sit down.")
                 return 0
-            await GAME_RUNNER(mesh)
+            await table_runner(auto=auto, rounds=rounds, ascii=ascii_, lines=lines)(mesh)
             await node.flush()
         return 0
 
     _run(main)
 
 
-COMMANDS = [tables_cmd, host_cmd, join_cmd]
+# --- audit --------------------------------------------------------------------------
+
+@click.command("audit")
+@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+def audit_cmd(file: Path) -> None:
+    """Re-verify a table log offline: every signature, every move, every round's audit.
+
+    FILE is a node's log (``p2p8s host``/``join`` print where it is written). Prints each
+    round as ok or the cheater named, and the scores; exits 1 if anything fails, 2 if the
+    file is not a readable table log.
+    """
+    from p2p8s.store.tablelog import CorruptLog, read_log
+    from p2p8s.table.logverify import verify
+
+    try:
+        log = read_log(file)
+    except CorruptLog as exc:
+        click.echo(f"p2p8s: {exc}", err=True)
+        sys.exit(2)
+    seat = log.header.get("me")
+    click.echo(f"{file}: the log of seat {seat}, {len(log.frames)} signed frames"
+               + (" (the last record was cut short and is left out)" if log.torn else ""))
+    report = verify(log.frames)
+    for line in report.lines():
+        click.echo(f"  {line}")
+    if not report.ok:
+        sys.exit(1)
+
+
+COMMANDS = [tables_cmd, host_cmd, join_cmd, audit_cmd]

@@ -183,12 +183,15 @@ def check_claims(
     dealer: int,
     actions: Sequence[tuple[int, Action]],
     hand_size: int | Sequence[int] | None = None,
+    wild: Sequence[int] | None = None,
 ) -> Round:
     """Replay the round's game ``actions`` (``(seat, action)`` in log order) through the
     rules engine with every card known from the audit (R-AUDIT hidden claims).
 
     The stock is epoch 0 in position order (top first); the k-th reshuffle takes the
-    order of epoch k. Returns the replayed :class:`~p2p8s.engine.Round`. Raises
+    order of epoch k. ``hand_size`` and ``wild`` are passed to
+    :meth:`~p2p8s.engine.Round.deal` (countdown: each player's number). Returns the
+    replayed :class:`~p2p8s.engine.Round`. Raises
     :class:`CheatDetected` (ILLEGAL_CLAIM) naming the seat whose action the engine
     refuses — e.g. a Draw while holding a playable card with ``draw_when_playable`` off —
     or (UNEXPECTED) an action logged for a seat that was not on turn.
@@ -203,7 +206,8 @@ def check_claims(
         return order
 
     deck = OrderedDeck(report.faces(0), reshuffler=reshuffler)
-    rnd = Round.deal(rules, players=players, dealer=dealer, deck=deck, hand_size=hand_size)
+    rnd = Round.deal(rules, players=players, dealer=dealer, deck=deck, hand_size=hand_size,
+                     wild=wild)
     for seat, action in actions:
         if rnd.turn != seat:
             raise CheatDetected(f"acted ({action}) out of turn", seat=seat,

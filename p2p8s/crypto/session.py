@@ -137,13 +137,19 @@ def chain_next(head: bytes, encoded: bytes) -> bytes:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SessionConfig:
-    """Who and where: ``players`` seats (2..7), this node's ``seat``, ``deck_size`` 52/104."""
+    """Who and where: ``players`` seats (2..7), this node's ``seat``, ``deck_size`` 52/104.
+
+    ``observer=True`` makes a passive session that plays no seat (``seat`` must be 0 and
+    is ignored): it verifies every message, follows the declared operations and, once
+    every key is revealed, audits the round — the offline log verifier's view.
+    """
 
     table: bytes
     round_no: int
     players: int
     seat: int
     deck_size: int
+    observer: bool = False
 
     def __post_init__(self) -> None:
         if not 2 <= self.players <= 7 or not 0 <= self.seat < self.players:
@@ -196,7 +202,9 @@ class Session:
         self._rand = rand
         n = config.players
         self._n = n
-        self._me = config.seat
+        self._observer = config.observer
+        #: an observer plays no seat: -1 matches no seat, sends nothing
+        self._me = -1 if config.observer else config.seat
         self._heads: list[list[bytes]] = [
             [chain_start(config.table, config.round_no, s)] for s in range(n)
         ]
@@ -228,6 +236,8 @@ class Session:
         self._share_reveals: dict[int, dict[int, Scalar]] = {}
         self._key_revealed = False
         self._all_revealed = False
+        if self._observer:
+            self._started = self._revealed_nonce = self._key_revealed = True
         self._recovered: set[int] = set()  # seats whose key was rebuilt from the escrow
         self._announced_recoveries: set[int] = set()  # dealers with a ShareReveal seen
 
@@ -276,6 +286,16 @@ class Session:
         """Number of encoding epochs opened so far (complete or not)."""
         return len(self._epochs)
 
+    @property
+    def keys_revealed(self) -> bool:
+        """True once every seat's key is known here (revealed or recovered)."""
+        return self._all_revealed
+
+    def chain_heads(self) -> tuple[tuple[int, bytes], ...]:
+        """For each seat: how many of its messages this node has (sent or) processed, and
+        the chain hash after the last of them (the ``echo`` this node would send now)."""
+        return tuple((len(h) - 1, h[-1]) for h in self._heads)
+
     def public_key(self, seat: int) -> Point | None:
         """``Y_seat`` once announced and verified."""
         return self._keys[seat]
@@ -284,7 +304,7 @@ class Session:
 
     def start_round(self) -> Output:
         """Begin the round: broadcast the nonce commitment (and X25519 box key)."""
-        self._guard()
+        self._guard(player=True)
         if self._started:
             raise ProtocolMisuse("the round has already started")
         self._started = True
@@ -349,7 +369,7 @@ class Session:
         ``seat`` plays for a seat whose key was recovered (only the lowest seat whose key
         was not recovered may). Raises :class:`ProtocolMisuse` for a card not held.
         """
-        self._guard()
+        self._guard(player=True)
         holder = self._me if seat is None else seat
         if holder != self._me and (holder not in self._recovered
                                    or self._proxy() != self._me):
@@ -418,7 +438,7 @@ class Session:
         after every earlier message of this seat. Raises :class:`ProtocolMisuse` before
         :meth:`start_round` or for oversize data.
         """
-        self._guard()
+        self._guard(player=True)
         if not self._started or len(data) > 4096:
             raise ProtocolMisuse("an action can only be announced in a started round")
         self._send(Act, data=data)
@@ -426,7 +446,7 @@ class Session:
 
     def end_round(self) -> Output:
         """Reveal this seat's key ``e_j`` (round end, R-AUDIT); broadcasts KeyReveal."""
-        self._guard()
+        self._guard(player=True)
         if not self._keys_ready or self._key_revealed:
             raise ProtocolMisuse("the key cannot be revealed now")
         self._key_revealed = True
@@ -442,7 +462,7 @@ class Session:
         recovered strips ``seat``'s layer. The recovered seat's cards are public to
         every node (``known_card`` after :meth:`audit`, or :func:`audit_round`).
         """
-        self._guard()
+        self._guard(player=True)
         if self._n < 3 or seat == self._me or seat not in self._escrow_dealers():
             raise ProtocolMisuse(f"no escrow share of seat {seat} to publish")
         share = self._my_shares[seat]
@@ -536,6 +556,20 @@ class Session:
         self._pending_echo.extend(later)
         self._recheck_echoes()
 
+    def check_echo(self, reporter: int, echo: Sequence[tuple[int, bytes]]) -> None:
+        """Compare ``reporter``'s view of every chain (as in a message's ``echo``, e.g.
+        sent with its stop notice) with this node's, as far as both have seen.
+
+        Raises :class:`CheatDetected` (EQUIVOCATION) naming the seat that sent different
+        messages to different peers (or ``reporter`` about its own chain).
+        """
+        if len(echo) != self._n or not 0 <= reporter < self._n:
+            raise CheatDetected("echo has the wrong length", seat=reporter,
+                                fault=Fault.MALFORMED)
+        for seat, (count, head) in enumerate(echo):
+            if 0 <= count < len(self._heads[seat]):
+                self._compare_echo(reporter, seat, count, head)
+
     def _compare_echo(self, reporter: int, seat: int, count: int, head: bytes) -> None:
         if self._heads[seat][count] == head:
             return
@@ -622,11 +656,12 @@ class Session:
                                     fault=Fault.BAD_SHARE)
             box = self._commits[s]
             assert box is not None
-            ct = dict(msg.shares)[self._me]
-            share = escrow.open_share(
-                ct, dealer=s, recipient=self._me, box_secret=self._box_secret,
-                dealer_box_key=box[1], commitments=msg.commitments, ctx=self._ctx(),
-            )
+            if not self._observer:
+                ct = dict(msg.shares)[self._me]
+                share = escrow.open_share(
+                    ct, dealer=s, recipient=self._me, box_secret=self._box_secret,
+                    dealer_box_key=box[1], commitments=msg.commitments, ctx=self._ctx(),
+                )
         elif msg.commitments or msg.shares:
             raise CheatDetected("no escrow with two seats", seat=s, fault=Fault.MALFORMED)
         self._keys[s] = msg.key
@@ -805,7 +840,8 @@ class Session:
             self.round_id = round_id_of(self.config.table, self.config.round_no,
                                         [x for x in self._nonces if x is not None])
             self._events.append(RoundIdReady(self.round_id))
-            self._announce_key()
+            if not self._observer:
+                self._announce_key()
             return True
         if not self._keys_ready:
             if self.round_id is not None and None not in self._keys:
@@ -950,9 +986,11 @@ class Session:
 
     # ------------------------------------------------------------------ helpers
 
-    def _guard(self) -> None:
+    def _guard(self, *, player: bool = False) -> None:
         if self._failed is not None:
             raise self._failed
+        if player and self._observer:
+            raise ProtocolMisuse("an observer plays no seat")
 
     def _send(self, cls: type[Message], **body: Any) -> None:
         echo = tuple((len(h) - 1, h[-1]) for h in self._heads)

@@ -6,4 +6,6 @@
 - :mod:`p2p8s.net.discovery` — mDNS/DNS-SD (RFC 6762/6763) table cards via zeroconf.
 - :mod:`p2p8s.net.lobby` — seating at a table and building the full mesh that is handed
   to the game runner.
+- :mod:`p2p8s.net.runner` — the game runner: the replicated table
+  (:mod:`p2p8s.table`) fed from the mesh, its timers from the loop clock, the table log.
 """

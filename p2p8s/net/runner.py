@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from p2p8s.bots.base import Bot, View
-from p2p8s.bots.determinize import determinize
-from p2p8s.engine import Action, Round
+from p2p8s.bots.base import Bot
+from p2p8s.bots.registry import get_bot
+from p2p8s.engine import Action
 from p2p8s.errors import IllegalAction, LocalError, RemoteError
 from p2p8s.net.lobby import Mesh
 from p2p8s.net.node import Connected, Incoming, Lost
@@ -45,12 +45,15 @@ from p2p8s.solo import pick_opponents
 from p2p8s.store.tablelog import TableLogWriter, log_path
 from p2p8s.table import Output, SeatInfo, Table, TableConfig
 from p2p8s.table import events as tev
+from p2p8s.table.core import STAND_IN
 from p2p8s.wire import MAX_NAME, Game
 
 #: The ``bye`` reason of a node that played to the end (its peers let it go quietly).
 DONE_REASON = "finished playing"
 #: Seconds before the turn timer runs out when the player is warned.
 WARN_S = 10.0
+#: Seconds a person has for a turn (R-TIMER).
+TURN_TIMEOUT_S = 30.0
 
 
 class PeerLost(LocalError):
@@ -105,7 +108,8 @@ class Frontend(Protocol):
 class Options:
     """How :func:`play_table` runs: ``auto`` plays the local seat, ``rounds`` stops after
     that many rounds, ``log_dir`` (None: the user data directory) holds the table log,
-    ``auto_delay_s`` paces the auto player, ``warn_s`` is the timer warning."""
+    ``auto_delay_s`` paces the auto player, ``warn_s`` is the timer warning and
+    ``turn_timeout_s`` the turn timer (the same on every node)."""
 
     auto: Bot | None = None
     rounds: int | None = None
@@ -113,6 +117,7 @@ class Options:
     write_log: bool = True
     auto_delay_s: float = 0.0
     warn_s: float = WARN_S
+    turn_timeout_s: float = TURN_TIMEOUT_S
 
 
 @dataclass(slots=True)
@@ -151,11 +156,12 @@ def computer_seats(seed: bytes, count: int, taken: Sequence[str]) -> list[tuple[
     return out
 
 
-def table_config(mesh: Mesh) -> TableConfig:
+def table_config(mesh: Mesh, *, turn_timeout_s: float = TURN_TIMEOUT_S) -> TableConfig:
     """The table configuration every node derives from the final roster alike.
 
     Seat ``s`` is the person seated there, or a computer regular (its key is the host's:
     the host's node runs it). Target: the roster's rules, else the friends' default.
+    ``turn_timeout_s`` must be the same on every node (tests shorten it).
     """
     roster = mesh.roster
     host = roster.entry(0)
@@ -173,7 +179,7 @@ def table_config(mesh: Mesh) -> TableConfig:
             seats.append(SeatInfo(seat=s, name=name, key=host.key, computer=style))
     target = default_target(roster.rules, roster.size, solo=False)
     return TableConfig(table=mesh.node.table, rules=roster.rules, target=target,
-                       seats=tuple(seats))
+                       seats=tuple(seats), turn_timeout_s=turn_timeout_s)
 
 
 def log_header(config: TableConfig, mesh: Mesh) -> dict[str, Any]:
@@ -190,25 +196,6 @@ def log_header(config: TableConfig, mesh: Mesh) -> dict[str, Any]:
         "seats": [{"seat": s.seat, "name": s.name, "key": s.key.hex(),
                    "computer": s.computer} for s in config.seats],
     }
-
-
-# --- choosing for the local seat -----------------------------------------------------------
-
-def local_round(view: View) -> Round:
-    """A Round in which the seat on turn (``view.seat``) can check and list its actions.
-
-    Only the own hand and the public table decide what the seat on turn may do; the
-    hidden hands are filled in at random (:func:`~p2p8s.bots.determinize.determinize`)
-    and never looked at.
-    """
-    return determinize(view, random.Random(0))
-
-
-def legal_actions(view: View) -> list[Action]:
-    """Every legal action of ``view.seat`` (empty when it is not on turn)."""
-    if view.turn != view.seat:
-        return []
-    return local_round(view).legal_actions()
 
 
 # --- the runner --------------------------------------------------------------------------
@@ -257,17 +244,19 @@ class _Run:
     """One table being played on this node (the state :func:`play_table` needs)."""
 
     def __init__(self, mesh: Mesh, frontend: Frontend, options: Options,
-                 log: TableLogWriter | None) -> None:
+                 log: TableLogWriter | None, config: TableConfig) -> None:
         self.mesh = mesh
         self.frontend = frontend
         self.options = options
+        self.auto = options.auto
         self.log = log
         self.loop = asyncio.get_running_loop()
-        self.config = table_config(mesh)
+        self.config = config
         self.table = Table(self.config, me=mesh.seat, rand=os.urandom, seed=mesh.digest)
         self.result = Result(log=log.path if log is not None else None)
         self.prev = b""
         self.done: str | None = None
+        self.completed = False  # played to the end (rounds asked for, or the match)
         self.finished_peers: set[int] = set()
         self.input_closed = False
         self.decision: object = None
@@ -289,27 +278,44 @@ class _Run:
             self.result.sent += 1
             if self.log is not None:
                 self.log.append(body)
-        if out.events:
-            self.frontend.show(self.table, out.events, self.now())
+        shown: list[object] = []
+        gone: str | None = None
         for event in out.events:
+            if self.done is not None and not isinstance(event, tev.MatchOver):
+                break  # the rounds asked for are played: later events are not shown
+            shown.append(event)
             if isinstance(event, tev.RoundOver):
                 self.result.rounds += 1
                 if self.log is not None:
-                    self.log.mark({"round_over": self.result.rounds,
-                                   "audit_ok": bool(event.audit_ok)})
+                    self.log.mark({"round_over": event.result.number,
+                                   "audit_ok": bool(event.audit_ok),
+                                   "transcript": self.table.transcript.hex(),
+                                   "totals": list(self.table.match.totals)})
                 if (self.options.rounds is not None
-                        and self.result.rounds >= self.options.rounds and self.done is None):
+                        and self.result.rounds >= self.options.rounds):
                     n = self.result.rounds
                     self.done = f"played the {n} round{'s' if n != 1 else ''} asked for"
+                    self.completed = True
+                elif self.finished_peers and not self.table.finished:
+                    gone = ", ".join(self._who(s) for s in sorted(self.finished_peers))
             elif isinstance(event, tev.MatchOver):
                 self.result.match_over = True
-                self.done = self.done or "the match is over"
-        if self.table.failed and self.done is None:
-            raise TableFailed("the table stopped after a fault (see above); "
+                self.done = "the match is over"
+                self.completed = True
+        if shown:
+            self.frontend.show(self.table, shown, self.now())
+        fault = self.table.failed
+        if fault is not None and self.done is None:
+            who = self._who(fault.seat) if fault.seat is not None else "a player"
+            raise TableFailed(f"the table stopped: {who} broke the rules ({fault.message}); "
                               f"the log is in {self.result.log}")
+        if gone is not None and self.done is None:
+            raise PeerLost(f"{gone} stopped playing after this round; the match cannot go "
+                           "on without them", seat=min(self.finished_peers))
         if self.table.finished and self.done is None:
             self.result.match_over = True
             self.done = "the match is over"
+            self.completed = True
 
     # --- the local seat ----------------------------------------------------------------
 
@@ -325,7 +331,7 @@ class _Run:
         if key == self.decision:
             return
         self.decision = key
-        if self.options.auto is not None:
+        if self.auto is not None:
             self.auto_at = self.now() + self.options.auto_delay_s
         else:
             self.frontend.turn(self.table, self.now())
@@ -334,10 +340,10 @@ class _Run:
         """Let the auto player choose and act for the local seat."""
         self.auto_at = None
         view = self.table.view()
-        bot = self.options.auto
+        bot = self.auto
         if bot is None or view is None or not self.table.my_turn:
             return
-        legal = legal_actions(view)
+        legal = self.table.legal_actions()
         if not legal:
             return
         action = bot.choose(view, legal, self.rng)
@@ -355,8 +361,14 @@ class _Run:
     def typed(self, line: str) -> None:
         if line == EOF_MARK:
             self.input_closed = True
+            if self.auto is None and self.done is None:
+                self.auto = get_bot(STAND_IN)
+                self.decision = None
+                self.frontend.show(self.table, [tev.Info(
+                    f"Your input ended: the computer ({STAND_IN}) plays your seat from now "
+                    "on.")], self.now())
             return
-        if self.options.auto is not None:
+        if self.auto is not None:
             return
         answer = self.frontend.typed(self.table, line, self.now())
         if isinstance(answer, Leave):
@@ -405,9 +417,14 @@ class _Run:
             raise PeerLost(f"{name} left the table ({event.reason}); the match cannot go on "
                            "without them (taking over a lost seat comes in a later version)",
                            seat=seat)
-        elif isinstance(event, Connected) and event.peer.seat is not None:
-            self.frontend.presence(event.peer.seat, self._who(event.peer.seat),
-                                   connected=True, reason="")
+        elif isinstance(event, Connected):
+            seat = self.mesh.roster.seat_of(event.peer.key)
+            if seat is None or seat == self.mesh.seat:
+                self.mesh.node.close_peer(event.peer, "the game has started at this table",
+                                          refuse="closed")
+                return
+            event.peer.set_seat(seat)
+            self.frontend.presence(seat, self._who(seat), connected=True, reason="")
 
     def _who(self, seat: int) -> str:
         if 0 <= seat < len(self.names):
@@ -420,7 +437,7 @@ class _Run:
         """The earliest of: the table's timer, the timer warning, the auto player."""
         times = [t for t in (self.table.get_timer(), self.auto_at) if t is not None]
         deadline = self.table.deadline if self.table.my_turn else None
-        if (deadline is not None and self.options.auto is None
+        if (deadline is not None and self.auto is None
                 and self.warned != deadline):
             times.append(deadline - self.options.warn_s)
         return min(times) if times else None
@@ -433,7 +450,7 @@ class _Run:
         if self.auto_at is not None and self.auto_at <= now:
             self.play_auto()
         deadline = self.table.deadline if self.table.my_turn else None
-        if (deadline is not None and self.options.auto is None and self.warned != deadline
+        if (deadline is not None and self.auto is None and self.warned != deadline
                 and deadline - self.options.warn_s <= now):
             self.warned = deadline
             if deadline > now:
@@ -478,11 +495,11 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
     log: TableLogWriter | None = None
     run: _Run | None = None
     try:
-        config = table_config(mesh)
+        config = table_config(mesh, turn_timeout_s=options.turn_timeout_s)
         if options.write_log:
             path = log_path(mesh.node.table, mesh.seat, directory=options.log_dir)
             log = TableLogWriter.create(path, log_header(config, mesh))
-        run = _Run(mesh, frontend, options, log)
+        run = _Run(mesh, frontend, options, log, config)
         frontend.started(run.table, run.config, log=run.result.log, auto=options.auto)
         result = await run.run(lines)
         frontend.finished(run.table, run.done or "")
@@ -493,5 +510,5 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
                 log.close()
         await mesh.node.flush()
         with contextlib.suppress(Exception):
-            await mesh.node.aclose(DONE_REASON if run is not None and run.done else
+            await mesh.node.aclose(DONE_REASON if run is not None and run.completed else
                                    "left the table")

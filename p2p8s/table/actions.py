@@ -10,6 +10,7 @@ kind  name    body
               travel inside its ``Act`` kind, so they are chained and echoed with the
               rest of the round
 2     setup   the :class:`~p2p8s.table.config.TableConfig` the sender plays under
+3     stop    :class:`StopNotice`: the sender stopped the table on a fault
 ====  ======  ===========================================================
 
 An action record (the ``data`` of an ``Act``) is the msgpack array
@@ -35,6 +36,7 @@ from p2p8s.errors import MalformedInput
 
 CRYPTO = 1
 SETUP = 2
+STOP = 3
 ACT_TAG = b"p2p8s/v1/act"
 
 
@@ -128,3 +130,43 @@ class ActRecord:
         if record.encode() != data:
             raise MalformedInput("malformed action: not the canonical encoding")
         return record
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StopNotice:
+    """The sender stopped on a fault: in round ``round_no`` it blames ``seat`` (``None``:
+    unknown) for ``message``; ``echo`` is its view of every seat's message chain then
+    (``(count, head)`` per seat), so peers can check for equivocation themselves.
+
+    msgpack ``[round, seat or nil, message, [[count, head], ...]]``.
+    """
+
+    round_no: int
+    seat: int | None
+    message: str
+    echo: tuple[tuple[int, bytes], ...] = ()
+
+    def encode(self) -> bytes:
+        """The canonical msgpack bytes."""
+        obj = [self.round_no, self.seat, self.message[:500], [list(e) for e in self.echo]]
+        packed: bytes = msgpack.packb(obj, use_bin_type=True)
+        return packed
+
+    @classmethod
+    def decode(cls, data: bytes) -> StopNotice:
+        """Parse; raises MalformedInput."""
+        try:
+            round_no, seat, message, echo = msgpack.unpackb(data, raw=False, use_list=True)
+            if type(round_no) is not int or not (seat is None or type(seat) is int):
+                raise ValueError("bad numbers")
+            if type(message) is not str or len(message) > 500 or type(echo) is not list:
+                raise ValueError("bad fields")
+            heads = []
+            for e in echo[:8]:
+                count, head = e
+                if type(count) is not int or type(head) is not bytes or len(head) != 32:
+                    raise ValueError("bad echo")
+                heads.append((count, head))
+            return cls(round_no=round_no, seat=seat, message=message, echo=tuple(heads))
+        except (ValueError, TypeError, msgpack.UnpackException) as exc:
+            raise MalformedInput(f"malformed stop notice: {exc}") from None

@@ -9,7 +9,6 @@ config the offline verifier needs (:mod:`p2p8s.table.logverify`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import msgpack
 
@@ -111,8 +110,3 @@ class TableConfig:
             raise MalformedInput("bad table config: not the canonical encoding")
         return config
 
-
-def describe_config(config: TableConfig) -> dict[str, Any]:
-    """A JSON-ready summary (for reports)."""
-    return {"table": config.table.hex(), "rules": config.rules.describe(),
-            "target": config.target, "seats": list(config.names)}

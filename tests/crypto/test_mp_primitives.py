@@ -125,4 +125,4 @@ def test_messages_round_trip_and_reject_non_canonical_bytes() -> None:
         assert (info.value.seat, info.value.fault) == (1, Fault.MALFORMED)
     with pytest.raises(CheatDetected):
         decode(data, sender=2)  # claims seat 1 on seat 2's link
-    assert sorted(KINDS) == list(range(1, 10))
+    assert sorted(KINDS) == list(range(1, 11))  # 10 = Act (table-layer actions)

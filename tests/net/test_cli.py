@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import time
 from collections.abc import Iterator
@@ -51,11 +52,19 @@ def test_host_and_two_joiners_sit_and_deal(procs: list[Proc], tmp_path: Path) ->
     bob.expect(r"^Cat \[key .*\] sat down at seat 2$")
     host.send("deal")
     for proc in (host, bob, cat):
-        proc.expect(r"^starting… all 3 players are connected: Ann \(seat 0\), Bob \(seat 1\), "
-                    r"Cat \(seat 2\)$")
-        proc.expect(r"game itself is coming")
-        assert proc.wait() == 0, proc.output
-        assert "Traceback" not in proc.output
+        proc.expect(r"^Everyone is connected \(3 people\); the game begins\.$", timeout_s=15)
+        proc.expect(r"^  seat 2: Cat \((you|connected)\)$")
+        proc.expect(r"^Round 1: ", timeout_s=15)
+    # A player who leaves mid-match is named on every other node, which stops.
+    cat.signal(signal.SIGTERM)
+    assert cat.wait() == 143
+    assert host.wait(10) == 1, host.output
+    assert ("p2p8s: Cat (seat 2) left the table (left the table); the match cannot go "
+            "on without them") in host.output, host.output
+    assert bob.wait(10) == 1, bob.output  # Cat's bye, or Ann's (who stopped for Cat)
+    assert re.search(r"p2p8s: (Cat \(seat 2\)|Ann \(seat 0\)) left the table \(left the "
+                     r"table\); the match cannot go on without them", bob.output), bob.output
+    assert "Traceback" not in host.output + bob.output
 
 
 def test_wrong_code_is_refused_with_a_clear_message(procs: list[Proc], tmp_path: Path) -> None:

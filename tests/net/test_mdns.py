@@ -58,9 +58,10 @@ def test_a_failed_setup_is_cleaned_up(monkeypatch: pytest.MonkeyPatch) -> None:
     assert lan.switch not in _namespaces()
 
 
-def test_join_by_code_over_mdns(lan: Lan, procs: list[Proc], tmp_path: Path) -> None:
-    host = Proc(["host", "--name", "Ann", "--seats", "3"], home=tmp_path / "ann",
-                prefix=lan.prefix(0))
+def test_join_by_code_over_mdns_and_play_a_round(lan: Lan, procs: list[Proc],
+                                                  tmp_path: Path) -> None:
+    host = Proc(["host", "--name", "Ann", "--seats", "3", "--auto", "karl", "--rounds", "1"],
+                home=tmp_path / "ann", prefix=lan.prefix(0))
     procs.append(host)
     code = host.expect(r"^Table code: (\w{6})$").group(1)
     # The fallback names the LAN address, not loopback.
@@ -68,7 +69,8 @@ def test_join_by_code_over_mdns(lan: Lan, procs: list[Proc], tmp_path: Path) -> 
     host.expect(r"Type deal")
     joiners = []
     for i, name in ((1, "Bob"), (2, "Cat")):
-        joiner = Proc(["join", code.lower(), "--name", name, "--yes", "--timeout", "10"],
+        joiner = Proc(["join", code.lower(), "--name", name, "--yes", "--timeout", "10",
+                       "--auto", "vera", "--rounds", "1"],
                       home=tmp_path / name, prefix=lan.prefix(i))
         procs.append(joiner)
         joiner.expect(rf"^Found Ann's table at {lan.addresses[0]}:\d+$", timeout_s=12)
@@ -77,9 +79,13 @@ def test_join_by_code_over_mdns(lan: Lan, procs: list[Proc], tmp_path: Path) -> 
         joiners.append(joiner)
     host.send("deal")
     for proc in (host, *joiners):
-        proc.expect(r"^starting… all 3 players are connected: Ann \(seat 0\), Bob \(seat 1\), "
-                    r"Cat \(seat 2\)$", timeout_s=15)
-        assert proc.wait() == 0, proc.output
+        proc.expect(r"^Everyone is connected \(3 people\); the game begins\.$", timeout_s=15)
+        assert proc.wait(60) == 0, proc.output
+        assert "audit: every card checked ✓" in proc.output, proc.output
+        assert "Leaving the table: played the 1 round asked for." in proc.output
+    tables = [p.output[p.output.index("Match table"):] for p in (host, *joiners)]
+    assert tables[0].split("audit")[0] == tables[1].split("audit")[0] == \
+        tables[2].split("audit")[0]
 
 
 def test_tables_lists_two_tables(lan: Lan, procs: list[Proc], tmp_path: Path) -> None:

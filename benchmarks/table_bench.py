@@ -1,0 +1,212 @@
+"""Speed of a friends' table on loopback (issue #5 §5): real processes, real sockets.
+
+For 4 and 7 nodes (one process each, all on 127.0.0.1, every seat a person whose node
+lets the computer play with ``--auto``), this measures
+
+* **deal** — from the host's deal (the lobby closes) to the moment the last node has its
+  hand (the table's ``RoundStarted``): the mesh, the round id, the keys, every shuffle
+  and the batched deal;
+* **move** — for every action, from the moment its author's node decided it (just before
+  :meth:`Table.act`) to the moment the *last* node accepted it (its ``Applied`` event):
+  median and p95, with plays and draws (a draw needs the other nodes' strips) apart.
+
+Times are ``time.monotonic()``, which is one system-wide clock on Linux, so the
+processes' timestamps compare directly. Goals: deal <= 0.5 s (4) and <= 1.5 s (7);
+move p95 <= 50 ms. Run: ``python benchmarks/table_bench.py [--rounds R]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2p8s.bots.base import Bot, View
+from p2p8s.bots.registry import get_bot
+from p2p8s.codes import code_key, table_id
+from p2p8s.engine import Action, Draw, Take
+from p2p8s.net.lobby import LobbyView, Seating, host_lobby, join_lobby
+from p2p8s.net.node import Node
+from p2p8s.net.runner import Options, play_table
+from p2p8s.rules import Ruleset
+from p2p8s.table import Table, TableConfig
+from p2p8s.table import events as tev
+from p2p8s.wire import Roster, SeatEntry
+
+CODE = "BENCH1"
+GOALS_DEAL_S = {4: 0.5, 7: 1.5}
+GOAL_MOVE_P95_S = 0.050
+
+
+class _Quiet(LobbyView):
+    def table(self, roster: Roster) -> None: ...
+    def sat_down(self, entry: SeatEntry) -> None: ...
+    def left(self, entry: SeatEntry, reason: str) -> None: ...
+    def dealing(self, roster: Roster) -> None: ...
+
+
+class _TimedBot:
+    """A regular that notes when it decided each action: ``(round, index) -> time``."""
+
+    def __init__(self, inner: Bot, record: dict[str, Any]) -> None:
+        self.name = inner.name
+        self._inner = inner
+        self._record = record
+
+    def choose(self, view: View, legal: Sequence[Action], rng: random.Random) -> Action:
+        action = self._inner.choose(view, legal, rng)
+        kind = "draw" if isinstance(action, Draw | Take) else "play"
+        self._record["decided"].append([self._record["round"], len(view.log), kind,
+                                        time.monotonic()])
+        return action
+
+
+class _Recorder:
+    """A runner frontend that only notes times: round starts and every applied action."""
+
+    def __init__(self, record: dict[str, Any]) -> None:
+        self._r = record
+        self._index = 0
+
+    def started(self, table: Table, config: TableConfig, **_: object) -> None:
+        self._r["started"] = time.monotonic()
+
+    def show(self, table: Table, events: Sequence[object], now: float) -> None:
+        t = time.monotonic()
+        for e in events:
+            if isinstance(e, tev.RoundStarted):
+                self._r["round"] = e.number
+                self._r["dealt"].append([e.number, t])
+                self._index = 0
+            elif isinstance(e, tev.Applied):
+                self._r["applied"].append([self._r["round"], self._index, t])
+                self._index += 1
+            elif isinstance(e, tev.Fault):
+                self._r["faults"].append(e.message)
+
+    def presence(self, *_: object, **__: object) -> None: ...
+    def turn(self, table: Table, now: float) -> None: ...
+    def warn(self, table: Table, seconds_left: float) -> None: ...
+    def typed(self, table: Table, line: str, now: float) -> None: ...
+    def finished(self, table: Table, why: str) -> None: ...
+
+
+async def _node(role: str, seats: int, rounds: int, port_file: Path, out: Path) -> None:
+    key = code_key(CODE)
+    tid = table_id(key)
+    record: dict[str, Any] = {"round": 0, "decided": [], "applied": [], "dealt": [],
+                              "faults": []}
+    name = f"{role}{random.randrange(1000)}"
+    async with Node(identity=Ed25519PrivateKey.generate(), name=name[:32], code_key=key,
+                    table=tid, host="127.0.0.1") as node:
+        if role == "host":
+            node.seat = 0
+            seating = Seating(size=seats, rules=Ruleset.table().with_changes(target=100),
+                              host=SeatEntry(seat=0, name=name, key=node.key,
+                                             addrs=("127.0.0.1",), port=node.port))
+            port_file.write_text(str(node.port))
+            commands: asyncio.Queue[str] = asyncio.Queue()
+            lobby = asyncio.ensure_future(host_lobby(node, seating, view=_Quiet(),
+                                                     commands=commands))
+            while len(seating.roster.seats) < seats:
+                await asyncio.sleep(0.01)
+            record["deal"] = time.monotonic()
+            commands.put_nowait("deal")
+            mesh = await lobby
+        else:
+            async def yes(roster: Roster) -> bool:
+                return True
+            mesh = await join_lobby(node, [("127.0.0.1", int(port_file.read_text()))],
+                                    view=_Quiet(), confirm=yes)
+        assert mesh is not None
+        record["seat"] = mesh.seat
+        bot = _TimedBot(get_bot("karl"), record)
+        await play_table(mesh, _Recorder(record),
+                         options=Options(auto=bot, rounds=rounds, write_log=False))
+    out.write_text(json.dumps(record))
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def run(nodes: int, rounds: int) -> dict[str, Any]:
+    """Play ``rounds`` rounds on ``nodes`` processes; returns the figures."""
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        port = d / "port"
+        me = [sys.executable, __file__, "--node"]
+        procs = [subprocess.Popen([*me, "host", str(nodes), str(rounds), str(port),
+                                   str(d / "0.json")])]
+        while not port.exists() or not port.read_text():
+            time.sleep(0.01)
+        for i in range(1, nodes):
+            procs.append(subprocess.Popen([*me, "join", str(nodes), str(rounds), str(port),
+                                           str(d / f"{i}.json")]))
+            time.sleep(0.05)  # in seat order
+        for p in procs:
+            if p.wait(300) != 0:
+                raise SystemExit(f"a node failed (exit {p.returncode})")
+        records = [json.loads((d / f"{i}.json").read_text()) for i in range(nodes)]
+    faults = [f for r in records for f in r["faults"]]
+    if faults:
+        raise SystemExit(f"faults: {faults}")
+    host = next(r for r in records if r["seat"] == 0)
+    dealt = max(t for r in records for n, t in r["dealt"] if n == 1)
+    deal_s = dealt - host["deal"]
+    mesh_s = max(r["started"] for r in records) - host["deal"]
+    accepted: dict[tuple[int, int], float] = {}
+    for r in records:
+        for rnd, idx, t in r["applied"]:
+            accepted[(rnd, idx)] = max(accepted.get((rnd, idx), 0.0), t)
+    lat: dict[str, list[float]] = {"play": [], "draw": []}
+    for r in records:
+        for rnd, idx, kind, t in r["decided"]:
+            if (rnd, idx) in accepted:
+                lat[kind].append(accepted[(rnd, idx)] - t)
+    every = lat["play"] + lat["draw"]
+    return {"nodes": nodes, "deal_s": deal_s, "mesh_s": mesh_s, "moves": len(every),
+            "median_s": statistics.median(every), "p95_s": _pct(every, 0.95),
+            "play_p95_s": _pct(lat["play"], 0.95) if lat["play"] else 0.0,
+            "draw_p95_s": _pct(lat["draw"], 0.95) if lat["draw"] else 0.0}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--nodes", type=int, nargs="*", default=[4, 7])
+    parser.add_argument("--node", nargs=5, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.node:
+        role, seats, rounds, port_file, out = args.node
+        asyncio.run(_node(role, int(seats), int(rounds), Path(port_file), Path(out)))
+        return
+    print(f"p2p8s table on loopback, real processes, {args.rounds} round(s) each")
+    for n in args.nodes:
+        f = run(n, args.rounds)
+        goal = GOALS_DEAL_S.get(n)
+        ok = "ok" if goal is None or f["deal_s"] <= goal else "MISSED"
+        goal_ms = goal * 1e3 if goal else 0.0
+        print(f"{n} nodes: deal {f['deal_s'] * 1e3:7.1f} ms (goal <= {goal_ms:.0f} ms, {ok}); "
+              f"of which connecting the mesh {f['mesh_s'] * 1e3:.1f} ms")
+        ok = "ok" if f["p95_s"] <= GOAL_MOVE_P95_S else "MISSED"
+        print(f"         move to acceptance on every node ({f['moves']} moves): median "
+              f"{f['median_s'] * 1e3:5.1f} ms, p95 {f['p95_s'] * 1e3:5.1f} ms "
+              f"(goal p95 <= {GOAL_MOVE_P95_S * 1e3:.0f} ms, {ok}); plays p95 "
+              f"{f['play_p95_s'] * 1e3:.1f} ms, draws p95 {f['draw_p95_s'] * 1e3:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,394 @@
+"""The friends' table in the terminal: the solo client's rendering plus seats and timer.
+
+:class:`TableScreen` is the :class:`~p2p8s.net.runner.Frontend` of ``p2p8s host`` and
+``p2p8s join``. It draws with :mod:`p2p8s.cli.view` exactly as ``p2p8s play`` does
+(table, numbered hand, one line per turn, open hands and the match table at round end)
+and adds what a table of people needs: who sits where and who is connected, the seconds
+left on the 30-second turn timer at the prompt, a warning line when 10 seconds remain,
+and the audit verdict of every round ("audit: every card checked ✓" or the cheater
+named). Typed lines go through the solo client's parser
+(:func:`p2p8s.cli.play_cmd.parse_input`); it never reads input itself.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+from p2p8s.bots import registry
+from p2p8s.bots.base import Bot, View
+from p2p8s.bots.hints import hint
+from p2p8s.cards import Card, Suit
+from p2p8s.cli import view as v
+from p2p8s.cli.play_cmd import _WORDS, CardChoice, Command, _sentence, _suit_of, parse_input
+from p2p8s.cli.terminal import Terminal
+from p2p8s.coach import Coach
+from p2p8s.engine import DRAW, Action, Draw, Play
+from p2p8s.errors import IllegalAction, MalformedInput
+from p2p8s.net.runner import Leave, Typed
+from p2p8s.table import Table, TableConfig
+from p2p8s.table import events as tev
+
+#: What the audit line says when every card of the round checked out.
+AUDIT_OK = "audit: every card checked ✓"
+
+TABLE_HELP = (
+    "  At this table: each turn has 30 seconds, then the computer plays it for you.",
+    "  quit     leave the table (the match cannot go on without you)",
+)
+
+
+def move_prompt(view: View, legal: Sequence[Action]) -> str:
+    """The move prompt for the seat on turn, naming what makes sense now (as solo play)."""
+    if view.pending_draw:
+        return "Your move (a 2's number, or t to take; hint, help)"
+    can_play = any(isinstance(a, Play) for a in legal)
+    if view.drawn:
+        if can_play:
+            return "Your move (the drawn card's number, or p to keep it and pass)"
+        return ("Your move (d to draw again; hint, help)" if DRAW in legal else
+                "Your move (p to pass; hint, help)")
+    if not can_play:
+        return ("Your move (d to draw; hint, help)" if DRAW in legal else
+                "Your move (p to pass; hint, help)")
+    return "Your move (card number, d, hint, help)"
+
+
+def seats_line(names: Sequence[str], me: int, *, computers: dict[int, str],
+               gone: dict[int, str], host: str) -> str:
+    """Who sits where and who is connected: ``Seats: Ann (you) · Bob · Hanna (computer)``."""
+    parts = []
+    for s, name in enumerate(names):
+        if s == me:
+            parts.append(f"{name} (you)")
+        elif s in computers:
+            parts.append(f"{name} (computer, on {host}'s node)")
+        elif s in gone:
+            parts.append(f"{name} (gone)")
+        else:
+            parts.append(f"{name} (connected)")
+    return "Seats: " + " · ".join(parts)
+
+
+def audit_line(ok: bool, message: str) -> str:
+    """The round's audit verdict for people."""
+    if ok:
+        return AUDIT_OK
+    reason = message.removeprefix("audit failed: ")
+    return f"audit FAILED — {reason}"
+
+
+class TableScreen:
+    """Draws a running table for the person at seat ``me`` (a runner ``Frontend``)."""
+
+    def __init__(self, term: Terminal, *, me: int) -> None:
+        self.term = term
+        self.look = term.look
+        self.me = me
+        self.names: list[str] = []
+        self.computers: dict[int, str] = {}
+        self.gone: dict[int, str] = {}
+        self.host = ""
+        self.auto: Bot | None = None
+        self._round = 0
+        self._dealer = -1
+        self._prompting = False
+        self._shown = 0
+        self._covered = 0
+        self._applied: list[str] = []
+        self._over = False
+        self._suit_for: list[Card] | None = None
+        self._explainer = Coach(card=self.look.card)
+        self._rng = random.Random()
+
+    def say(self, *lines: str) -> None:
+        """Print lines (below an open prompt, if one is showing)."""
+        if self._prompting:
+            self._prompting = False
+            self.term.say("")
+        self.term.say(*lines)
+
+    def _ask(self, prompt: str) -> None:
+        """Show a prompt (the answer comes later, as a typed line)."""
+        self.term.out.write(self.term._safe(prompt))
+        self.term.out.flush()
+        self._prompting = True
+
+    # --- the runner's calls -----------------------------------------------------------
+
+    def started(self, table: Table, config: TableConfig, *, log: Path | None,
+                auto: Bot | None) -> None:
+        """Who sits where, the rules, the timer, where the log goes."""
+        self.names = [s.name for s in config.seats]
+        self.computers = {s.seat: s.computer for s in config.seats if s.computer}
+        self.host = self.names[0]
+        self.auto = auto
+        people = len(config.seats) - len(self.computers)
+        computers = len(self.computers)
+        cast = f"{people} {'person' if people == 1 else 'people'}"
+        if computers:
+            cast += f" and {computers} computer player{'s' if computers != 1 else ''}"
+        self.say(self.look.paint(f"Everyone is connected ({cast}); the game begins.", "bold"))
+        for s in config.seats:
+            who = "you" if s.seat == self.me else (
+                f"computer, plays like {s.computer}, run by {self.host}'s node"
+                if s.computer else "connected")
+            about = ""
+            if s.computer:
+                try:
+                    about = ": " + registry.describe(s.computer)
+                except MalformedInput:
+                    about = ""
+            self.say(f"  seat {s.seat}: {s.name} ({who}){about}")
+        target = ("" if config.rules.countdown or config.rules.target is not None
+                  else f", target {config.target}")
+        self.say(f"Rules: {config.rules.describe()}{target}. Each turn has "
+                 f"{config.turn_timeout_s:g} seconds; then the computer plays it.")
+        if log is not None:
+            self.say(f"The signed log of this table is written to {log}")
+        if auto is not None:
+            self.say(f"The computer ({auto.name}) plays your seat.")
+
+    def show(self, table: Table, events: Sequence[object], now: float) -> None:
+        """Narrate the table's events in order."""
+        for event in events:
+            if isinstance(event, tev.RoundStarted):
+                self._round = event.number
+                self._dealer = event.dealer
+                self._shown = self._covered = 0
+                self._applied = []
+                self._over = False
+                dealer = "you deal" if event.dealer == self.me else \
+                    f"{self._name(event.dealer)} deals"
+                self.say("", self.look.paint(f"Round {event.number}: {dealer}.", "bold"))
+                if self.auto is not None:
+                    self._show_table(table)
+                    view = table.view()  # its "Last moves" are not narrated again
+                    turns = v.group_turns(view.log) if view is not None else []
+                    self._shown = len(turns)
+                    self._covered = sum(len(t) for t in turns)
+            elif isinstance(event, tev.Applied):
+                self._applied.append(event.text)
+                rnd = table.round
+                self._narrate(table, ended=rnd is not None and rnd.over, fallback=event.text)
+            elif isinstance(event, tev.RoundOver):
+                view = table.view()
+                if (view is not None and view.dealer == event.result.dealer
+                        and len(view.log) == len(self._applied)):
+                    self._narrate(table, ended=True, fallback="")
+                else:  # the table has moved on: tell the rest from the events
+                    self.say(*self._applied[self._covered:])
+                self._over = True
+                match = table.match
+                lines = (v.render_round_end(event.result, self.names, match, self.look)
+                         if match is not None else [])
+                self.say("", *lines)
+                self.say(self.look.paint(audit_line(event.audit_ok, event.audit_message),
+                                         "green" if event.audit_ok else "red"))
+            elif isinstance(event, tev.MatchOver):
+                match = table.match
+                if match is not None and match.winner is not None:
+                    self.say(*v.render_match_end(match, self.names, self.look, me=self.me))
+                else:
+                    self.say(f"{self._name(event.winner)} wins the match.")
+            elif isinstance(event, tev.Fault):
+                who = self._name(event.seat) if event.seat is not None else "a player"
+                self.say(self.look.paint(f"Fault by {who}: {event.message}", "red"))
+            elif isinstance(event, tev.Info):
+                self.say(event.text)
+
+    def presence(self, seat: int, name: str, *, connected: bool, reason: str) -> None:
+        """A node left (or came back)."""
+        if connected:
+            self.gone.pop(seat, None)
+            self.say(f"{name} is connected.")
+        else:
+            self.gone[seat] = reason
+            self.say(self.look.paint(f"{name} left the table ({reason}).", "yellow"))
+
+    def turn(self, table: Table, now: float) -> None:
+        """Show the table and the hand, then the prompt with the seconds left."""
+        self._suit_for = None
+        self._narrate(table, ended=False, fallback="")
+        view = table.view()
+        if view is not None and view.drawn and view.last_drawn is not None:
+            # the same turn goes on after a draw: the drawn card and the hand, as in solo
+            self.say(f"You drew {self.look.card(view.last_drawn)}.",
+                     *v.render_hand(view.hand, v.playable_cards(view, table.legal_actions()),
+                                    self.look))
+        else:
+            self.say("")
+            self._show_table(table)
+        self._prompt(table, now)
+
+    def warn(self, table: Table, seconds_left: float) -> None:
+        """The turn timer is nearly out."""
+        self.say(self.look.paint(f"{round(seconds_left)} seconds left — then the computer "
+                                 "plays this turn for you.", "yellow"))
+
+    def typed(self, table: Table, line: str, now: float) -> Typed:
+        """Turn a typed line into an action, a request to leave, or an answer on screen."""
+        self._prompting = False  # the person pressed Enter: the cursor is on a new line
+        if self.term.echo:
+            self.term.say(line.rstrip("\r\n"))  # piped input is echoed, as in solo play
+        view = table.view()
+        if self._suit_for is not None:
+            return self._suit_answer(table, line, now)
+        word = line.strip().lower()
+        command = _WORDS.get(word)
+        if isinstance(command, Command) or view is None or not table.my_turn:
+            if isinstance(command, Command):
+                answer = self._command(table, command, view)
+                if answer is None:
+                    self._prompt(table, now)
+                return answer
+            if word:
+                whose = self._name(view.turn) if view is not None else "nobody"
+                self.say(f"It is {whose}'s turn; wait for yours (help lists the commands).")
+            return None
+        try:
+            action = self._read(table, view, line)
+        except (MalformedInput, IllegalAction) as exc:
+            self.say(_sentence(str(exc)))
+            self._prompt(table, now)
+            return None
+        if action is None:
+            if self._suit_for is not None:
+                self._ask_suit()
+            else:
+                self._prompt(table, now)
+        return action
+
+    def finished(self, table: Table, why: str) -> None:
+        """The runner stops."""
+        if why:
+            self.say(f"Leaving the table: {why}.")
+
+    # --- drawing -------------------------------------------------------------------
+
+    def _name(self, seat: int) -> str:
+        if seat == self.me:
+            return "You"
+        return self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
+
+    def _show_table(self, table: Table) -> None:
+        view = table.view()
+        if view is None:
+            return
+        lines = v.render_table(view, self.names, self.look, round_number=self._round)
+        lines.insert(1, seats_line(self.names, self.me, computers=self.computers,
+                                   gone=self.gone, host=self.host))
+        playable = (v.playable_cards(view, table.legal_actions())
+                    if table.my_turn else set())
+        self.say(*lines, *v.render_hand(view.hand, playable, self.look))
+
+    def _prompt(self, table: Table, now: float) -> None:
+        view = table.view()
+        if view is None or not table.my_turn:
+            return
+        deadline = table.deadline
+        left = f" [{max(0, round(deadline - now))} s left]" if deadline is not None else ""
+        self._ask(f"{move_prompt(view, table.legal_actions())}{left}: ")
+
+    def _narrate(self, table: Table, *, ended: bool, fallback: str) -> None:
+        """Print the turns completed since the last call, from this seat's view."""
+        if self._over:
+            return
+        view = table.view()
+        if view is None:
+            if fallback:
+                self.say(fallback)
+                self._covered = len(self._applied)
+            return
+        if view.dealer != self._dealer or len(view.log) < len(self._applied):
+            return  # the view is already a later round's: RoundOver tells the rest
+        turns = v.group_turns(view.log)
+        done = len(turns)
+        if turns and not ended and isinstance(turns[-1][-1].action, Draw):
+            done -= 1  # the turn is still going on (only draws so far)
+        if done <= self._shown:
+            return
+        lines = v.log_lines(view, self.names, self.look, ended=ended)
+        for text in lines[self._shown:done]:
+            self.say(text)
+        self._shown = done
+        self._covered = sum(len(t) for t in turns[:done])
+
+    # --- reading -------------------------------------------------------------------
+
+    def _read(self, table: Table, view: View, line: str) -> Action | None:
+        """A typed move as a legal action (None: a suit is asked for first).
+
+        Raises MalformedInput / IllegalAction with a one-line message.
+        """
+        rnd = table.round
+        if rnd is None:
+            raise IllegalAction("the cards are not dealt yet")
+        hand = v.numbered_hand(view.hand)
+        parsed = parse_input(line, hand)
+        if not isinstance(parsed, CardChoice):
+            assert not isinstance(parsed, Command)
+            rnd.check(parsed)
+            return parsed
+        cards = list(parsed.cards)
+        if len(cards) > 1 and not rnd.playable(cards[0], self.me):
+            for i, c in enumerate(cards[1:-1], 1):  # a fitting card may lead the play
+                if rnd.playable(c, self.me) and c.rank == cards[0].rank:
+                    cards.insert(0, cards.pop(i))
+                    break
+        out = len(cards) == len(view.hand)
+        suit = None if out else parsed.suit
+        wild = rnd.is_wild(cards[0], self.me) and all(c.rank == cards[0].rank for c in cards)
+        ask = wild and not out and suit is None
+        try:
+            rnd.check(Play(tuple(cards), Suit.CLUBS if ask else suit))
+        except IllegalAction as exc:
+            raise IllegalAction(self._explainer.why_not(view, cards, str(exc))) from None
+        if ask:
+            self._suit_for = cards
+            return None
+        return Play(tuple(cards), suit)
+
+    def _suit_answer(self, table: Table, line: str, now: float) -> Typed:
+        cards = self._suit_for
+        answer = line.strip()
+        if answer.lower() in ("cancel", "x", "back"):
+            self._suit_for = None
+            self._prompt(table, now)
+            return None
+        suit = _suit_of(answer) if answer else None
+        if suit is None or cards is None:
+            self.say("Type c, d, h or s (or cancel to choose another move).")
+            self._ask_suit()
+            return None
+        self._suit_for = None
+        return Play(tuple(cards), suit)
+
+    def _ask_suit(self) -> None:
+        names = ", ".join(f"{s.letter.lower()} {v.SUIT_NAMES[s]}" for s in Suit)
+        self._ask(f"Declare a suit ({names}; or cancel): ")
+
+    def _command(self, table: Table, cmd: Command, view: View | None) -> Typed:
+        if cmd.name == "quit":
+            return Leave()
+        if cmd.name == "help":
+            self.say(*v.HELP_LINES[:-1], *TABLE_HELP)
+        elif cmd.name == "rules" and view is not None:
+            self.say(*v.rules_lines(view.rules, view.players))
+        elif cmd.name == "score" and table.match is not None:
+            self.say(*v.render_scores(table.match, self.names, self.look))
+        elif cmd.name == "log" and view is not None:
+            lines = v.log_lines(view, self.names, self.look, ended=self._over)
+            self.say(f"Round {self._round} so far:",
+                     *(["  (no moves yet)"] if not lines else ["  " + x for x in lines]))
+        elif cmd.name == "hint":
+            legal = table.legal_actions()
+            if view is None or not legal:
+                self.say("Nothing to decide right now.")
+            else:
+                h = hint(view, legal, self._rng, names=self.names)
+                keys = v.action_keys(h.action, v.numbered_hand(view.hand))
+                self.say(f"Hint: {v.action_text(h.action, self.look)} (type {keys}) — "
+                         f"{h.reason}")
+        return None

@@ -1,0 +1,213 @@
+"""An in-memory network of :class:`~p2p8s.table.Table` nodes (tests, benchmarks, demos).
+
+Each human seat gets a node; payloads go over FIFO links, optionally altered by a
+``tamper`` hook (to play a cheating node). A ``driver`` plays each human seat the way a
+person at the keyboard would: when its node says ``my_turn``, it asks a bot and calls
+:meth:`~p2p8s.table.Table.act`; seats in ``idle`` never act, so their turn timer runs
+out and the node's own computer plays. Time is simulated: when nothing is in flight the
+clock jumps to the earliest timer.
+
+With ``keys`` every payload is also wrapped in a signed wire frame (``p2p8s.wire``
+``game`` envelope) and appended to the sender's and the receiver's ``frames`` — the log
+a runner writes, for :mod:`p2p8s.table.logverify`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2p8s import wire
+from p2p8s.bots.registry import get_bot
+from p2p8s.crypto.rand import seeded
+from p2p8s.rules import Ruleset
+from p2p8s.table import events as tev
+from p2p8s.table.config import SeatInfo, TableConfig
+from p2p8s.table.core import Output, Table
+
+E = TypeVar("E", bound=tev.Event)
+
+#: ``tamper(sender, recipient, payload) -> payload`` (None drops the copy).
+Tamper = Callable[[int, int, bytes], bytes | None]
+
+
+class LoopCapReached(AssertionError):
+    """:meth:`TableNet.run` hit its step cap (a livelock)."""
+
+
+def make_keys(players: int, seed: bytes = b"keys") -> list[Ed25519PrivateKey]:
+    """Deterministic Ed25519 identity keys, one per seat."""
+    return [Ed25519PrivateKey.from_private_bytes(hashlib.sha256(seed + bytes([s])).digest())
+            for s in range(players)]
+
+
+def make_config(players: int, *, rules: Ruleset | None = None, target: int = 100,
+                computers: Sequence[int] = (), table: bytes = b"TABLE001",
+                keys: Sequence[Ed25519PrivateKey] | None = None,
+                turn_timeout_s: float = 30.0) -> TableConfig:
+    """A config with seats named Ann, Bea, Cem, …; ``computers`` are computer seats."""
+    names = ["Ann", "Bea", "Cem", "Dag", "Eli", "Fay", "Gus"]
+    bots = ["Hanna", "Karl", "Vera", "Max"]
+    ks = keys if keys is not None else make_keys(players)
+    host_key = wire.public_key_bytes(ks[0])
+    seats = tuple(
+        SeatInfo(s, bots[s % 4] if s in computers else names[s],
+                 host_key if s in computers else wire.public_key_bytes(ks[s]),
+                 bots[s % 4] if s in computers else None)
+        for s in range(players))
+    return TableConfig(table=table, rules=rules or Ruleset(), target=target, seats=seats,
+                       turn_timeout_s=turn_timeout_s)
+
+
+class TableNet:
+    """Nodes for every human seat of ``config``, on in-memory links."""
+
+    def __init__(self, config: TableConfig, *, seed: bytes = b"net", tamper: Tamper | None = None,
+                 idle: Sequence[int] = (), driver: str = "Karl",
+                 keys: Sequence[Ed25519PrivateKey] | None = None,
+                 order_seed: bytes | None = None) -> None:
+        self.config = config
+        self.humans = [s.seat for s in config.seats if s.computer is None]
+        self.nodes = {s: Table(config, me=s, rand=seeded(seed + b"/rand/" + bytes([s])),
+                               seed=seed + bytes([s])) for s in self.humans}
+        self.tamper = tamper
+        self.idle = set(idle)
+        self.driver = get_bot(driver)
+        self.keys = keys
+        self.frames: dict[int, list[bytes]] = {s: [] for s in self.humans}
+        self._seq = dict.fromkeys(self.humans, 0)
+        self.links: dict[tuple[int, int], deque[bytes]] = {
+            (a, b): deque() for a in self.humans for b in self.humans if a != b}
+        self.events: dict[int, list[tev.Event]] = {s: [] for s in self.humans}
+        self.now = 0.0
+        self.delivered = 0
+        self.actions = 0
+        self._order = order_seed
+        self._counter = 0
+        self._rng = random.Random(seed)
+
+    # ------------------------------------------------------------------ driving
+
+    def start(self) -> None:
+        """Start every node."""
+        for s, node in self.nodes.items():
+            self._post(s, node.start(self.now))
+
+    def step(self) -> bool:
+        """Deliver one payload, or let one human who is not idle act, or run the clock."""
+        if self.deliver():
+            return True
+        for s in self.humans:
+            node = self.nodes[s]
+            if s not in self.idle and node.my_turn:
+                view = node.view()
+                assert view is not None
+                action = self.driver.choose(view, node.legal_actions(), self._rng)
+                self.actions += 1
+                self._post(s, node.act(action, self.now))
+                return True
+        timers = [t for t in (n.get_timer() for n in self.nodes.values()) if t is not None]
+        if timers:
+            self.now = max(self.now, min(timers))
+            for s, node in self.nodes.items():
+                self._post(s, node.handle_timer(self.now))
+            return True
+        return False
+
+    def deliver_all(self, max_steps: int = 500_000) -> int:
+        """Deliver payloads until none is in flight (nobody acts, the clock stands)."""
+        for count in range(max_steps):
+            if not self.deliver():
+                return count
+        raise LoopCapReached(f"still delivering after {max_steps} payloads")
+
+    def inject(self, seat: int, fn: Callable[[Table], object]) -> None:
+        """Run ``fn`` on ``seat``'s node (to play a cheating node through its internals)
+        and send whatever it produced."""
+        node = self.nodes[seat]
+        result: list[object] = []
+        node._guarded(lambda: result.append(fn(node)))
+        if result and isinstance(result[0], Output):
+            self._post(seat, result[0])
+        self._post(seat, node._flush())
+
+    def send_raw(self, sender: int, recipient: int, payload: bytes) -> None:
+        """Put ``payload`` on the link from ``sender`` to ``recipient`` (a replay)."""
+        self._counter += 1
+        self.links[(sender, recipient)].append(self._counter.to_bytes(8, "big") + payload)
+
+    def deliver(self) -> bool:
+        """Deliver one payload; False if none is in flight."""
+        pending = [k for k, q in self.links.items() if q]
+        if pending:
+            if self._order is None:
+                link = pending[0] if len(pending) == 1 else min(pending, key=self._age)
+            else:
+                self._counter += 1
+                h = hashlib.sha256(self._order + self._counter.to_bytes(8, "big")).digest()
+                link = pending[int.from_bytes(h[:8], "big") % len(pending)]
+            data = self.links[link].popleft()[8:]
+            sender, recipient = link
+            self.delivered += 1
+            node = self.nodes[recipient]
+            if self.keys is not None:
+                self.frames[recipient].append(data)
+                received = wire.decode_body(data[wire.PREFIX_LENGTH:])
+                body = received.message.body
+                assert isinstance(body, wire.Game)
+                payload = body.payload
+            else:
+                payload = data
+            self._post(recipient, node.receive(sender, payload, self.now))
+            return True
+        return False
+
+    def run(self, max_steps: int = 500_000) -> int:
+        """Step until nothing moves; returns the number of steps."""
+        for count in range(max_steps):
+            if not self.step():
+                return count
+        raise LoopCapReached(f"still running after {max_steps} steps")
+
+    # ------------------------------------------------------------------ internals
+
+    def _age(self, link: tuple[int, int]) -> int:
+        return int.from_bytes(self.links[link][0][:8], "big")
+
+    def _post(self, seat: int, out: Output) -> None:
+        self.events[seat].extend(out.events)
+        for msg in out.messages:
+            targets = [t for t in self.humans if t != seat] if msg.to is None else [msg.to]
+            if self.keys is not None:
+                self._seq[seat] += 1
+                frame = wire.encode(wire.Message(
+                    table=self.config.table, seat=seat, seq=self._seq[seat],
+                    body=wire.Game(to=msg.to, payload=msg.payload)), self.keys[seat])
+                self.frames[seat].append(frame)
+            for t in targets:
+                copy: bytes | None = msg.payload
+                if self.tamper is not None:
+                    copy = self.tamper(seat, t, msg.payload)
+                if copy is None:
+                    continue
+                if self.keys is not None:
+                    copy = wire.encode(wire.Message(
+                        table=self.config.table, seat=seat, seq=self._seq[seat],
+                        body=wire.Game(to=msg.to, payload=copy)), self.keys[seat])
+                self._counter += 1
+                self.links[(seat, t)].append(self._counter.to_bytes(8, "big") + copy)
+
+    # ------------------------------------------------------------------ results
+
+    def faults(self) -> dict[int, tev.Fault]:
+        """The fault each node stopped on."""
+        return {s: n.failed for s, n in self.nodes.items() if n.failed is not None}
+
+    def of(self, seat: int, kind: type[E]) -> list[E]:
+        """``seat``'s events of one kind."""
+        return [e for e in self.events[seat] if isinstance(e, kind)]

@@ -1,0 +1,225 @@
+"""The offline audit of a saved table log (``p2p8s audit FILE``), pure.
+
+:func:`verify` takes the signed wire frames a node saved — every frame it sent or
+received, in that order, lobby messages included (the file format is
+:mod:`p2p8s.store.tablelog`'s) — and re-checks the whole match without trusting anyone:
+
+1. every frame's Ed25519 signature (protocol/wire.md); a frame that does not verify
+   means the file was altered, and names the seat whose key it claims;
+2. the table setup: the ``setup`` payload (protocol/table.md) signed by the seat-0 key
+   it lists gives the roster and rules; every signer must hold the seat it claims;
+3. every ``game`` payload, in log order, through a passive observer table
+   (:data:`~p2p8s.table.core.OBSERVER`): every mental-poker message and proof, every
+   action against the engine, and at each round end — all keys are revealed then — the
+   full audit (the shuffles, every dealt, drawn and played card, every hidden claim,
+   R-AUDIT) and the scores.
+
+Duplicate copies of one payload are skipped; two *different* payloads signed by one seat
+for the same message slot (round, sender, sequence number) are a signed proof of
+equivocation and name that seat.
+
+The report lists each round: audited ok, or the failing seat and why, and the points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import msgpack
+
+from p2p8s import wire
+from p2p8s.crypto.rand import seeded
+from p2p8s.errors import MalformedInput, RemoteError
+from p2p8s.table import events as tev
+from p2p8s.table.actions import CRYPTO, SETUP
+from p2p8s.table.config import HOST_SEAT, TableConfig
+from p2p8s.table.core import OBSERVER, Table
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoundReport:
+    """One round of the log: ``ok`` (audited and scored), else ``seat`` and ``message``
+    say who failed and why; ``complete`` is False for a round the log stops inside."""
+
+    number: int
+    dealer: int | None
+    ok: bool
+    complete: bool
+    seat: int | None = None
+    message: str = ""
+    points: tuple[int, ...] = ()
+    winner: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LogReport:
+    """The verdict on a log: ``ok`` when every frame verifies, nothing broke a rule and
+    every complete round passed its audit. ``fault`` names the first failing seat."""
+
+    ok: bool
+    config: TableConfig | None
+    frames: int
+    rounds: tuple[RoundReport, ...]
+    totals: tuple[int, ...] = ()
+    winner: int | None = None
+    finished: bool = False
+    fault: tev.Fault | None = None
+
+    def lines(self) -> list[str]:
+        """The report for people, one line per fact."""
+        names = self.config.names if self.config else ()
+
+        def who(seat: int | None) -> str:
+            if seat is None:
+                return "an unknown party"
+            return f"{names[seat]} (seat {seat})" if seat < len(names) else f"seat {seat}"
+
+        out = [f"{self.frames} frames"]
+        if self.config is not None:
+            out.append(f"table {self.config.table.hex()}: {', '.join(names)}; "
+                       f"{self.config.rules.describe()}")
+        for r in self.rounds:
+            if not r.complete and r.ok:
+                out.append(f"round {r.number}: incomplete (the log stops inside it)")
+            elif r.ok:
+                pts = ", ".join(f"{names[s] if s < len(names) else s} {p:+d}"
+                                for s, p in enumerate(r.points))
+                out.append(f"round {r.number}: audit ok; points {pts}")
+            else:
+                out.append(f"round {r.number}: FAILED — {who(r.seat)}: {r.message}")
+        if self.fault is not None and not any(not r.ok for r in self.rounds):
+            out.append(f"FAILED — {who(self.fault.seat)}: {self.fault.message}")
+        if self.totals:
+            out.append("totals: " + ", ".join(
+                f"{names[s] if s < len(names) else s} {t}" for s, t in enumerate(self.totals)))
+        if self.finished and self.winner is not None:
+            out.append(f"winner: {who(self.winner)}")
+        out.append("verdict: " + ("ok" if self.ok else "FAILED"))
+        return out
+
+
+def _body(frame: bytes) -> bytes:
+    """The frame body: strips the u32 length prefix when present."""
+    if (len(frame) >= wire.PREFIX_LENGTH
+            and int.from_bytes(frame[:wire.PREFIX_LENGTH], "big")
+            == len(frame) - wire.PREFIX_LENGTH):
+        return frame[wire.PREFIX_LENGTH:]
+    return frame
+
+
+def _claimed_key(body: bytes) -> bytes:
+    return body[1:1 + wire.KEY_LENGTH] if len(body) > wire.KEY_LENGTH else b""
+
+
+def _slot(payload: bytes) -> tuple[int, int, int] | None:
+    """(round, seat, seq) of a crypto payload, or None if it does not parse."""
+    try:
+        obj = msgpack.unpackb(payload[1:], raw=False, use_list=True)
+        return int(obj[3]), int(obj[4]), int(obj[5])
+    except (ValueError, TypeError, IndexError, msgpack.UnpackException):
+        return None
+
+
+def _find_config(games: Sequence[tuple[bytes, bytes]]) -> TableConfig | None:
+    """The setup signed by the seat-0 key it names (else the first setup that parses)."""
+    first: TableConfig | None = None
+    for key, payload in games:
+        if payload[:1] != bytes([SETUP]):
+            continue
+        try:
+            config = TableConfig.from_bytes(payload[1:])
+        except MalformedInput:
+            continue
+        if config.seats[HOST_SEAT].key == key:
+            return config
+        first = first or config
+    return first
+
+
+def verify(frames: Sequence[bytes]) -> LogReport:
+    """Re-verify a saved table log (see the module docstring); never raises for bad data."""
+    bodies = [_body(f) for f in frames]
+    received: list[wire.Received] = []
+    broken: tuple[int, bytes, str] | None = None
+    for i, body in enumerate(bodies):
+        try:
+            received.append(wire.decode_body(body))
+        except RemoteError as e:
+            broken = (i, _claimed_key(body), str(e))
+            break
+    games = [(r.key, r.message.body.payload) for r in received
+             if isinstance(r.message.body, wire.Game) and r.message.body.payload]
+    config = _find_config(games)
+    if config is None:
+        missing = tev.Fault(None, "the log holds no table setup")
+        if broken is not None:
+            missing = tev.Fault(None, f"frame {broken[0]} does not verify: {broken[2]}")
+        return LogReport(ok=False, config=None, frames=len(frames), rounds=(), fault=missing)
+
+    table = Table(config, me=OBSERVER, rand=seeded(b"p2p8s/v1/observer"))
+    events: list[tev.Event] = list(table.start(0.0).events)
+    fault: tev.Fault | None = None
+    seen: dict[tuple[int, tuple[int, int, int]], bytes] = {}
+    done: set[tuple[int, bytes]] = set()
+    for r in received:
+        msg, content = r.message, r.message.body
+        if not isinstance(content, wire.Game):
+            continue
+        signer = config.seat_of_key(r.key)
+        if signer is None or (msg.seat is not None and msg.seat != signer):
+            fault = tev.Fault(signer, f"a frame signed by {r.key.hex()[:16]}… claims seat "
+                                      f"{msg.seat}, which that key does not hold")
+            break
+        if msg.table != config.table:
+            fault = tev.Fault(signer, "a frame names another table")
+            break
+        payload = content.payload
+        if (signer, payload) in done:
+            continue
+        done.add((signer, payload))
+        slot = _slot(payload) if payload[:1] == bytes([CRYPTO]) else None
+        if slot is not None:
+            other = seen.setdefault((signer, slot), payload)
+            if other != payload:
+                fault = tev.Fault(signer, f"signed two different messages for round {slot[0]}, "
+                                          f"seat {slot[1]}, message {slot[2]} (equivocation)")
+                break
+        events.extend(table.receive(signer, payload, 0.0).events)
+        if table.failed is not None:
+            break
+    if fault is None and table.failed is None and broken is not None:
+        i, key, why = broken
+        seat = config.seat_of_key(key)
+        fault = tev.Fault(seat, f"frame {i} does not verify ({why}): the log was altered")
+    fault = table.failed or fault
+    return _report(config, len(frames), events, table, fault)
+
+
+def _report(config: TableConfig, count: int, events: Sequence[tev.Event], table: Table,
+            fault: tev.Fault | None) -> LogReport:
+    rounds: list[RoundReport] = []
+    dealers: dict[int, int] = {}
+    for e in events:
+        if isinstance(e, tev.RoundStarted):
+            dealers[e.number] = e.dealer
+        elif isinstance(e, tev.RoundOver):
+            res = e.result
+            rounds.append(RoundReport(
+                number=res.number, dealer=res.dealer, ok=e.audit_ok, complete=True,
+                seat=None if e.audit_ok else (fault.seat if fault else None),
+                message=e.audit_message, points=res.points if e.audit_ok else (),
+                winner=res.winner))
+    last = table.round_number
+    if last and not any(r.number == last for r in rounds):
+        if fault is not None:
+            rounds.append(RoundReport(number=last, dealer=dealers.get(last), ok=False,
+                                      complete=False, seat=fault.seat, message=fault.message))
+        elif not table.finished:
+            rounds.append(RoundReport(number=last, dealer=dealers.get(last), ok=True,
+                                      complete=False))
+    match = table.match
+    ok = fault is None and all(r.ok for r in rounds)
+    return LogReport(ok=ok, config=config, frames=count, rounds=tuple(rounds),
+                     totals=tuple(match.totals), winner=match.winner,
+                     finished=table.finished, fault=fault)

@@ -1,0 +1,207 @@
+"""The asyncio runner in one process: nodes on 127.0.0.1 with real sockets and real tables.
+
+Short turn timers show the timer path (the warning, then the computer playing for a
+person who does not answer); a crashed node shows how a lost player ends the match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
+
+import pytest
+from net.test_mesh import table as dealt_table
+
+from p2p8s.bots.registry import get_bot
+from p2p8s.cli.table_view import AUDIT_OK, TableScreen
+from p2p8s.cli.terminal import Terminal
+from p2p8s.crypto.messages import PlayCards, decode
+from p2p8s.net.lobby import Mesh
+from p2p8s.net.runner import (
+    DONE_REASON,
+    EOF_MARK,
+    Options,
+    PeerLost,
+    Result,
+    TableFailed,
+    computer_seats,
+    play_table,
+    table_config,
+)
+from p2p8s.rules import Ruleset
+from p2p8s.store.tablelog import read_log
+from p2p8s.table import Table, TableConfig
+from p2p8s.table import events as tev
+from p2p8s.table.actions import CRYPTO
+from p2p8s.table.logverify import verify
+from p2p8s.wire import Roster, SeatEntry
+
+
+class Recorder:
+    """A frontend that keeps everything it is told."""
+
+    def __init__(self) -> None:
+        self.events: list[object] = []
+        self.seen: list[tuple[int, str, bool, str]] = []
+        self.warned: list[float] = []
+        self.turns = 0
+        self.why = ""
+
+    def started(self, table: Table, config: TableConfig, **_: object) -> None:
+        self.names = config.names
+
+    def show(self, table: Table, events: Sequence[object], now: float) -> None:
+        self.events.extend(events)
+
+    def presence(self, seat: int, name: str, *, connected: bool, reason: str) -> None:
+        self.seen.append((seat, name, connected, reason))
+
+    def turn(self, table: Table, now: float) -> None:
+        self.turns += 1
+
+    def warn(self, table: Table, seconds_left: float) -> None:
+        self.warned.append(seconds_left)
+
+    def typed(self, table: Table, line: str, now: float) -> None:
+        return None
+
+    def finished(self, table: Table, why: str) -> None:
+        self.why = why
+
+    def of(self, kind: type) -> list[Any]:
+        return [e for e in self.events if isinstance(e, kind)]
+
+
+def test_empty_seats_get_computer_regulars_with_their_own_names() -> None:
+    host = SeatEntry(seat=0, name="Karl", key=b"k" * 32, addrs=("127.0.0.1",), port=1)
+    bob = SeatEntry(seat=2, name="Bob", key=b"b" * 32, addrs=("127.0.0.1",), port=2)
+    roster = Roster(size=5, rules=Ruleset.table().with_changes(target=200),
+                    seats=(host, bob), open=False)
+    mesh = cast(Mesh, SimpleNamespace(roster=roster, digest=bytes(range(32)),
+                                      node=SimpleNamespace(table=b"T" * 8)))
+    config = table_config(mesh)
+    assert config.table == b"T" * 8 and config.target == 200
+    assert [s.computer is None for s in config.seats] == [True, False, True, False, False]
+    assert config.seats[2].name == "Bob" and config.seats[2].key == b"b" * 32
+    computers = [s for s in config.seats if s.computer]
+    assert all(s.key == host.key for s in computers)  # the host's node runs them
+    names = [s.name.lower() for s in config.seats]
+    assert len(set(names)) == 5 and "karl" in names
+    assert table_config(mesh) == config  # every node derives the same
+    assert computer_seats(b"x" * 32, 6, []) == computer_seats(b"x" * 32, 6, [])
+    assert len({n for n, _ in computer_seats(b"x" * 32, 6, [])}) == 6
+
+
+async def _play(meshes: list[Mesh], frontends: list[Any], options: list[Options]
+                ) -> list[Result | BaseException]:
+    async with asyncio.timeout(60):
+        return await asyncio.gather(*(play_table(m, f, options=o)
+                                      for m, f, o in zip(meshes, frontends, options,
+                                                         strict=True)),
+                                    return_exceptions=True)
+
+
+async def test_a_person_who_does_not_answer_is_warned_then_the_computer_plays(
+        tmp_path: Path) -> None:
+    out = io.StringIO()
+    screen = TableScreen(Terminal(out=out, inp=io.StringIO(), pace_s=0), me=1)
+    host = Recorder()
+    async with dealt_table(2) as (_nodes, meshes, _views):
+        results = await _play(meshes, [host, screen], [
+            Options(auto=get_bot("karl"), rounds=1, log_dir=tmp_path / "0",
+                    turn_timeout_s=0.4, warn_s=0.3),
+            Options(rounds=1, log_dir=tmp_path / "1", turn_timeout_s=0.4, warn_s=0.3)])
+    assert all(isinstance(r, Result) and r.rounds == 1 for r in results), results
+    text = out.getvalue()
+    assert "Everyone is connected (2 people); the game begins." in text
+    assert "s left]: " in text  # the prompt shows the seconds left
+    assert re.search(r"\n\d seconds left . then the computer plays this turn for you\.\n",
+                     text), text
+    assert "the computer played for you" in text
+    assert AUDIT_OK in text
+    assert re.search(r"Leaving the table: (played the 1 round asked for|the match is over)\.",
+                     text)
+    assert len(host.of(tev.RoundOver)) == 1
+    # Both logs hold the header and the frames, and end on the same transcript.
+    logs = [read_log(next((tmp_path / str(i)).glob("*.p2p8slog"))) for i in (0, 1)]
+    assert [log.header["me"] for log in logs] == [0, 1]
+    assert logs[0].marks[0]["transcript"] == logs[1].marks[0]["transcript"]
+    assert logs[0].marks[0]["totals"] == logs[1].marks[0]["totals"]
+
+
+async def test_a_crashed_node_ends_the_match_naming_the_player(tmp_path: Path) -> None:
+    fronts = [Recorder() for _ in range(3)]
+    async with dealt_table(3) as (nodes, meshes, _views):
+        options = [Options(auto=get_bot("max"), auto_delay_s=0.05, log_dir=tmp_path / str(i))
+                   for i in range(3)]
+        tasks = [asyncio.ensure_future(play_table(m, f, options=o))
+                 for m, f, o in zip(meshes, fronts, options, strict=True)]
+        async with asyncio.timeout(20):
+            while not all(f.of(tev.Applied) for f in fronts):
+                await asyncio.sleep(0.01)
+        tasks[2].cancel()
+        nodes[2].abort()  # a crash: no bye
+        for i in (0, 1):
+            with pytest.raises(PeerLost, match=r"^P2 \(seat 2\) left the table \(") as err:
+                async with asyncio.timeout(10):
+                    await tasks[i]
+            assert err.value.seat == 2
+            assert fronts[i].seen[-1][:3] == (2, "P2 (seat 2)", False)
+        with pytest.raises(asyncio.CancelledError):
+            await tasks[2]
+    assert DONE_REASON != "left the table"
+
+
+async def test_a_cheating_node_is_named_and_the_table_stops(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seat 2's node shows a card it does not hold (a signed, well-formed lie): the other
+    nodes name it, stop, and keep the log that proves it."""
+    fronts = [Recorder() for _ in range(3)]
+    async with dealt_table(3) as (_nodes, meshes, _views):
+        honest_post = Mesh.post
+
+        def lying_post(self: Mesh, to: int | None, payload: bytes, *, prev: bytes = b""
+                       ) -> tuple[bytes, bytes]:
+            if self.seat == 2 and payload[:1] == bytes([CRYPTO]):
+                msg = decode(payload[1:])
+                if isinstance(msg, PlayCards):
+                    e, i, k = msg.items[0]
+                    msg = replace(msg, items=((e, i, (k + 1) % 52), *msg.items[1:]))
+                    payload = bytes([CRYPTO]) + msg.encode()
+            return honest_post(self, to, payload, prev=prev)
+
+        monkeypatch.setattr(Mesh, "post", lying_post)
+        results = await _play(meshes, fronts, [
+            Options(auto=get_bot("karl"), log_dir=tmp_path / str(i)) for i in range(3)])
+    for i in (0, 1):
+        assert isinstance(results[i], TableFailed), results[i]
+        assert "P2 (seat 2) broke the rules" in str(results[i])
+        faults = fronts[i].of(tev.Fault)
+        assert faults and faults[0].seat == 2
+    # The honest nodes' logs hold the signed lie: the offline audit names seat 2 too.
+    log = read_log(next((tmp_path / "0").glob("*.p2p8slog")))
+    report = verify(log.frames)
+    assert not report.ok and report.fault is not None and report.fault.seat == 2
+
+
+async def test_when_the_input_ends_the_computer_plays_on(tmp_path: Path) -> None:
+    lines: asyncio.Queue[str] = asyncio.Queue()
+    lines.put_nowait(EOF_MARK)
+    fronts = [Recorder(), Recorder()]
+    async with dealt_table(2) as (_nodes, meshes, _views):
+        async with asyncio.timeout(30):  # far less than one 30 s turn timer per turn
+            results = await asyncio.gather(
+                play_table(meshes[0], fronts[0], options=Options(
+                    auto=get_bot("karl"), rounds=1, write_log=False)),
+                play_table(meshes[1], fronts[1], options=Options(rounds=1, write_log=False),
+                           lines=lines))
+    assert [r.rounds for r in results] == [1, 1]
+    infos = [e.text for e in fronts[1].of(tev.Info)]
+    assert any("Your input ended: the computer (Max) plays your seat" in t for t in infos)
+    assert fronts[1].turns == 0

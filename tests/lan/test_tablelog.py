@@ -1,0 +1,74 @@
+"""The table log file: records, a torn tail after a crash, refusals, file names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from p2p8s.store.tablelog import (
+    MAGIC,
+    SUFFIX,
+    CorruptLog,
+    TableLogWriter,
+    log_path,
+    parse_log,
+    read_log,
+)
+
+
+def _write(path: Path, frames: list[bytes]) -> None:
+    with TableLogWriter.create(path, {"table": "ab", "me": 1}) as log:
+        for f in frames:
+            log.append(f)
+        log.mark({"round_over": 1})
+
+
+def test_records_come_back_in_order(tmp_path: Path) -> None:
+    path = tmp_path / "t" / f"x{SUFFIX}"
+    _write(path, [b"one", b"", b"three" * 1000])
+    log = read_log(path)
+    assert log.header == {"table": "ab", "me": 1}
+    assert log.frames == (b"one", b"", b"three" * 1000)
+    assert log.marks == ({"round_over": 1},) and not log.torn
+    with pytest.raises(FileExistsError):  # a log is never reused or overwritten
+        TableLogWriter.create(path, {})
+
+
+def test_a_torn_last_record_is_left_out_and_reported(tmp_path: Path) -> None:
+    path = tmp_path / f"x{SUFFIX}"
+    _write(path, [b"one", b"two"])
+    data = path.read_bytes()
+    cut = data[:-3]  # a crash in the middle of the last record
+    log = parse_log(cut)
+    assert log.torn and log.frames == (b"one", b"two") and log.marks == ()
+    mark = len(b'{"round_over": 1}') + 5
+    assert not parse_log(data[:-mark]).torn  # cut between records: nothing lost
+    assert parse_log(data[:-mark + 2]).torn  # cut inside a length prefix
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (b"", "is not a p2p8s table log"),
+    (b"GIF89a....", "is not a p2p8s table log"),
+    (MAGIC, "has no header record"),
+    (MAGIC + b"\x00\x00\x00\x00", "impossible length 0"),
+    (MAGIC + b"\x00\x00\x00\x03\x01{]", "header record is not valid JSON"),
+    (MAGIC + b"\x00\x00\x00\x03\x01[]", "not a JSON object"),
+    (MAGIC + b"\x00\x00\x00\x02\x02x", "unexpected record of kind 2"),
+])
+def test_unreadable_files_are_refused(data: bytes, message: str) -> None:
+    with pytest.raises(CorruptLog, match=message):
+        parse_log(data, name="f")
+
+
+def test_a_missing_file_is_unreadable(tmp_path: Path) -> None:
+    with pytest.raises(CorruptLog, match="cannot read"):
+        read_log(tmp_path / "nope")
+
+
+def test_file_names_carry_the_date_table_and_seat(tmp_path: Path) -> None:
+    first = log_path(bytes.fromhex("0011223344556677"), 3, when=0, directory=tmp_path)
+    assert first.name == f"1970-01-01-0011223344556677-seat3{SUFFIX}"
+    first.write_bytes(b"")
+    second = log_path(bytes.fromhex("0011223344556677"), 3, when=0, directory=tmp_path)
+    assert second.name == f"1970-01-01-0011223344556677-seat3-2{SUFFIX}"

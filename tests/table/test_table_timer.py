@@ -1,0 +1,40 @@
+"""The turn timer (R-TIMER): a seat that does not act gets a computer move at its own node."""
+
+from __future__ import annotations
+
+from table_helpers import on_turn, quiet
+
+from p2p8s.table import events as tev
+from p2p8s.table.harness import TableNet, make_config
+
+
+def test_an_idle_seat_is_played_by_its_own_node_after_the_deadline() -> None:
+    net = TableNet(make_config(3, target=1, turn_timeout_s=30.0), seed=b"idle", idle=(1,))
+    net.start()
+    net.run()
+    assert net.faults() == {}
+    infos = {s: [e for e in net.events[s] if isinstance(e, tev.Info)] for s in net.humans}
+    assert infos[1] and all(i.text == "the computer played for you" for i in infos[1])
+    assert infos[0] == infos[2] == []
+    played = [e for e in net.events[0] if isinstance(e, tev.Applied) and e.seat == 1]
+    assert played  # the others saw seat 1's moves like any other
+    assert net.now >= 30.0  # the clock had to run to a deadline
+    totals = {tuple(n.match.totals) for n in net.nodes.values()}
+    assert len(totals) == 1 and all(n.finished for n in net.nodes.values())
+
+
+def test_the_timer_is_the_turn_deadline_and_fires_only_after_it() -> None:
+    net = TableNet(make_config(2, turn_timeout_s=10.0), seed=b"tick", idle=(0, 1))
+    net.start()
+    quiet(net)
+    turn = on_turn(net)
+    node, other = net.nodes[turn], net.nodes[1 - turn]
+    assert node.get_timer() == node.deadline == 10.0
+    assert other.get_timer() is None and other.deadline == 10.0
+    started = [e for e in net.events[1 - turn] if isinstance(e, tev.TurnStarted)]
+    assert started[-1] == tev.TurnStarted(turn, 10.0)
+    early = node.handle_timer(9.9)
+    assert early.messages == [] and early.events == [] and node.my_turn
+    late = node.handle_timer(10.0)
+    assert late.events[0] == tev.Info("the computer played for you")
+    assert late.messages and not node.my_turn
