@@ -243,9 +243,15 @@ class TableScreen:
                 if answer is None:
                     self._prompt(table, now)
                 return answer
-            if word:
-                whose = self._name(view.turn) if view is not None else "nobody"
-                self.say(f"It is {whose}'s turn; wait for yours (help lists the commands).")
+            if not word:
+                return None
+            if view is None or self._over:
+                self.say("The cards are being shuffled and dealt; wait a moment.")
+            elif view.turn == self.me:
+                self.say("One moment: the other nodes are still handling your move.")
+            else:
+                self.say(f"It is {self._name(view.turn)}'s turn; wait for yours "
+                         "(help lists the commands).")
             return None
         try:
             action = self._read(table, view, line)

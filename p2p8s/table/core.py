@@ -224,7 +224,9 @@ class Table:
 
     @property
     def round(self) -> Round | None:
-        """The engine round as this node sees it (others' cards ``None``), once dealt."""
+        """The engine round as this node sees it, once dealt: other seats' cards are
+        ``None`` — except, on the host's node, the computer seats' cards (it runs them).
+        Render the local seat with :meth:`view`."""
         return self._rs.round if self._rs is not None else None
 
     @property
@@ -380,9 +382,10 @@ class Table:
         self._drain()
 
     def _receive(self, sender: int, payload: bytes) -> None:
-        if not 0 <= sender < self.config.players or self.config.computer(sender):
-            raise CheatDetected(f"payload from seat {sender}, which has no node", seat=None,
-                                fault=CryptoFault.MALFORMED)
+        if (not 0 <= sender < self.config.players or self.config.computer(sender)
+                or sender == self.me):
+            raise CheatDetected(f"payload from seat {sender}, which has no other node",
+                                seat=None, fault=CryptoFault.MALFORMED)
         if not payload:
             self._fault(sender, f"{self.names[sender]} sent an empty payload")
             return

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from p2p8s.crypto.errors import CheatDetected, Fault, ProtocolMisuse
+from p2p8s.crypto.group import Point
 from p2p8s.crypto.harness import deal_hands, finish, new_table, start
 from p2p8s.crypto.messages import Message, Strip
 from p2p8s.crypto.rand import seeded
@@ -58,8 +59,8 @@ def test_an_observer_names_a_bad_strip() -> None:
     strip = sent[2][i]
     assert isinstance(strip, Strip)
     e, k, _ = strip.items[0]
-    sent[2][i] = replace(strip, items=((e, k, strip.items[-1][2]), *strip.items[1:])
-                         if len(strip.items) > 1 else ((e, k, bytes(32)),))
+    wrong = strip.items[-1][2] if len(strip.items) > 1 else Point(bytes(32))
+    sent[2][i] = replace(strip, items=((e, k, wrong), *strip.items[1:]))
     with pytest.raises(CheatDetected) as info:
         _feed(obs, sent)
     # the altered strip fails its proof, or differs from what seat 0 echoed: seat 2 either way

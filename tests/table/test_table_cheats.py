@@ -242,7 +242,7 @@ def test_a_bad_shuffle_ends_the_round_in_a_dispute_and_the_audit_names_the_shuff
     session = net.nodes[1]._rs.sessions[1]  # type: ignore[union-attr]
     honest = session._shuffle_points
 
-    def bad_shuffle(epoch: int, prev: tuple[bytes, ...]) -> tuple[bytes, ...]:
+    def bad_shuffle(epoch: int, prev: tuple[group.Point, ...]) -> tuple[group.Point, ...]:
         out = list(honest(epoch, prev))
         out[0] = group.hash_to_point(b"p2p8s/test", b"not a card")  # dealt at once
         return tuple(out)
@@ -280,7 +280,7 @@ def test_two_actions_for_one_place_in_the_log_are_named() -> None:
         rs = n._rs
         assert rs is not None
         rs.authored, rs.applied = -1, 0  # pretend nothing happened, act again
-        n._author(turn, DRAW if first != DRAW else PASS)
+        n._author(turn, DRAW if first != DRAW else PASS, ())
     net.inject(turn, twice)
     quiet(net)
     _named(net, turn)

@@ -170,3 +170,29 @@ def test_phases_progress() -> None:
     assert str(node.phase) == "play"
     net.run()
     assert node.finished and str(node.phase) == str(Phase.DONE)
+
+
+def test_buried_starters_are_drawn_face_up_later(monkeypatch: pytest.MonkeyPatch) -> None:
+    # R-STARTER: a forbidden starter is buried face up at len(stock)//2; whoever draws it
+    # later gets it without crypto (Session.give), and the audit still passes
+    from p2p8s.table import core
+
+    given: list[tuple[int, tuple[int, int], int]] = []
+    honest = core.Table._give
+
+    def spy(self: core.Table, p: tuple[int, int], seat: int) -> None:
+        given.append((self.me, p, seat))
+        honest(self, p, seat)
+    monkeypatch.setattr(core.Table, "_give", spy)
+    net = TableNet(make_config(2, rules=Ruleset(draw_limit=0), target=1), seed=b"bury3")
+    _play(net)
+    _agree(net)
+    assert len(given) == 4 and {g[1] for g in given} == {g[1] for g in given if g[0] == 0}
+
+
+def test_random_delivery_order_with_an_idle_seat() -> None:
+    net = TableNet(make_config(4, computers=(3,), target=1), seed=b"mix4",
+                   order_seed=b"mix4", idle=(2,))
+    _play(net)
+    _agree(net)
+    assert any(isinstance(e, tev.Info) for e in net.events[2])
