@@ -116,6 +116,65 @@ PASS = Pass()
 TAKE = Take()
 
 
+_WORD_ACTIONS: dict[str, Action] = {"draw": DRAW, "pass": PASS, "take": TAKE}
+
+
+def format_action(action: Action) -> str:
+    """The compact text of an action: ``draw``, ``pass``, ``take``, or a play's cards in
+    order, joined by commas (``QS,QH``), with a declared suit after ``/`` (``8S/H``).
+
+    The one text form of an action: solo saves and the table's action records use it;
+    :func:`parse_action` reads it back.
+
+    >>> format_action(Play((Card.parse("8S"),), Suit.HEARTS))
+    '8S/H'
+    >>> format_action(Play((Card.parse("QS"), Card.parse("QH"))))
+    'QS,QH'
+    >>> format_action(TAKE)
+    'take'
+    """
+    if isinstance(action, Draw):
+        return "draw"
+    if isinstance(action, Pass):
+        return "pass"
+    if isinstance(action, Take):
+        return "take"
+    text = ",".join(str(c) for c in action.cards)
+    return text + (f"/{action.suit.letter}" if action.suit is not None else "")
+
+
+def parse_action(text: str) -> Action:
+    """The action that :func:`format_action` writes as ``text``.
+
+    Only that exact (canonical) text is accepted, so an action has one text: raises
+    :class:`~p2p8s.errors.MalformedInput` for anything else (lower case, ``10S`` for
+    ``TS``, an empty suit after ``/``, unsorted middle cards, a non-string).
+
+    >>> parse_action("QS,QH")
+    Play(cards=(Card.parse('QS'), Card.parse('QH')), suit=None)
+    >>> parse_action("8S/H") == Play((Card.parse("8S"),), Suit.HEARTS)
+    True
+    >>> parse_action("qs")
+    Traceback (most recent call last):
+    ...
+    p2p8s.errors.MalformedInput: bad action 'qs': not in canonical form
+    """
+    if not isinstance(text, str):
+        raise MalformedInput(f"{text!r} is not an action")
+    if text in _WORD_ACTIONS:
+        return _WORD_ACTIONS[text]
+    cards_text, slash, suit_text = text.partition("/")
+    try:
+        cards = tuple(Card.parse(c) for c in cards_text.split(","))
+        suit = Suit.parse(suit_text) if slash else None
+    except (ValueError, MalformedInput) as exc:
+        raise MalformedInput(f"bad action {text[:40]!r}: {exc}") from None
+    play = Play(cards, suit)
+    if format_action(play) != text:
+        raise MalformedInput(f"bad action {text[:40]!r}: not in canonical form")
+    return play
+
+
 class EndedBy(StrEnum):
     """How a round ended."""
 

@@ -35,8 +35,8 @@ from typing import Any
 
 from p2p8s.bots import registry
 from p2p8s.bots.base import Bot, View, view_of
-from p2p8s.cards import Card, Suit, decks_for, standard_deck
-from p2p8s.engine import DRAW, PASS, TAKE, Action, Draw, Event, OrderedDeck, Pass, Play, Round, Take
+from p2p8s.cards import Card, decks_for, standard_deck
+from p2p8s.engine import Action, Event, OrderedDeck, Round, format_action, parse_action
 from p2p8s.errors import IllegalAction, MalformedInput
 from p2p8s.match import Match, RoundResult
 from p2p8s.rules import Ruleset, Variant
@@ -95,38 +95,13 @@ def make_rules(*, classic: bool = False, multi: bool = True, draw_limit: int = 3
 
 # ----------------------------------------------------------------------- action text
 
+#: The compact text of an action in a save (``draw``, ``QS,QH``, ``8S/H``):
+#: :func:`p2p8s.engine.format_action`, under the name the saves have always used.
+action_to_text = format_action
 
-def action_to_text(action: Action) -> str:
-    """Compact text of an action for saves: ``draw``, ``pass``, ``take``, ``QS,QH``,
-    ``8S/H`` (a declared suit after ``/``).
-
-    >>> action_to_text(Play((Card.parse("8S"),), Suit.HEARTS))
-    '8S/H'
-    """
-    if isinstance(action, Draw):
-        return "draw"
-    if isinstance(action, Pass):
-        return "pass"
-    if isinstance(action, Take):
-        return "take"
-    text = ",".join(str(c) for c in action.cards)
-    return text + (f"/{action.suit.letter}" if action.suit is not None else "")
-
-
-def action_from_text(text: str) -> Action:
-    """Inverse of :func:`action_to_text`; raises MalformedInput.
-
-    >>> action_from_text("QS,QH")
-    Play(cards=(Card.parse('QS'), Card.parse('QH')), suit=None)
-    """
-    if not isinstance(text, str):
-        raise MalformedInput(f"{text!r} is not an action")
-    simple: dict[str, Action] = {"draw": DRAW, "pass": PASS, "take": TAKE}
-    if text in simple:
-        return simple[text]
-    cards_text, _, suit_text = text.partition("/")
-    cards = tuple(Card.parse(c) for c in cards_text.split(","))
-    return Play(cards, Suit.parse(suit_text) if suit_text else None)
+#: Inverse of :func:`action_to_text`: :func:`p2p8s.engine.parse_action` (canonical text
+#: only; raises MalformedInput).
+action_from_text = parse_action
 
 
 # ----------------------------------------------------------------------- randomness
@@ -265,7 +240,7 @@ class SoloSession:
         if self.phase is not Phase.TURN:
             raise IllegalAction("the round is over", rule="R-OUT")
         event = self.round.apply(self.round.canonical(action))
-        self.actions[-1].append(action_to_text(event.action))
+        self.actions[-1].append(format_action(event.action))
         if self.round.over:
             self.result = self.match.finish_round(self.round)
         return event
@@ -341,7 +316,7 @@ class SoloSession:
                 if i:
                     session.next_round()
                 for text in actions:
-                    session.apply(action_from_text(text))
+                    session.apply(parse_action(text))
         except IllegalAction as exc:
             raise MalformedInput(f"the save holds an illegal move ({exc})") from None
         if digest is not None and digest != session.digest():

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -20,11 +19,28 @@ import click
 from p2p8s.bots import registry
 from p2p8s.bots.base import Bot
 from p2p8s.bots.hints import hint
-from p2p8s.cards import Card, Suit
+from p2p8s.cards import Suit
 from p2p8s.cli import view as v
+from p2p8s.cli.moves import (
+    CANCEL,
+    NOTHING_TO_DECIDE,
+    SUIT_PROMPT,
+    SUIT_RETRY,
+    CardChoice,
+    Command,
+    NeedSuit,
+    drew_line,
+    hint_line,
+    move_prompt,
+    parse_input,
+    read_move,
+    read_suit,
+    sentence,
+    word_of,
+)
 from p2p8s.cli.terminal import InputClosed, Terminal
 from p2p8s.coach import Coach
-from p2p8s.engine import DRAW, PASS, TAKE, Action, Draw, Play
+from p2p8s.engine import Action, Draw, Play
 from p2p8s.errors import IllegalAction, LocalError, MalformedInput
 from p2p8s.solo import HUMAN, Phase, SoloSession, SoloSettings, get_bot, make_rules
 from p2p8s.store import saves
@@ -36,97 +52,6 @@ AUTO_DEFAULT = "expert"
 
 class Quit(LocalError):
     """The player typed quit (the match is saved)."""
-
-
-# --------------------------------------------------------------------------- parsing
-
-
-@dataclass(frozen=True, slots=True)
-class Command:
-    """A non-move command typed at the prompt: ``hint``, ``help``, ``rules``…"""
-
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class CardChoice:
-    """Cards picked from the hand (in the order typed) and an optional suit."""
-
-    cards: tuple[Card, ...]
-    suit: Suit | None
-
-
-_WORDS: dict[str, Action | Command] = {
-    "d": DRAW, "draw": DRAW, "p": PASS, "pass": PASS, "t": TAKE, "take": TAKE,
-    "hint": Command("hint"), "help": Command("help"), "?": Command("help"),
-    "rules": Command("rules"), "score": Command("score"), "scores": Command("score"),
-    "log": Command("log"), "q": Command("quit"), "quit": Command("quit"),
-    "exit": Command("quit"),
-}
-
-
-def _suit_of(token: str) -> Suit | None:
-    try:
-        return Suit.parse(token)
-    except MalformedInput:
-        return None
-
-
-def parse_input(text: str, hand: Sequence[Card]) -> Action | Command | CardChoice:
-    """Read one answer at the move prompt; ``hand`` is in display order (card 1 first).
-
-    Raises :class:`~p2p8s.errors.MalformedInput` with a one-line message.
-
-    >>> from p2p8s.cards import parse_cards
-    >>> hand = parse_cards(["3C", "8S", "QH"])
-    >>> parse_input("2 h", hand)
-    CardChoice(cards=(Card.parse('8S'),), suit=<Suit.HEARTS: 2>)
-    >>> parse_input("qh", hand).cards
-    (Card.parse('QH'),)
-    """
-    words = text.replace(",", " ").lower().split()
-    if not words:
-        raise MalformedInput("type a card number, d to draw, hint, or help")
-    if len(words) == 1 and words[0] in _WORDS:
-        return _WORDS[words[0]]
-    used: list[int] = []
-    suit: Suit | None = None
-    for pos, word in enumerate(words):
-        last = pos == len(words) - 1
-        if word.isdigit():
-            n = int(word)
-            if not 1 <= n <= len(hand):
-                raise MalformedInput(f"there is no card {n}: your cards are numbered "
-                                     f"1 to {len(hand)}")
-            if n - 1 in used:
-                raise MalformedInput(f"card {n} is listed twice")
-            used.append(n - 1)
-            continue
-        if last and used and _suit_of(word) is not None:
-            suit = _suit_of(word)
-            continue
-        try:
-            card = Card.parse(word)
-        except MalformedInput:
-            card = None
-        if card is not None:
-            free = [i for i, c in enumerate(hand) if c == card and i not in used]
-            if free:
-                used.append(free[0])
-                continue
-        if last and word[:-1].isdigit() and _suit_of(word[-1]) is not None:
-            n = int(word[:-1])  # "4h": card 4, declare hearts
-            if 1 <= n <= len(hand) and n - 1 not in used:
-                used.append(n - 1)
-                suit = _suit_of(word[-1])
-                continue
-        if card is not None:
-            raise MalformedInput(f"{word.upper()} is not in your hand")
-        if word in _WORDS:
-            raise MalformedInput(f"{word!r} works on its own, not with cards")
-        raise MalformedInput(f"{word!r} is not a card number or a command "
-                             "(type help for the list)")
-    return CardChoice(tuple(hand[i] for i in used), suit)
 
 
 # --------------------------------------------------------------------------- the loop
@@ -287,7 +212,7 @@ class SoloGame:
                                    "(or score, quit): ").strip().lower()
             if not answer:
                 return
-            word = _WORDS.get(answer)
+            word = word_of(answer)
             if isinstance(word, Command) and word.name != "hint":
                 self.command(word)
             else:
@@ -319,7 +244,7 @@ class SoloGame:
             try:
                 action = self.read(answer)
             except (MalformedInput, IllegalAction) as exc:
-                self.say(_sentence(str(exc)))
+                self.say(sentence(str(exc)))
                 continue
             if action is None:
                 continue
@@ -327,10 +252,8 @@ class SoloGame:
             self.save()
             if (s.phase is Phase.TURN and s.round.turn == HUMAN
                     and isinstance(event.action, Draw)):
-                card = event.drawn[0]
-                drawn = self.look.card(card) if card is not None else "a card"
-                self.say(f"You drew {drawn}." + (" (The discards were shuffled into a new "
-                                                 "stock.)" if event.reshuffled else ""))
+                self.say(drew_line(event.drawn[0], self.look,
+                                   reshuffled=bool(event.reshuffled)))
                 self.say(*v.render_hand(s.view(HUMAN).hand,
                                         v.playable_cards(s.view(HUMAN), s.legal()), self.look))
                 self.coach_before()
@@ -339,20 +262,7 @@ class SoloGame:
     def prompt(self) -> str:
         """The move prompt, naming what makes sense now."""
         s = self.session
-        legal = s.legal()
-        if s.round.pending_draw:
-            return "Your move (a 2's number, or t to take; hint, help): "
-        if s.round.drawn:
-            can_play = any(isinstance(a, Play) for a in legal)
-            if can_play:
-                return "Your move (the drawn card's number, or p to keep it and pass): "
-            if DRAW in legal:
-                return "Your move (d to draw again; hint, help): "
-            return "Your move (p to pass; hint, help): "
-        if not any(isinstance(a, Play) for a in legal):
-            return "Your move (d to draw; hint, help): " if DRAW in legal else \
-                "Your move (p to pass; hint, help): "
-        return "Your move (card number, d, hint, help): "
+        return move_prompt(s.view(HUMAN), s.legal()) + ": "
 
     def coach_before(self) -> None:
         """The coach's remarks on the decision at hand."""
@@ -368,50 +278,28 @@ class SoloGame:
         Raises MalformedInput / IllegalAction with a one-line message.
         """
         s = self.session
-        view = s.view(HUMAN)
-        hand = v.numbered_hand(view.hand)
-        parsed = parse_input(answer, hand)
-        if isinstance(parsed, Command):
-            self.command(parsed)
+        move = read_move(answer, s.round, s.view(HUMAN), coach=self.coach or self._explainer)
+        if isinstance(move, Command):
+            self.command(move)
             return None
-        if not isinstance(parsed, CardChoice):
-            s.round.check(parsed)
-            return parsed
-        cards = list(parsed.cards)
-        if len(cards) > 1 and not s.round.playable(cards[0], HUMAN):
-            # let any fitting card (but the last, which sets the suit) lead the play
-            for i, c in enumerate(cards[1:-1], 1):
-                if s.round.playable(c, HUMAN) and c.rank == cards[0].rank:
-                    cards.insert(0, cards.pop(i))
-                    break
-        out = len(cards) == len(view.hand)
-        suit = None if out else parsed.suit
-        wild = s.round.is_wild(cards[0], HUMAN) and all(c.rank == cards[0].rank for c in cards)
-        ask = wild and not out and suit is None
-        explain = self.coach or self._explainer
-        try:  # check everything but the suit before asking for one
-            s.round.check(Play(tuple(cards), Suit.CLUBS if ask else suit))
-        except IllegalAction as exc:
-            raise IllegalAction(explain.why_not(view, cards, str(exc))) from None
-        if ask:
-            suit = self.ask_suit()
-            if suit is None:
-                return None
-        play = Play(tuple(cards), suit)
+        if not isinstance(move, NeedSuit):
+            return move
+        suit = self.ask_suit()
+        if suit is None:
+            return None
+        play = Play(move.cards, suit)
         s.round.check(play)
         return play
 
     def ask_suit(self) -> Suit | None:
         """Ask which suit to declare; None if the player cancels."""
-        names = ", ".join(f"{s.letter.lower()} {v.SUIT_NAMES[s]}" for s in Suit)
         while True:
-            answer = self.term.ask(f"Declare a suit ({names}; or cancel): ").strip()
-            if answer.lower() in ("cancel", "x", "back"):
+            suit = read_suit(self.term.ask(SUIT_PROMPT))
+            if suit is CANCEL:
                 return None
-            suit = _suit_of(answer) if answer else None
-            if suit is not None:
+            if isinstance(suit, Suit):
                 return suit
-            self.say("Type c, d, h or s (or cancel to choose another move).")
+            self.say(SUIT_RETRY)
 
     def command(self, cmd: Command) -> None:
         """Run a command that is not a move."""
@@ -425,21 +313,15 @@ class SoloGame:
         elif cmd.name == "score":
             self.say(*v.render_scores(s.match, s.names, self.look))
         elif cmd.name == "log":
-            lines = v.log_lines(s.view(HUMAN), s.names, self.look, ended=s.round.over)
-            self.say(f"Round {s.round_number} so far:", *(["  (no moves yet)"] if not lines
-                                                          else ["  " + x for x in lines]))
+            self.say(*v.render_round_log(s.view(HUMAN), s.names, self.look,
+                                         number=s.round_number, ended=s.round.over))
         elif cmd.name == "hint":
             legal = s.legal()
             if not legal or s.round.turn != HUMAN:
-                self.say("Nothing to decide right now.")
+                self.say(NOTHING_TO_DECIDE)
                 return
-            h = hint(s.view(HUMAN), legal, s.rng("hint"))
-            keys = v.action_keys(h.action, v.numbered_hand(s.view(HUMAN).hand))
-            self.say(f"Hint: {v.action_text(h.action, self.look)} (type {keys}) — {h.reason}")
-
-
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
+            view = s.view(HUMAN)
+            self.say(hint_line(hint(view, legal, s.rng("hint")), view.hand, self.look))
 
 
 # --------------------------------------------------------------------------- the command
@@ -566,4 +448,5 @@ def _again(term: Terminal) -> bool:
 
 COMMANDS = [play]
 
-__all__ = ["COMMANDS", "SoloGame", "parse_input", "play"]
+# CardChoice, Command and parse_input live in p2p8s.cli.moves; named here for old callers.
+__all__ = ["COMMANDS", "CardChoice", "Command", "Quit", "SoloGame", "parse_input", "play"]

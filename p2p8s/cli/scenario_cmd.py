@@ -9,7 +9,7 @@ from typing import IO
 import click
 
 from p2p8s.errors import MalformedInput
-from p2p8s.scenario import run_scenario
+from p2p8s.scenario import load_scenario, run_scenario
 
 
 @click.command("scenario")
@@ -23,13 +23,11 @@ def scenario(file: IO[str], indent: int | None) -> None:
     """
     name = getattr(file, "name", "scenario")
     try:
-        data = json.loads(file.read())
-    except json.JSONDecodeError as exc:
-        raise MalformedInput(f"{name}: not valid JSON: {exc}") from None
+        text = file.read()
     except UnicodeDecodeError:
         raise MalformedInput(f"{name}: not a UTF-8 text file") from None
     try:
-        result = run_scenario(data)
+        result = run_scenario(load_scenario(text))
     except MalformedInput as exc:
         raise MalformedInput(f"{name}: {exc}") from None
     click.echo(json.dumps(result, indent=indent))

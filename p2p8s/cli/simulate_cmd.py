@@ -88,23 +88,26 @@ def _labels(names: Sequence[str]) -> list[str]:
               help="Comma-separated bot names (regulars, expert, random); repeated "
                    "cyclically to fill the seats.")
 @click.option("--rules", "preset", type=click.Choice(["table", "classic", "countdown"]),
-              default="table", show_default=True, help="Ruleset preset.")
-@click.option("--classic", is_flag=True, help="Classic rules: no action cards.")
+              default=None, help="Ruleset preset.  [default: table]")
+@click.option("--classic", is_flag=True, help="Classic rules: no action cards "
+                                               "(same as --rules classic).")
 @click.option("--no-multi", is_flag=True, help="One card a turn (multi-play off).")
 @click.option("--draw-limit", default=3, show_default=True, type=click.IntRange(0),
               help="Cards one turn may draw (0 = until playable).")
-@click.option("--countdown", is_flag=True, help="The countdown variant.")
+@click.option("--countdown", is_flag=True, help="The countdown variant "
+                                                   "(same as --rules countdown).")
 @click.option("--target", default=None, type=click.IntRange(1),
-              help="Match target in points (default: per the rules).")
+              help="Match target in points (default: per the rules; not with countdown).")
 @click.option("--seed", "-s", default=1, show_default=True, type=int,
               help="Tournament seed: decks and dealers.")
 @click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(1),
               help="Worker processes.")
-def simulate(games: int, players: int | None, bots: str, preset: str, classic: bool,
+def simulate(games: int, players: int | None, bots: str, preset: str | None, classic: bool,
              no_multi: bool, draw_limit: int, countdown: bool, target: int | None,
              seed: int, jobs: int) -> None:
     """Play a tournament of full matches between computer players and print each
     bot's match win rate (95% Wilson interval), rounds won and points per round."""
+    kind = _rule_kind(preset, classic, countdown, target)
     names = [b.strip() for b in bots.split(",") if b.strip()]
     if not names:
         raise MalformedInput("--bots needs at least one bot name")
@@ -114,16 +117,18 @@ def simulate(games: int, players: int | None, bots: str, preset: str, classic: b
     names = [names[i % len(names)] for i in range(n)]
     labels = _labels(names)
     rules = Ruleset(
-        action_cards=not (classic or preset == "classic"),
+        action_cards=kind == "table",
         multi_play=not no_multi,
         draw_limit=draw_limit,
         target=target,
-        variant=Variant.COUNTDOWN if (countdown or preset == "countdown") else Variant.STANDARD,
+        variant=Variant.COUNTDOWN if kind == "countdown" else Variant.STANDARD,
     )
     tasks = [(rules, tuple(names), seed, g) for g in range(games)]
     results: list[GameSummary] = []
-    label = f"{games} matches, {n} players, {rules.describe()}"
-    with click.progressbar(length=games, label=label, file=sys.stderr) as bar:
+    # the description is printed once, as the report's first line (stdout); the bar
+    # (stderr, terminals only) just shows progress
+    with click.progressbar(length=games, label="playing", file=sys.stderr,
+                           hidden=not sys.stderr.isatty()) as bar:
         if jobs == 1:
             for task in tasks:
                 results.append(play_game(task))
@@ -136,12 +141,38 @@ def simulate(games: int, players: int | None, bots: str, preset: str, classic: b
     _report(labels, results, rules, n, seed)
 
 
+def _rule_kind(preset: str | None, classic: bool, countdown: bool,
+               target: int | None) -> str:
+    """``"table"``, ``"classic"`` or ``"countdown"`` from the options that choose the
+    rules; raises click.UsageError when they contradict each other or ``--target``
+    is given for countdown (whose match ends when a number reaches 0, not at a score)."""
+    chosen = {f"--rules {preset}": preset} if preset is not None else {}
+    if classic:
+        chosen["--classic"] = "classic"
+    if countdown:
+        chosen["--countdown"] = "countdown"
+    kinds = set(chosen.values())
+    if len(kinds) > 1:
+        raise click.UsageError(f"{' and '.join(chosen)} contradict each other: "
+                               "choose one of table, classic or countdown rules")
+    kind = kinds.pop() if kinds else "table"
+    if kind == "countdown" and target is not None:
+        raise click.UsageError("--target means nothing in countdown: a countdown match "
+                               "ends when a player's number reaches 0, not at a score")
+    return kind
+
+
+def _plural(count: int, word: str, plural: str | None = None) -> str:
+    """``1 match``, ``2 matches``."""
+    return f"{count} {word if count == 1 else (plural or word + 's')}"
+
+
 def _report(labels: Sequence[str], results: Sequence[GameSummary], rules: Ruleset,
             n: int, seed: int) -> None:
     games = len(results)
     rounds = sum(r.rounds for r in results)
-    click.echo(f"{games} matches ({rounds} rounds), {n} players, {rules.describe()}, "
-               f"seed {seed}; chance = {100 / n:.1f}%")
+    click.echo(f"{_plural(games, 'match', 'matches')} ({_plural(rounds, 'round')}), "
+               f"{n} players, {rules.describe()}, seed {seed}; chance = {100 / n:.1f}%")
     click.echo(f"{'bot':<10} {'wins':>5} {'win rate':>9} {'95% CI':>15} "
                f"{'rounds won':>11} {'pts/round':>10}")
     for i, label in enumerate(labels):

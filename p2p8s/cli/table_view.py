@@ -6,8 +6,9 @@
 and adds what a table of people needs: who sits where and who is connected, the seconds
 left on the 30-second turn timer at the prompt, a warning line when 10 seconds remain,
 and the audit verdict of every round ("audit: every card checked ✓" or the cheater
-named). Typed lines go through the solo client's parser
-(:func:`p2p8s.cli.play_cmd.parse_input`); it never reads input itself.
+named). Typed lines are read as the solo client reads them (:mod:`p2p8s.cli.moves`); it
+never reads input itself. A hint is thought out off the event loop: :meth:`typed` hands
+the runner a :class:`~p2p8s.net.runner.Think` and says the hint when it is done.
 """
 
 from __future__ import annotations
@@ -18,15 +19,29 @@ from pathlib import Path
 
 from p2p8s.bots import registry
 from p2p8s.bots.base import Bot, View
-from p2p8s.bots.hints import hint
+from p2p8s.bots.hints import Hint, hint
 from p2p8s.cards import Card, Suit
 from p2p8s.cli import view as v
-from p2p8s.cli.play_cmd import _WORDS, CardChoice, Command, _sentence, _suit_of, parse_input
+from p2p8s.cli.moves import (
+    CANCEL,
+    NOTHING_TO_DECIDE,
+    SUIT_PROMPT,
+    SUIT_RETRY,
+    Command,
+    NeedSuit,
+    drew_line,
+    hint_line,
+    move_prompt,
+    read_move,
+    read_suit,
+    sentence,
+    word_of,
+)
 from p2p8s.cli.terminal import Terminal
 from p2p8s.coach import Coach
-from p2p8s.engine import DRAW, Action, Draw, Play
+from p2p8s.engine import Action, Draw, Play
 from p2p8s.errors import IllegalAction, MalformedInput
-from p2p8s.net.runner import Leave, Typed
+from p2p8s.net.runner import Leave, Think, Typed
 from p2p8s.table import Table, TableConfig
 from p2p8s.table import events as tev
 
@@ -37,22 +52,6 @@ TABLE_HELP = (
     "  At this table: each turn has 30 seconds, then the computer plays it for you.",
     "  quit     leave the table (the match cannot go on without you)",
 )
-
-
-def move_prompt(view: View, legal: Sequence[Action]) -> str:
-    """The move prompt for the seat on turn, naming what makes sense now (as solo play)."""
-    if view.pending_draw:
-        return "Your move (a 2's number, or t to take; hint, help)"
-    can_play = any(isinstance(a, Play) for a in legal)
-    if view.drawn:
-        if can_play:
-            return "Your move (the drawn card's number, or p to keep it and pass)"
-        return ("Your move (d to draw again; hint, help)" if DRAW in legal else
-                "Your move (p to pass; hint, help)")
-    if not can_play:
-        return ("Your move (d to draw; hint, help)" if DRAW in legal else
-                "Your move (p to pass; hint, help)")
-    return "Your move (card number, d, hint, help)"
 
 
 def seats_line(names: Sequence[str], me: int, *, computers: dict[int, str],
@@ -111,8 +110,7 @@ class TableScreen:
 
     def _ask(self, prompt: str) -> None:
         """Show a prompt (the answer comes later, as a typed line)."""
-        self.term.out.write(self.term._safe(prompt))
-        self.term.out.flush()
+        self.term.prompt(prompt)
         self._prompting = True
 
     # --- the runner's calls -----------------------------------------------------------
@@ -214,7 +212,7 @@ class TableScreen:
         view = table.view()
         if view is not None and view.drawn and view.last_drawn is not None:
             # the same turn goes on after a draw: the drawn card and the hand, as in solo
-            self.say(f"You drew {self.look.card(view.last_drawn)}.",
+            self.say(drew_line(view.last_drawn, self.look),
                      *v.render_hand(view.hand, v.playable_cards(view, table.legal_actions()),
                                     self.look))
         else:
@@ -235,8 +233,8 @@ class TableScreen:
         view = table.view()
         if self._suit_for is not None:
             return self._suit_answer(table, line, now)
-        word = line.strip().lower()
-        command = _WORDS.get(word)
+        word = line.strip()
+        command = word_of(word)
         if isinstance(command, Command) or view is None or not table.my_turn:
             if isinstance(command, Command):
                 answer = self._command(table, command, view)
@@ -256,7 +254,7 @@ class TableScreen:
         try:
             action = self._read(table, view, line)
         except (MalformedInput, IllegalAction) as exc:
-            self.say(_sentence(str(exc)))
+            self.say(sentence(str(exc)))
             self._prompt(table, now)
             return None
         if action is None:
@@ -331,49 +329,29 @@ class TableScreen:
         rnd = table.round
         if rnd is None:
             raise IllegalAction("the cards are not dealt yet")
-        hand = v.numbered_hand(view.hand)
-        parsed = parse_input(line, hand)
-        if not isinstance(parsed, CardChoice):
-            assert not isinstance(parsed, Command)
-            rnd.check(parsed)
-            return parsed
-        cards = list(parsed.cards)
-        if len(cards) > 1 and not rnd.playable(cards[0], self.me):
-            for i, c in enumerate(cards[1:-1], 1):  # a fitting card may lead the play
-                if rnd.playable(c, self.me) and c.rank == cards[0].rank:
-                    cards.insert(0, cards.pop(i))
-                    break
-        out = len(cards) == len(view.hand)
-        suit = None if out else parsed.suit
-        wild = rnd.is_wild(cards[0], self.me) and all(c.rank == cards[0].rank for c in cards)
-        ask = wild and not out and suit is None
-        try:
-            rnd.check(Play(tuple(cards), Suit.CLUBS if ask else suit))
-        except IllegalAction as exc:
-            raise IllegalAction(self._explainer.why_not(view, cards, str(exc))) from None
-        if ask:
-            self._suit_for = cards
+        move = read_move(line, rnd, view, coach=self._explainer)
+        assert not isinstance(move, Command)  # typed() runs the commands
+        if isinstance(move, NeedSuit):
+            self._suit_for = list(move.cards)
             return None
-        return Play(tuple(cards), suit)
+        return move
 
     def _suit_answer(self, table: Table, line: str, now: float) -> Typed:
         cards = self._suit_for
-        answer = line.strip()
-        if answer.lower() in ("cancel", "x", "back"):
+        suit = read_suit(line)
+        if suit is CANCEL:
             self._suit_for = None
             self._prompt(table, now)
             return None
-        suit = _suit_of(answer) if answer else None
-        if suit is None or cards is None:
-            self.say("Type c, d, h or s (or cancel to choose another move).")
+        if not isinstance(suit, Suit) or cards is None:
+            self.say(SUIT_RETRY)
             self._ask_suit()
             return None
         self._suit_for = None
         return Play(tuple(cards), suit)
 
     def _ask_suit(self) -> None:
-        names = ", ".join(f"{s.letter.lower()} {v.SUIT_NAMES[s]}" for s in Suit)
-        self._ask(f"Declare a suit ({names}; or cancel): ")
+        self._ask(SUIT_PROMPT)
 
     def _command(self, table: Table, cmd: Command, view: View | None) -> Typed:
         if cmd.name == "quit":
@@ -385,16 +363,36 @@ class TableScreen:
         elif cmd.name == "score" and table.match is not None:
             self.say(*v.render_scores(table.match, self.names, self.look))
         elif cmd.name == "log" and view is not None:
-            lines = v.log_lines(view, self.names, self.look, ended=self._over)
-            self.say(f"Round {self._round} so far:",
-                     *(["  (no moves yet)"] if not lines else ["  " + x for x in lines]))
+            self.say(*v.render_round_log(view, self.names, self.look, number=self._round,
+                                         ended=self._over))
         elif cmd.name == "hint":
             legal = table.legal_actions()
             if view is None or not legal:
-                self.say("Nothing to decide right now.")
+                self.say(NOTHING_TO_DECIDE)
             else:
-                h = hint(view, legal, self._rng, names=self.names)
-                keys = v.action_keys(h.action, v.numbered_hand(view.hand))
-                self.say(f"Hint: {v.action_text(h.action, self.look)} (type {keys}) — "
-                         f"{h.reason}")
+                return self._think_hint(table, view, legal)
         return None
+
+    def _think_hint(self, table: Table, view: View, legal: list[Action]) -> Think[Hint]:
+        """The expert's hint, thought out off the loop on a snapshot (the view, the legal
+        actions, the names and an RNG of its own), then said if the decision still stands."""
+        rng = random.Random(self._rng.getrandbits(64))
+        names = tuple(self.names)
+        asked = _decision(table, view)
+
+        def said(h: Hint, now: float) -> Typed:
+            current = table.view()
+            if current is not None and table.my_turn and _decision(table, current) == asked:
+                self.say(hint_line(h, current.hand, self.look))
+            else:
+                self.say("The hint came too late: that decision is over.")
+            self._prompt(table, now)
+            return None
+
+        return Think(work=lambda: hint(view, legal, rng, names=names), then=said)
+
+
+def _decision(table: Table, view: View) -> tuple[int, int]:
+    """What tells one decision from the next (a hint is for one of them): the round and
+    the actions applied in it so far."""
+    return (table.round_number, len(view.log))

@@ -92,13 +92,18 @@ class Terminal:
         enc = getattr(self.out, "encoding", None) or "utf-8"
         return text.encode(enc, "replace").decode(enc)
 
+    def prompt(self, text: str) -> None:
+        """Show a prompt without waiting for the answer (the table client gets the answer
+        later, as a typed line)."""
+        self.out.write(self._safe(text))
+        self.out.flush()
+
     def ask(self, prompt: str) -> str:
         """Show ``prompt`` and return the answer without its newline.
 
         Raises :class:`InputClosed` at end of input.
         """
-        self.out.write(self._safe(prompt))
-        self.out.flush()
+        self.prompt(prompt)
         try:
             line = self.inp.readline()
         except (OSError, ValueError):

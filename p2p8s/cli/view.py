@@ -200,6 +200,14 @@ def log_lines(view: View, names: Sequence[str], look: Look, *, last: int | None 
     return lines[-last:] if last else lines
 
 
+def render_round_log(view: View, names: Sequence[str], look: Look, *, number: int,
+                     ended: bool) -> list[str]:
+    """The answer to ``log``: every turn of round ``number`` so far, indented."""
+    lines = log_lines(view, names, look, ended=ended)
+    return [f"Round {number} so far:",
+            *(["  (no moves yet)"] if not lines else ["  " + x for x in lines])]
+
+
 def render_table(view: View, names: Sequence[str], look: Look, *, round_number: int,
                  recent: int = 8) -> list[str]:
     """The table as ``view.seat`` sees it: seats, turn, direction, top card and suit,

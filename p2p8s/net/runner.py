@@ -14,6 +14,11 @@
 - takes typed lines from a queue (filled by a reader thread; the loop never blocks on
   input) and hands them to the :class:`Frontend`, which turns them into actions;
 - lets a computer play the local seat (``auto``);
+- runs the bots' thinking (the auto player, a hint) in a worker thread
+  (:class:`Think`), so heartbeats, messages and timers go on while the expert plays out
+  its futures: the thread gets a snapshot (a :class:`~p2p8s.bots.base.View`, the legal
+  actions, its own RNG) and the choice is applied on the loop, only if the decision it
+  was for still stands — the table itself is only ever touched by the loop;
 - appends every signed game frame sent or received to the table log
   (:mod:`p2p8s.store.tablelog`), fsynced at every round end;
 - reports a lost peer: one that said it finished is let go; any other loss ends the
@@ -29,10 +34,10 @@ import contextlib
 import os
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from p2p8s.bots.base import Bot
 from p2p8s.bots.registry import get_bot
@@ -73,9 +78,29 @@ class Leave:
     """The player asked to leave the table."""
 
 
+R = TypeVar("R")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Think(Generic[R]):
+    """Slow thinking (a bot's choice, a hint) to run off the event loop.
+
+    ``work()`` runs in a worker thread and may only read values nothing else changes
+    while it runs: a :class:`~p2p8s.bots.base.View` snapshot, a list of legal actions, an
+    RNG of its own — never the :class:`~p2p8s.table.Table`, which only the loop touches.
+    ``then(result, now)`` runs on the loop afterwards and answers like
+    :meth:`Frontend.typed` (it should check that the decision is still the same). One
+    thought at a time: typed lines wait until it is done, so they keep their order.
+    """
+
+    work: Callable[[], R]
+    then: Callable[[R, float], Typed]
+
+
 #: What a frontend returns for a typed line: an action to play, a request to leave,
-#: or None (the line was a command or a mistake, already answered).
-Typed = Action | Leave | None
+#: something to think out off the loop first, or None (the line was a command or a
+#: mistake, already answered).
+Typed = Action | Leave | Think[Any] | None
 
 
 class Frontend(Protocol):
@@ -98,7 +123,8 @@ class Frontend(Protocol):
         """The turn timer is about to run out."""
 
     def typed(self, table: Table, line: str, now: float) -> Typed:
-        """A line the person typed (``None`` at end of input)."""
+        """A line the person typed: answer with an action, :class:`Leave`, a
+        :class:`Think` (slow work, such as a hint, done off the loop) or ``None``."""
 
     def finished(self, table: Table, why: str) -> None:
         """The runner stops (match over, rounds played, or the reason it cannot go on)."""
@@ -209,14 +235,18 @@ class _Inbox:
         self._net: asyncio.Task[object] | None = None
         self._typed: asyncio.Task[str] | None = None
 
-    async def next(self, timeout_s: float | None) -> object:
-        """The next event or line (a ``str``); raises TimeoutError after ``timeout_s``."""
+    async def next(self, timeout_s: float | None,
+                   thought: asyncio.Future[Any] | None = None) -> object:
+        """The next event, line (a ``str``) or — once it is done — ``thought`` itself;
+        while a thought runs, typed lines wait. Raises TimeoutError after ``timeout_s``."""
         if self._net is None:
             self._net = asyncio.ensure_future(self._mesh.next_event())
         if self._typed is None and self._lines is not None:
             self._typed = asyncio.ensure_future(self._lines.get())
         waiting: set[asyncio.Future[Any]] = {self._net}
-        if self._typed is not None:
+        if thought is not None:
+            waiting.add(thought)
+        elif self._typed is not None:
             waiting.add(self._typed)
         done, _ = await asyncio.wait(waiting, timeout=timeout_s,
                                      return_when=asyncio.FIRST_COMPLETED)
@@ -224,6 +254,10 @@ class _Inbox:
             event = self._net.result()
             self._net = None
             return event
+        if thought is not None:
+            if thought in done:
+                return thought
+            raise TimeoutError
         if self._typed is not None and self._typed in done:
             line = self._typed.result()
             self._typed = None
@@ -263,6 +297,8 @@ class _Run:
         self.warned: float | None = None
         self.auto_at: float | None = None
         self.rng = random.Random(os.urandom(16))
+        self.thought: asyncio.Future[Any] | None = None
+        self.then: Callable[[Any, float], Typed] | None = None
         self.names = [s.name for s in self.config.seats]
 
     def now(self) -> float:
@@ -337,7 +373,7 @@ class _Run:
             self.frontend.turn(self.table, self.now())
 
     def play_auto(self) -> None:
-        """Let the auto player choose and act for the local seat."""
+        """Let the auto player choose (in a worker thread) and act for the local seat."""
         self.auto_at = None
         view = self.table.view()
         bot = self.auto
@@ -346,8 +382,37 @@ class _Run:
         legal = self.table.legal_actions()
         if not legal:
             return
-        action = bot.choose(view, legal, self.rng)
-        self.act(action)
+        rng = random.Random(self.rng.getrandbits(64))
+        decision = self.decision
+
+        def chosen(action: Action, now: float) -> Typed:
+            if self.done is not None or self.decision != decision or not self.table.my_turn:
+                return None  # the turn moved on meanwhile (the turn timer played it)
+            return action
+
+        self.think(Think(work=lambda: bot.choose(view, legal, rng), then=chosen))
+
+    def think(self, thought: Think[Any]) -> None:
+        """Start ``thought.work`` in a worker thread; :meth:`thought_done` follows."""
+        self.thought = asyncio.ensure_future(asyncio.to_thread(thought.work))
+        self.then = thought.then
+
+    def thought_done(self) -> None:
+        """The worker thread is done: hand its result to ``then`` on the loop (a bot's
+        exception is raised here, as if it had thought on the loop)."""
+        thought, then = self.thought, self.then
+        self.thought = self.then = None
+        assert thought is not None and then is not None
+        self.answer(then(thought.result(), self.now()))
+
+    def answer(self, answer: Typed) -> None:
+        """Carry out a frontend's answer: act, leave, or think first."""
+        if isinstance(answer, Leave):
+            self.done = "you left the table"
+        elif isinstance(answer, Think):
+            self.think(answer)
+        elif answer is not None:
+            self.act(answer)
 
     def act(self, action: Action) -> None:
         try:
@@ -370,11 +435,7 @@ class _Run:
             return
         if self.auto is not None:
             return
-        answer = self.frontend.typed(self.table, line, self.now())
-        if isinstance(answer, Leave):
-            self.done = "you left the table"
-        elif answer is not None:
-            self.act(answer)
+        self.answer(self.frontend.typed(self.table, line, self.now()))
 
     # --- the network ---------------------------------------------------------------------
 
@@ -434,8 +495,10 @@ class _Run:
     # --- the loop ---------------------------------------------------------------------
 
     def next_wake(self) -> float | None:
-        """The earliest of: the table's timer, the timer warning, the auto player."""
-        times = [t for t in (self.table.get_timer(), self.auto_at) if t is not None]
+        """The earliest of: the table's timer, the timer warning, the auto player (not
+        while a thought runs)."""
+        auto_at = self.auto_at if self.thought is None else None
+        times = [t for t in (self.table.get_timer(), auto_at) if t is not None]
         deadline = self.table.deadline if self.table.my_turn else None
         if (deadline is not None and self.auto is None
                 and self.warned != deadline):
@@ -447,7 +510,7 @@ class _Run:
         timer = self.table.get_timer()
         if timer is not None and timer <= now:
             self.process(self.table.handle_timer(now))
-        if self.auto_at is not None and self.auto_at <= now:
+        if self.auto_at is not None and self.auto_at <= now and self.thought is None:
             self.play_auto()
         deadline = self.table.deadline if self.table.my_turn else None
         if (deadline is not None and self.auto is None and self.warned != deadline
@@ -465,11 +528,13 @@ class _Run:
                 wake = self.next_wake()
                 timeout = None if wake is None else max(0.0, wake - self.now())
                 try:
-                    item = await inbox.next(timeout)
+                    item = await inbox.next(timeout, self.thought)
                 except TimeoutError:
                     self.on_wake()
                 else:
-                    if isinstance(item, str):
+                    if self.thought is not None and item is self.thought:
+                        self.thought_done()
+                    elif isinstance(item, str):
                         self.typed(item)
                     else:
                         self.incoming(item)
@@ -478,6 +543,8 @@ class _Run:
                 self.decision_point()
         finally:
             inbox.close()
+            if self.thought is not None:
+                self.thought.cancel()  # its thread runs on; the answer is dropped
         self.result.last = self.prev
         return self.result
 

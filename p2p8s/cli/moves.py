@@ -1,0 +1,262 @@
+"""The move prompt without the terminal: what a player types and what is said back.
+
+Shared by the solo client (:mod:`p2p8s.cli.play_cmd`) and the friends' table
+(:mod:`p2p8s.cli.table_view`); pure functions and small values, no input or output.
+
+- :func:`parse_input` reads an answer at the move prompt: card numbers as shown
+  (``3``, ``3 5``), card names (``QS``, ``10h``), a suit to declare (``4 h``, ``4h``),
+  ``d``/``p``/``t`` or a command (``hint``, ``help``, ``quit``…, see :func:`word_of`);
+- :func:`read_move` turns the answer into a legal action of a :class:`~p2p8s.engine.Round`,
+  or says a suit must be asked for first (:class:`NeedSuit`);
+- :func:`read_suit` reads the answer at the suit prompt (:data:`SUIT_PROMPT`);
+- :func:`move_prompt` names what makes sense now; :func:`sentence`, :func:`drew_line`
+  and :func:`hint_line` are the lines said back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from p2p8s.bots.base import View
+from p2p8s.bots.hints import Hint
+from p2p8s.cards import Card, Suit
+from p2p8s.cli.view import SUIT_NAMES, Look, action_keys, action_text, numbered_hand
+from p2p8s.coach import Coach
+from p2p8s.engine import DRAW, PASS, TAKE, Action, Play, Round
+from p2p8s.errors import IllegalAction, MalformedInput
+
+# --------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A non-move command typed at the prompt: ``hint``, ``help``, ``rules``…"""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class CardChoice:
+    """Cards picked from the hand (in the order typed) and an optional suit."""
+
+    cards: tuple[Card, ...]
+    suit: Suit | None
+
+
+@dataclass(frozen=True, slots=True)
+class NeedSuit:
+    """The typed ``cards`` make a legal wild play once a suit is declared: ask for it
+    (:data:`SUIT_PROMPT`), then play ``Play(cards, suit)``."""
+
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Cancel:
+    """The player backed out of the suit prompt (to choose another move)."""
+
+
+CANCEL = Cancel()
+
+#: The single words understood at the prompt and what they stand for.
+WORDS: dict[str, Action | Command] = {
+    "d": DRAW, "draw": DRAW, "p": PASS, "pass": PASS, "t": TAKE, "take": TAKE,
+    "hint": Command("hint"), "help": Command("help"), "?": Command("help"),
+    "rules": Command("rules"), "score": Command("score"), "scores": Command("score"),
+    "log": Command("log"), "q": Command("quit"), "quit": Command("quit"),
+    "exit": Command("quit"),
+}
+
+#: Answers that back out of the suit prompt.
+CANCEL_WORDS = ("cancel", "x", "back")
+
+#: The suit prompt: ``Declare a suit (c clubs, d diamonds, h hearts, s spades; or cancel): ``.
+SUIT_PROMPT = ("Declare a suit ("
+               + ", ".join(f"{s.letter.lower()} {SUIT_NAMES[s]}" for s in Suit)
+               + "; or cancel): ")
+
+#: Said when the answer at the suit prompt is not a suit.
+SUIT_RETRY = "Type c, d, h or s (or cancel to choose another move)."
+
+#: Said when a hint is asked for while the player has nothing to decide.
+NOTHING_TO_DECIDE = "Nothing to decide right now."
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def word_of(text: str) -> Action | Command | None:
+    """The action or command one typed word stands for (any case), or None.
+
+    >>> word_of(" Hint "), word_of("d"), word_of("3")
+    (Command(name='hint'), Draw(), None)
+    """
+    return WORDS.get(text.strip().lower())
+
+
+def parse_suit(text: str) -> Suit | None:
+    """The suit ``text`` names (a letter, glyph or name, any case), or None."""
+    try:
+        return Suit.parse(text)
+    except MalformedInput:
+        return None
+
+
+def parse_input(text: str, hand: Sequence[Card]) -> Action | Command | CardChoice:
+    """Read one answer at the move prompt; ``hand`` is in display order (card 1 first).
+
+    Raises :class:`~p2p8s.errors.MalformedInput` with a one-line message.
+
+    >>> from p2p8s.cards import parse_cards
+    >>> hand = parse_cards(["3C", "8S", "QH"])
+    >>> parse_input("2 h", hand)
+    CardChoice(cards=(Card.parse('8S'),), suit=<Suit.HEARTS: 2>)
+    >>> parse_input("qh", hand).cards
+    (Card.parse('QH'),)
+    """
+    words = text.replace(",", " ").lower().split()
+    if not words:
+        raise MalformedInput("type a card number, d to draw, hint, or help")
+    if len(words) == 1 and words[0] in WORDS:
+        return WORDS[words[0]]
+    used: list[int] = []
+    suit: Suit | None = None
+    for pos, word in enumerate(words):
+        last = pos == len(words) - 1
+        if word.isdigit():
+            n = int(word)
+            if not 1 <= n <= len(hand):
+                raise MalformedInput(f"there is no card {n}: your cards are numbered "
+                                     f"1 to {len(hand)}")
+            if n - 1 in used:
+                raise MalformedInput(f"card {n} is listed twice")
+            used.append(n - 1)
+            continue
+        if last and used and parse_suit(word) is not None:
+            suit = parse_suit(word)
+            continue
+        try:
+            card = Card.parse(word)
+        except MalformedInput:
+            card = None
+        if card is not None:
+            free = [i for i, c in enumerate(hand) if c == card and i not in used]
+            if free:
+                used.append(free[0])
+                continue
+        if last and word[:-1].isdigit() and parse_suit(word[-1]) is not None:
+            n = int(word[:-1])  # "4h": card 4, declare hearts
+            if 1 <= n <= len(hand) and n - 1 not in used:
+                used.append(n - 1)
+                suit = parse_suit(word[-1])
+                continue
+        if card is not None:
+            raise MalformedInput(f"{word.upper()} is not in your hand")
+        if word in WORDS:
+            raise MalformedInput(f"{word!r} works on its own, not with cards")
+        raise MalformedInput(f"{word!r} is not a card number or a command "
+                             "(type help for the list)")
+    return CardChoice(tuple(hand[i] for i in used), suit)
+
+
+def read_move(text: str, rnd: Round, view: View, *, coach: Coach
+              ) -> Action | Command | NeedSuit:
+    """Turn an answer at the move prompt into a legal action of ``view.seat`` in ``rnd``,
+    a command to run, or :class:`NeedSuit` (a wild play: ask for the suit first).
+
+    The hand is numbered as shown (:func:`~p2p8s.cli.view.numbered_hand` of
+    ``view.hand``). With several cards, a fitting card of the same rank may lead the
+    play (not the last, which sets the suit); going out needs no suit (R-OUT), and a
+    suit typed with a play that does not need one is refused by the engine. Everything
+    but the suit is checked before a suit is asked for.
+
+    Raises MalformedInput / IllegalAction with a one-line message; a refused play is
+    explained by ``coach`` (:meth:`~p2p8s.coach.Coach.why_not`).
+    """
+    seat = view.seat
+    parsed = parse_input(text, numbered_hand(view.hand))
+    if isinstance(parsed, Command):
+        return parsed
+    if not isinstance(parsed, CardChoice):
+        rnd.check(parsed)
+        return parsed
+    cards = list(parsed.cards)
+    if len(cards) > 1 and not rnd.playable(cards[0], seat):
+        for i, c in enumerate(cards[1:-1], 1):
+            if rnd.playable(c, seat) and c.rank == cards[0].rank:
+                cards.insert(0, cards.pop(i))
+                break
+    out = len(cards) == len(view.hand)
+    suit = None if out else parsed.suit
+    wild = rnd.is_wild(cards[0], seat) and all(c.rank == cards[0].rank for c in cards)
+    ask = wild and not out and suit is None
+    try:  # check everything but the suit before asking for one
+        rnd.check(Play(tuple(cards), Suit.CLUBS if ask else suit))
+    except IllegalAction as exc:
+        raise IllegalAction(coach.why_not(view, cards, str(exc))) from None
+    if ask:
+        return NeedSuit(tuple(cards))
+    return Play(tuple(cards), suit)
+
+
+def read_suit(text: str) -> Suit | Cancel | None:
+    """An answer at the suit prompt: the suit, :data:`CANCEL`, or None (not a suit:
+    say :data:`SUIT_RETRY` and ask again).
+
+    >>> read_suit("h"), read_suit("Back"), read_suit("")
+    (<Suit.HEARTS: 2>, Cancel(), None)
+    """
+    answer = text.strip()
+    if answer.lower() in CANCEL_WORDS:
+        return CANCEL
+    return parse_suit(answer) if answer else None
+
+
+# --------------------------------------------------------------------------- saying
+
+
+def move_prompt(view: View, legal: Sequence[Action]) -> str:
+    """The move prompt for the seat on turn, naming what makes sense now (no colon:
+    the table adds the seconds left before it)."""
+    if view.pending_draw:
+        return "Your move (a 2's number, or t to take; hint, help)"
+    can_play = any(isinstance(a, Play) for a in legal)
+    if view.drawn:
+        if can_play:
+            return "Your move (the drawn card's number, or p to keep it and pass)"
+        return ("Your move (d to draw again; hint, help)" if DRAW in legal else
+                "Your move (p to pass; hint, help)")
+    if not can_play:
+        return ("Your move (d to draw; hint, help)" if DRAW in legal else
+                "Your move (p to pass; hint, help)")
+    return "Your move (card number, d, hint, help)"
+
+
+def sentence(text: str) -> str:
+    """An error message as a sentence: capital first letter, full stop at the end.
+
+    >>> sentence("there is no card 9")
+    'There is no card 9.'
+    """
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
+
+
+def drew_line(card: Card | None, look: Look, *, reshuffled: bool = False) -> str:
+    """``You drew Q♠.`` (``a card`` when unseen), noting a reshuffle of the discards."""
+    drawn = look.card(card) if card is not None else "a card"
+    return f"You drew {drawn}." + (" (The discards were shuffled into a new stock.)"
+                                   if reshuffled else "")
+
+
+def hint_line(h: Hint, hand: Sequence[Card], look: Look) -> str:
+    """``Hint: play 8♠ and declare hearts ♥ (type 2 h) — reason``; ``hand`` is the
+    seat's hand (numbered as shown)."""
+    keys = action_keys(h.action, numbered_hand(hand))
+    return f"Hint: {action_text(h.action, look)} (type {keys}) — {h.reason}"
+
+
+__all__ = ["CANCEL", "CANCEL_WORDS", "NOTHING_TO_DECIDE", "SUIT_PROMPT", "SUIT_RETRY",
+           "WORDS", "Cancel", "CardChoice", "Command", "NeedSuit", "drew_line", "hint_line",
+           "move_prompt", "parse_input", "parse_suit", "read_move", "read_suit", "sentence",
+           "word_of"]
