@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from p2p8s.cli.main import cli
@@ -51,3 +52,46 @@ def test_console_script() -> None:
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "Hanna" in proc.stdout and "Random" in proc.stdout
+
+
+def test_one_match_is_singular_and_the_header_is_printed_once() -> None:
+    result = CliRunner().invoke(cli, ["simulate", "-n", "1", "--bots", "max,vera",
+                                      "--seed", "2"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("1 match (") and "1 matches" not in result.output
+    # the rules description appears once: in the report's first line, not also as the
+    # progress bar's label (CliRunner's stderr is no terminal: no bar at all)
+    described = [line for line in lines if "table rules, multi-play, draw limit 3" in line]
+    assert described == [lines[0]], lines
+    assert result.stderr == ""
+    many = CliRunner().invoke(cli, ["simulate", "-n", "2", "--bots", "max,vera"])
+    assert many.output.startswith("2 matches (") and " rounds), " in many.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--countdown", "--target", "5"], "--target means nothing in countdown"),
+    (["--rules", "countdown", "--target", "5"], "--target means nothing in countdown"),
+    (["--rules", "countdown", "--classic"],
+     "--rules countdown and --classic contradict each other"),
+    (["--countdown", "--classic"], "--classic and --countdown contradict each other"),
+    (["--rules", "classic", "--countdown"],
+     "--rules classic and --countdown contradict each other"),
+    (["--rules", "table", "--classic"], "--rules table and --classic contradict each other"),
+])
+def test_contradictory_rule_options_are_usage_errors(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(cli, ["simulate", "-n", "1", "--bots", "max,vera", *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and "Usage: " in result.stderr
+    assert result.stdout == ""  # nothing was played
+
+
+@pytest.mark.parametrize("args, described", [
+    (["--rules", "countdown", "--countdown"], "countdown, multi-play"),
+    (["--rules", "classic", "--classic", "--target", "30"], "classic, multi-play"),
+    (["--rules", "table"], "table rules, multi-play"),
+])
+def test_agreeing_rule_options_are_fine(args: list[str], described: str) -> None:
+    result = CliRunner().invoke(cli, ["simulate", "-n", "1", "--bots", "max,vera", *args])
+    assert result.exit_code == 0, result.output
+    assert described in result.output.splitlines()[0]
