@@ -96,10 +96,18 @@ class Match:
         Adds :meth:`~p2p8s.engine.Round.points` to the totals (countdown: lowers the
         winner's number), passes the deal one seat left (R-DEALER) and sets
         :attr:`winner` per R-WIN-TABLE, R-TARGET-CLASSIC or R-COUNTDOWN. Raises
-        MalformedInput if the round has not ended.
+        MalformedInput if the round has not ended, the match is already over, or the
+        round was not dealt for this match (another number of seats or another dealer).
         """
         if rnd.ended_by is None:
             raise MalformedInput("the round is not over")
+        self._check_open()
+        if rnd.players != self.players:
+            raise MalformedInput(f"a {rnd.players}-seat round cannot be scored in a "
+                                 f"{self.players}-seat match")
+        if rnd.dealer != self.dealer:
+            raise MalformedInput(f"the round was dealt by seat {rnd.dealer}, but seat "
+                                 f"{self.dealer} deals this round (R-DEALER)")
         result = RoundResult(
             number=self.round_number,
             dealer=self.dealer,
@@ -112,13 +120,43 @@ class Match:
         return result
 
     def record(self, points: Sequence[int], *, went_out: int | None = None) -> None:
-        """Add a round's points directly (tests, replays); see :meth:`finish_round`."""
+        """Add a round's points directly (tests, replays); see :meth:`finish_round`.
+
+        ``points`` holds one whole number per seat; ``went_out`` is the seat that went
+        out (None: the round was blocked). Raises MalformedInput for anything else, or
+        once the match is over.
+
+        >>> Match(Ruleset(), players=3, dealer=0).record([1, 2])
+        Traceback (most recent call last):
+        ...
+        p2p8s.errors.MalformedInput: record: 2 points for 3 seats; give one per seat
+        """
+        self._check_open()
+        if isinstance(points, str | bytes) or not isinstance(points, Sequence):
+            raise MalformedInput(f"record: points must be a list of whole numbers, "
+                                 f"not {type(points).__name__}")
+        if len(points) != self.players:
+            raise MalformedInput(f"record: {len(points)} points for {self.players} seats; "
+                                 "give one per seat")
+        for seat, p in enumerate(points):
+            if not isinstance(p, int) or isinstance(p, bool):
+                raise MalformedInput(f"record: seat {seat}'s points must be a whole number, "
+                                     f"not {p!r}")
+        if went_out is not None and (not isinstance(went_out, int) or isinstance(went_out, bool)
+                                     or not 0 <= went_out < self.players):
+            raise MalformedInput(f"record: went_out must be a seat 0..{self.players - 1} "
+                                 f"or None, not {went_out!r}")
         result = RoundResult(
             number=self.round_number, dealer=self.dealer,
             ended_by=EndedBy.OUT if went_out is not None else EndedBy.BLOCKED,
             winner=went_out, points=tuple(points), hands=(),
         )
         self._settle(result)
+
+    def _check_open(self) -> None:
+        if self.over:
+            raise MalformedInput(f"the match is over (seat {self.winner} won): "
+                                 "no more rounds")
 
     def _settle(self, result: RoundResult) -> None:
         self.results.append(result)

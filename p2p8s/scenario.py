@@ -16,7 +16,9 @@ The runner deals (R-DEALORDER), turns the starter (R-STARTER) and applies the ac
 order; it never acts for a player. The result is ``{"ok", "error", "state"}``: on an
 illegal action ``ok`` is false, ``error`` is ``{"action": index, "message", "rule"}`` and
 ``state`` is the state before that action. A malformed scenario raises
-:class:`~p2p8s.errors.MalformedInput` naming the problem.
+:class:`~p2p8s.errors.MalformedInput` naming the problem; :func:`load_scenario` turns
+the file's text into the dict and refuses what ``json.loads`` would let through or
+crash on (a repeated key, a number thousands of digits long, absurdly deep nesting).
 
 >>> from p2p8s.cards import standard_deck
 >>> deck = [str(c) for c in standard_deck()]  # AC 2C .. KC AD 2D 3D ..: seat 1 gets AC
@@ -28,6 +30,8 @@ illegal action ``ok`` is false, ``error`` is ``{"action": index, "message", "rul
 
 from __future__ import annotations
 
+import json
+import reprlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -44,6 +48,88 @@ KEYS = frozenset({"players", "dealer", "rules", "stock", "reshuffles", "actions"
                   "numbers", "hand_size", "partial_deck",
                   "rule", "description", "expect", "comment"})
 _ACTION_KEYS = frozenset({"seat", "play", "suit", "draw", "pass", "take"})
+
+#: Most digits a whole number in a scenario file may have (:func:`load_scenario`); no
+#: meaningful scenario value comes close, and Python refuses to convert numbers past
+#: 4300 digits anyway.
+MAX_NUMBER_DIGITS = 20
+#: Deepest nesting of lists and objects :func:`load_scenario` accepts (the scenario
+#: files in tests/scenarios nest 5 deep at most, their ``expect`` included).
+MAX_DEPTH = 32
+#: Largest magnitude :func:`parse_scenario` accepts for a whole number (seats, sizes).
+_MAX_INT = 2**31 - 1
+_show = reprlib.Repr()
+_show.maxstring = _show.maxother = 40
+
+
+def _describe(value: Any) -> str:
+    """A short repr for messages (never thousands of characters, never a crash)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+    return _show.repr(value)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise MalformedInput(f"the key {_describe(key)} appears twice in one object")
+        obj[key] = value
+    return obj
+
+
+def _bounded_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_NUMBER_DIGITS:
+        raise MalformedInput(f"the number {text[:12]}… is too long ({digits} digits)")
+    return int(text)
+
+
+def _depth(data: Any) -> int:
+    """How deeply lists and objects nest in ``data`` (iteratively: no recursion)."""
+    deepest = 0
+    todo: list[tuple[Any, int]] = [(data, 0)]
+    while todo:
+        item, level = todo.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            level += 1
+            deepest = max(deepest, level)
+            if level <= MAX_DEPTH:
+                todo.extend((x, level) for x in item)
+    return deepest
+
+
+def _no_constant(text: str) -> Any:
+    raise MalformedInput(f"{text} is not a JSON number")
+
+
+def load_scenario(text: str) -> Any:
+    """Parse a scenario file's text as strict JSON; raises MalformedInput instead of
+    ``json.loads``' errors (one line each).
+
+    Beyond plain JSON syntax it refuses a key repeated within one object (which
+    ``json.loads`` would silently resolve to the last value), a whole number longer
+    than :data:`MAX_NUMBER_DIGITS`, ``NaN``/``Infinity`` and lists or objects nested
+    more than :data:`MAX_DEPTH` levels deep.
+
+    >>> load_scenario('{"players": 2, "players": 3}')
+    Traceback (most recent call last):
+    ...
+    p2p8s.errors.MalformedInput: the key 'players' appears twice in one object
+    """
+    too_deep = f"not a scenario: lists and objects nest more than {MAX_DEPTH} levels deep"
+    try:
+        data = json.loads(text, object_pairs_hook=_unique_keys, parse_int=_bounded_int,
+                          parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise MalformedInput(f"not valid JSON: {exc}") from None
+    except RecursionError:  # deeper than the interpreter can decode
+        raise MalformedInput(too_deep) from None
+    if _depth(data) > MAX_DEPTH:
+        raise MalformedInput(too_deep)
+    return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +156,9 @@ class Scenario:
 
 def _int(value: Any, what: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise MalformedInput(f"{what} must be a whole number, not {value!r}")
+        raise MalformedInput(f"{what} must be a whole number, not {_describe(value)}")
+    if abs(value) > _MAX_INT:
+        raise MalformedInput(f"{what} is out of range: {_describe(value)}")
     return value
 
 
@@ -230,11 +318,13 @@ class _Reshuffles:
 def state_of(rnd: Round) -> dict[str, Any]:
     """The JSON-ready state of a round, as the scenario runner prints it.
 
-    Keys: ``turn``, ``direction`` (1 clockwise, -1 counter-clockwise), ``top``, ``suit``
-    (active suit letter), ``declared``, ``pending_draw``, ``drawn`` (cards drawn this
-    turn), ``hands`` (per seat, sorted C D H S then A..K; ``"??"`` for a hidden card),
-    ``stock`` and ``discard`` (sizes), ``round_over``, ``ended_by`` (null, ``"out"``,
-    ``"blocked"``), ``winner``, ``points`` (this round's score change per seat).
+    Keys: ``turn`` (the engine's: once the round is over, the winner after going out,
+    or the seat after the last passer in a blocked round), ``direction`` (1 clockwise,
+    -1 counter-clockwise), ``top``, ``suit`` (active suit letter), ``declared``,
+    ``pending_draw``, ``drawn`` (cards drawn this turn), ``hands`` (per seat, sorted
+    C D H S then A..K; ``"??"`` for a hidden card), ``stock`` and ``discard`` (sizes),
+    ``round_over``, ``ended_by`` (null, ``"out"``, ``"blocked"``), ``winner``,
+    ``points`` (this round's score change per seat).
     """
     return {
         "turn": rnd.turn,

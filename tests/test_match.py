@@ -192,3 +192,59 @@ def test_match_argument_errors() -> None:
         Match(Ruleset(), players=1, dealer=0)
     with pytest.raises(MalformedInput):
         Match(Ruleset(), players=3, dealer=3)
+
+
+# --- bad input to record() and finish_round() ------------------------------------------
+
+@pytest.mark.parametrize("points, went_out, message", [
+    ([1, 2], None, "record: 2 points for 3 seats; give one per seat"),
+    ([1, 2, 3, 4], None, "record: 4 points for 3 seats"),
+    ([], None, "record: 0 points for 3 seats"),
+    ([1, "2", 3], None, "record: seat 1's points must be a whole number, not '2'"),
+    ([1, 2.5, 3], None, "seat 1's points must be a whole number, not 2.5"),
+    ([0, True, 0], None, "seat 1's points must be a whole number, not True"),
+    ("123", None, "points must be a list of whole numbers, not str"),
+    ([0, 0, 0], 3, "went_out must be a seat 0..2 or None, not 3"),
+    ([0, 0, 0], -1, "went_out must be a seat 0..2 or None, not -1"),
+])
+def test_record_rejects_bad_input(points: object, went_out: int | None, message: str) -> None:
+    m = Match(Ruleset(), players=3, dealer=0, target=100)
+    with pytest.raises(MalformedInput) as info:
+        m.record(points, went_out=went_out)  # type: ignore[arg-type]
+    assert message in str(info.value)
+    # nothing was recorded: totals, dealer and results unchanged
+    assert m.totals == [0, 0, 0] and m.dealer == 0 and m.results == []
+
+
+def _finished_round(players: int, dealer: int) -> Round:
+    """A round that seat ``dealer + 1`` ends at once by going out with one card."""
+    deck = list(standard_deck())
+    rnd = Round.deal(Ruleset(), players=players, dealer=dealer, deck=OrderedDeck(deck),
+                     hand_size=1)
+    play = next(a for a in rnd.legal_actions() if isinstance(a, Play))
+    rnd.apply(play)
+    assert rnd.over
+    return rnd
+
+
+def test_record_and_finish_round_refuse_once_the_match_is_over() -> None:
+    m = Match(Ruleset(), players=2, dealer=0, target=10)
+    m.record([20, 0], went_out=1)
+    assert m.over and m.winner == 1
+    with pytest.raises(MalformedInput, match="the match is over"):
+        m.record([0, 5], went_out=0)
+    rnd = _finished_round(players=2, dealer=m.dealer)
+    with pytest.raises(MalformedInput, match="the match is over"):
+        m.finish_round(rnd)
+    assert m.totals == [20, 0] and len(m.results) == 1
+
+
+def test_finish_round_rejects_a_round_of_another_match() -> None:
+    m = Match(Ruleset(), players=3, dealer=0, target=500)
+    with pytest.raises(MalformedInput, match="a 2-seat round cannot be scored in a 3-seat"):
+        m.finish_round(_finished_round(players=2, dealer=0))
+    with pytest.raises(MalformedInput, match="dealt by seat 1, but seat 0 deals"):
+        m.finish_round(_finished_round(players=3, dealer=1))
+    assert m.results == [] and m.totals == [0, 0, 0]
+    m.finish_round(_finished_round(players=3, dealer=0))
+    assert len(m.results) == 1 and m.dealer == 1

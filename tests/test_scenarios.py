@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from p2p8s.cards import Card
+from p2p8s.cards import Card, standard_deck
 from p2p8s.cli.main import cli
 from p2p8s.errors import MalformedInput
-from p2p8s.scenario import run_scenario
+from p2p8s.scenario import load_scenario, run_scenario
 
 HERE = Path(__file__).parent / "scenarios"
 FILES = sorted(HERE.glob("*.json"))
@@ -112,3 +112,85 @@ def test_command_malformed(text: str, message: str) -> None:
 def test_command_missing_file(tmp_path: Path) -> None:
     proc = _p2p8s("scenario", str(tmp_path / "nope.json"))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+# --- malformed input that json.loads lets through or crashes on -----------------------
+
+_HUGE = "1" + "0" * 5000  # 5001 digits: past Python's int/str conversion limit
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"players": 2, "dealer": ' + _HUGE + ', "stock": []}',
+     "the number 100000000000… is too long (5001 digits)"),
+    ('{"players": 2, "dealer": -' + _HUGE + ', "stock": []}', "too long (5001 digits)"),
+    ("[" * 100_000 + "]" * 100_000, "nest more than 32 levels deep"),
+    ('{"a": ' * 100_000 + "1" + "}" * 100_000, "nest more than 32 levels deep"),
+    ('{"players": 2, "stock": [], "comment": ' + "[" * 40 + "]" * 40 + "}",
+     "nest more than 32 levels deep"),
+    ('{"players": 2, "players": 3, "stock": []}',
+     "the key 'players' appears twice in one object"),
+    ('{"players": 2, "stock": [], "actions": [{"seat": 0, "seat": 1, "draw": true}]}',
+     "the key 'seat' appears twice"),
+    ('{"players": 2, "rules": {"target": 50, "target": 60}, "stock": []}',
+     "the key 'target' appears twice"),
+    ('{"players": NaN, "stock": []}', "NaN is not a JSON number"),
+])
+def test_command_refuses_hostile_json(text: str, message: str) -> None:
+    result = CliRunner().invoke(cli, ["scenario", "-"], input=text)
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert result.stdout == ""
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"players": 2, "dealer": ' + _HUGE + ', "stock": []}', "too long (5001 digits)"),
+    ("[" * 100_000 + "]" * 100_000, "nest more than 32 levels deep"),
+])
+def test_command_hostile_json_subprocess(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "hostile.json"
+    path.write_text(text, encoding="utf-8")
+    proc = _p2p8s("scenario", str(path))
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and message in proc.stderr and str(path) in proc.stderr
+
+
+def test_load_scenario_keeps_valid_files() -> None:
+    for path in FILES:
+        text = path.read_text(encoding="utf-8")
+        assert load_scenario(text) == json.loads(text), path.name
+
+
+def test_load_scenario_duplicate_key_names_it() -> None:
+    text = '{"players": 2, "stock": [], "dealer": 0, "dealer": 1}'
+    with pytest.raises(MalformedInput, match="the key 'dealer' appears twice"):
+        load_scenario(text)
+    assert json.loads(text)["dealer"] == 1  # what plain json.loads silently did
+
+
+@pytest.mark.parametrize("key", ["players", "dealer", "hand_size"])
+def test_run_scenario_huge_number_is_malformed(key: str) -> None:
+    # from Python (no load_scenario): a number too large to print in a message
+    deck = [str(c) for c in standard_deck()]
+    data: dict[str, Any] = {"players": 2, "stock": deck, key: 10**5000}
+    with pytest.raises(MalformedInput, match=f"{key} is out of range: a number of about 5001"):
+        run_scenario(data)
+
+
+# --- turn once the round is over (protocol/scenario.md, Output) -----------------------
+
+def test_turn_after_the_round_ends() -> None:
+    out = run_scenario(_load(HERE / "r-out-then-nothing.json"))["state"]
+    assert (out["ended_by"], out["winner"], out["turn"]) == ("out", 2, 2)  # the winner
+    # blocked: seat 1 passes, seat 0 makes the last pass, the turn moves on to seat 1
+    blocked = run_scenario(_load(HERE / "case06-blocked-empty.json"))["state"]
+    assert (blocked["ended_by"], blocked["turn"]) == ("blocked", 1)
+
+
+def test_protocol_describes_turn_after_the_round_ends() -> None:
+    doc = (Path(__file__).parents[1] / "protocol" / "scenario.md").read_text(encoding="utf-8")
+    row = next(line for line in doc.splitlines() if line.startswith("| `turn` |"))
+    assert "the seat that ended it" not in row  # untrue of a blocked round
+    assert "the winner" in row and "after the one that made the last pass" in row
