@@ -15,7 +15,8 @@ Shared by the solo client (:mod:`p2p8s.cli.play_cmd`) and the friends' table
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from p2p8s.bots.base import View
@@ -69,21 +70,50 @@ WORDS: dict[str, Action | Command] = {
 }
 
 #: Answers that back out of the suit prompt.
-CANCEL_WORDS = ("cancel", "x", "back")
+CANCEL_WORDS = ("cancel", "back")
 
 #: The suit prompt: ``Declare a suit (c clubs, d diamonds, h hearts, s spades; or cancel): ``.
 SUIT_PROMPT = ("Declare a suit ("
                + ", ".join(f"{s.letter.lower()} {SUIT_NAMES[s]}" for s in Suit)
                + "; or cancel): ")
 
-#: Said when the answer at the suit prompt is not a suit.
+#: Said when the answer at the suit prompt is empty (see :func:`suit_retry`).
 SUIT_RETRY = "Type c, d, h or s (or cancel to choose another move)."
+
+#: How much of a typed answer is quoted back (longer answers are cut with an ellipsis).
+QUOTE_LIMIT = 40
 
 #: Said when a hint is asked for while the player has nothing to decide.
 NOTHING_TO_DECIDE = "Nothing to decide right now."
 
 
 # --------------------------------------------------------------------------- reading
+
+
+def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis, for quoting it back.
+
+    >>> shorten("x" * 50, 5)
+    'xxxx…'
+    """
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def quoted(text: str) -> str:
+    """A typed word quoted back in an answer: ``'xyz'`` (cut by :func:`shorten`)."""
+    return repr(shorten(text))
+
+
+def number_of(word: str) -> int | None:
+    """The card number ``word`` is written as, in ASCII digits only (``²``, ``３`` and
+    ``١`` are not numbers here), or None.
+
+    >>> number_of("12"), number_of("²"), number_of("３")
+    (12, None, None)
+    """
+    if word and word.isascii() and word.isdigit():
+        return int(word)
+    return None
 
 
 def word_of(text: str) -> Action | Command | None:
@@ -124,8 +154,8 @@ def parse_input(text: str, hand: Sequence[Card]) -> Action | Command | CardChoic
     suit: Suit | None = None
     for pos, word in enumerate(words):
         last = pos == len(words) - 1
-        if word.isdigit():
-            n = int(word)
+        n = number_of(word)
+        if n is not None:
             if not 1 <= n <= len(hand):
                 raise MalformedInput(f"there is no card {n}: your cards are numbered "
                                      f"1 to {len(hand)}")
@@ -145,17 +175,19 @@ def parse_input(text: str, hand: Sequence[Card]) -> Action | Command | CardChoic
             if free:
                 used.append(free[0])
                 continue
-        if last and word[:-1].isdigit() and parse_suit(word[-1]) is not None:
-            n = int(word[:-1])  # "4h": card 4, declare hearts
-            if 1 <= n <= len(hand) and n - 1 not in used:
-                used.append(n - 1)
-                suit = parse_suit(word[-1])
-                continue
+        n = number_of(word[:-1])
+        if (last and n is not None and parse_suit(word[-1]) is not None
+                and 1 <= n <= len(hand) and n - 1 not in used):  # "4h": card 4, hearts
+            used.append(n - 1)
+            suit = parse_suit(word[-1])
+            continue
         if card is not None:
-            raise MalformedInput(f"{word.upper()} is not in your hand")
+            raise MalformedInput(f"{shorten(word.upper())} is not in your hand")
         if word in WORDS:
-            raise MalformedInput(f"{word!r} works on its own, not with cards")
-        raise MalformedInput(f"{word!r} is not a card number or a command "
+            raise MalformedInput(f"{quoted(word)} works on its own, not with cards")
+        if last and used and word.isalpha():
+            raise MalformedInput(f"{quoted(word)} is not a suit (c, d, h, s)")
+        raise MalformedInput(f"{quoted(word)} is not a card number or a command "
                              "(type help for the list)")
     return CardChoice(tuple(hand[i] for i in used), suit)
 
@@ -179,7 +211,10 @@ def read_move(text: str, rnd: Round, view: View, *, coach: Coach
     if isinstance(parsed, Command):
         return parsed
     if not isinstance(parsed, CardChoice):
-        rnd.check(parsed)
+        try:
+            rnd.check(parsed)
+        except IllegalAction as exc:
+            raise IllegalAction(card_message(str(exc), coach.card)) from None
         return parsed
     cards = list(parsed.cards)
     if len(cards) > 1 and not rnd.playable(cards[0], seat):
@@ -194,7 +229,8 @@ def read_move(text: str, rnd: Round, view: View, *, coach: Coach
     try:  # check everything but the suit before asking for one
         rnd.check(Play(tuple(cards), Suit.CLUBS if ask else suit))
     except IllegalAction as exc:
-        raise IllegalAction(coach.why_not(view, cards, str(exc))) from None
+        raise IllegalAction(coach.why_not(view, cards, card_message(str(exc), coach.card))
+                            ) from None
     if ask:
         return NeedSuit(tuple(cards))
     return Play(tuple(cards), suit)
@@ -202,10 +238,10 @@ def read_move(text: str, rnd: Round, view: View, *, coach: Coach
 
 def read_suit(text: str) -> Suit | Cancel | None:
     """An answer at the suit prompt: the suit, :data:`CANCEL`, or None (not a suit:
-    say :data:`SUIT_RETRY` and ask again).
+    say :func:`suit_retry` and ask again).
 
-    >>> read_suit("h"), read_suit("Back"), read_suit("")
-    (<Suit.HEARTS: 2>, Cancel(), None)
+    >>> read_suit("h"), read_suit("Back"), read_suit(""), read_suit("x")
+    (<Suit.HEARTS: 2>, Cancel(), None, None)
     """
     answer = text.strip()
     if answer.lower() in CANCEL_WORDS:
@@ -213,7 +249,41 @@ def read_suit(text: str) -> Suit | Cancel | None:
     return parse_suit(answer) if answer else None
 
 
+def suit_retry(text: str) -> str:
+    """What is said when ``text``, typed at the suit prompt, is not a suit.
+
+    >>> suit_retry("x")
+    "'x' is not a suit (c, d, h, s; or cancel)."
+    """
+    answer = text.strip()
+    if not answer:
+        return SUIT_RETRY
+    return f"{quoted(answer)} is not a suit (c, d, h, s; or cancel)."
+
+
 # --------------------------------------------------------------------------- saying
+
+#: A card written in a message: rank (``10`` or one of ``A2-9TJQK``) and a suit letter
+#: or glyph, standing alone.
+_CARD_TEXT = re.compile(r"(?<![\w])(10|[2-9AJQKT])([CDHS♣♦♥♠])(?![\w])")
+
+
+def card_message(text: str, card: Callable[[Card], str]) -> str:
+    """``text`` with every card written in it (``7C``, ``7♣``, ``10H``) redrawn by
+    ``card`` (the client's style, e.g. :meth:`~p2p8s.cli.view.Look.card`).
+
+    >>> card_message("the drawn 7C is playable", Look().card)
+    'the drawn 7♣ is playable'
+    >>> card_message("Keep 4♠ and QS", Look(ascii=True).card)
+    'Keep 4S and QS'
+    """
+    def redraw(m: re.Match[str]) -> str:
+        try:
+            return card(Card.parse(m.group(0)))
+        except MalformedInput:
+            return m.group(0)
+
+    return _CARD_TEXT.sub(redraw, text)
 
 
 def move_prompt(view: View, legal: Sequence[Action]) -> str:
@@ -253,10 +323,12 @@ def hint_line(h: Hint, hand: Sequence[Card], look: Look) -> str:
     """``Hint: play 8♠ and declare hearts ♥ (type 2 h) — reason``; ``hand`` is the
     seat's hand (numbered as shown)."""
     keys = action_keys(h.action, numbered_hand(hand))
-    return f"Hint: {action_text(h.action, look)} (type {keys}) — {h.reason}"
+    reason = card_message(h.reason, look.card)
+    return f"Hint: {action_text(h.action, look)} (type {keys}) — {reason}"
 
 
-__all__ = ["CANCEL", "CANCEL_WORDS", "NOTHING_TO_DECIDE", "SUIT_PROMPT", "SUIT_RETRY",
-           "WORDS", "Cancel", "CardChoice", "Command", "NeedSuit", "drew_line", "hint_line",
-           "move_prompt", "parse_input", "parse_suit", "read_move", "read_suit", "sentence",
-           "word_of"]
+__all__ = ["CANCEL", "CANCEL_WORDS", "NOTHING_TO_DECIDE", "QUOTE_LIMIT", "SUIT_PROMPT",
+           "SUIT_RETRY", "WORDS", "Cancel", "CardChoice", "Command", "NeedSuit",
+           "card_message", "drew_line", "hint_line", "move_prompt", "number_of",
+           "parse_input", "parse_suit", "quoted", "read_move", "read_suit", "sentence",
+           "shorten", "suit_retry", "word_of"]

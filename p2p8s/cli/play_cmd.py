@@ -25,10 +25,10 @@ from p2p8s.cli.moves import (
     CANCEL,
     NOTHING_TO_DECIDE,
     SUIT_PROMPT,
-    SUIT_RETRY,
     CardChoice,
     Command,
     NeedSuit,
+    card_message,
     drew_line,
     hint_line,
     move_prompt,
@@ -36,6 +36,7 @@ from p2p8s.cli.moves import (
     read_move,
     read_suit,
     sentence,
+    suit_retry,
     word_of,
 )
 from p2p8s.cli.terminal import InputClosed, Terminal
@@ -44,7 +45,8 @@ from p2p8s.engine import Action, Draw, Play
 from p2p8s.errors import IllegalAction, LocalError, MalformedInput
 from p2p8s.solo import HUMAN, Phase, SoloSession, SoloSettings, get_bot, make_rules
 from p2p8s.store import saves
-from p2p8s.store.settings import PlaySettings, SettingsFile, load_settings
+from p2p8s.store.paths import settings_path
+from p2p8s.store.settings import PlaySettings, SettingsFile, describe_error, load_settings
 
 #: The computer player that takes your seat with a bare ``--auto``.
 AUTO_DEFAULT = "expert"
@@ -244,7 +246,7 @@ class SoloGame:
             try:
                 action = self.read(answer)
             except (MalformedInput, IllegalAction) as exc:
-                self.say(sentence(str(exc)))
+                self.say(sentence(card_message(str(exc), self.look.card)))
                 continue
             if action is None:
                 continue
@@ -294,12 +296,13 @@ class SoloGame:
     def ask_suit(self) -> Suit | None:
         """Ask which suit to declare; None if the player cancels."""
         while True:
-            suit = read_suit(self.term.ask(SUIT_PROMPT))
+            answer = self.term.ask(SUIT_PROMPT)
+            suit = read_suit(answer)
             if suit is CANCEL:
                 return None
             if isinstance(suit, Suit):
                 return suit
-            self.say(SUIT_RETRY)
+            self.say(suit_retry(answer))
 
     def command(self, cmd: Command) -> None:
         """Run a command that is not a move."""
@@ -376,7 +379,8 @@ def _resolve_auto(name: str | None) -> Bot | None:
               help="Allow several cards of one rank in a turn (default on).")
 @click.option("--draw-limit", type=click.IntRange(0, None), metavar="K",
               help="Cards one turn may draw; 0 = until one fits (default 3).")
-@click.option("--countdown/--standard", default=None, help="The countdown variant.")
+@click.option("--countdown/--standard", default=None,
+              help="The countdown variant (--classic, --table or --target imply --standard).")
 @click.option("--target", type=click.IntRange(0, None), metavar="T",
               help="Match target in points; 0 = the default (50 per seat).")
 @click.option("--seed", type=int, metavar="S", help="Seed of a new match (same seed, same deals).")
@@ -394,6 +398,10 @@ def play(opponents: int | None, classic: bool | None, multi: bool | None,
     move. Colour is off when NO_COLOR is set or the output is not a terminal.
     """
     settings = load_settings()
+    if countdown is None and (classic is not None or target is not None):
+        # --classic/--table or --target name a standard match: a remembered countdown
+        # (which has no action cards and no target) would contradict them
+        countdown = False
     play_settings = settings.play.merged(
         opponents=opponents, classic=classic, multi=multi, draw_limit=draw_limit,
         countdown=countdown, ascii=ascii_)
@@ -435,7 +443,9 @@ def _remember(settings: SettingsFile, term: Terminal) -> None:
     try:
         settings.save()
     except OSError as exc:
-        term.say(f"p2p8s: could not write the settings file ({exc}); playing on.")
+        term.say(f"p2p8s: cannot write the settings file {settings_path()} "
+                 f"({describe_error(exc)}); your options will not be remembered — "
+                 "playing on.")
 
 
 def _again(term: Terminal) -> bool:

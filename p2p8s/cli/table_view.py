@@ -26,15 +26,17 @@ from p2p8s.cli.moves import (
     CANCEL,
     NOTHING_TO_DECIDE,
     SUIT_PROMPT,
-    SUIT_RETRY,
     Command,
     NeedSuit,
+    card_message,
     drew_line,
     hint_line,
     move_prompt,
     read_move,
     read_suit,
     sentence,
+    shorten,
+    suit_retry,
     word_of,
 )
 from p2p8s.cli.terminal import Terminal
@@ -192,7 +194,8 @@ class TableScreen:
                     self.say(f"{self._name(event.winner)} wins the match.")
             elif isinstance(event, tev.Fault):
                 who = self._name(event.seat) if event.seat is not None else "a player"
-                self.say(self.look.paint(f"Fault by {who}: {event.message}", "red"))
+                message = card_message(event.message, self.look.card)
+                self.say(self.look.paint(f"Fault by {who}: {message}", "red"))
             elif isinstance(event, tev.Info):
                 self.say(event.text)
 
@@ -229,7 +232,7 @@ class TableScreen:
         """Turn a typed line into an action, a request to leave, or an answer on screen."""
         self._prompting = False  # the person pressed Enter: the cursor is on a new line
         if self.term.echo:
-            self.term.say(line.rstrip("\r\n"))  # piped input is echoed, as in solo play
+            self.term.say(shorten(line.rstrip("\r\n")))  # piped input is echoed, as in solo
         view = table.view()
         if self._suit_for is not None:
             return self._suit_answer(table, line, now)
@@ -254,7 +257,7 @@ class TableScreen:
         try:
             action = self._read(table, view, line)
         except (MalformedInput, IllegalAction) as exc:
-            self.say(sentence(str(exc)))
+            self.say(sentence(card_message(str(exc), self.look.card)))
             self._prompt(table, now)
             return None
         if action is None:
@@ -344,7 +347,7 @@ class TableScreen:
             self._prompt(table, now)
             return None
         if not isinstance(suit, Suit) or cards is None:
-            self.say(SUIT_RETRY)
+            self.say(suit_retry(line))
             self._ask_suit()
             return None
         self._suit_for = None

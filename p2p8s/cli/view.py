@@ -77,6 +77,9 @@ def _who(names: Sequence[str], seats: Sequence[int], me: int) -> tuple[str, bool
     return text, len(words) > 1 or me in seats
 
 
+_COUNT_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+
+
 def _effect(event: Event, players: int, rules: Ruleset, direction: int,
             names: Sequence[str], me: int) -> str:
     """The effect of a play in words; ``direction`` is the one before the play."""
@@ -90,12 +93,23 @@ def _effect(event: Event, players: int, rules: Ruleset, direction: int,
         victim, _ = _who(names, [(seat + direction) % players], me)
         return f" — draw penalty {event.penalty} for {victim}"
     if rank == Rank.QUEEN or (rank == Rank.ACE and players == 2):
+        # R-NEXT: each Q (each A with two players) skips one more seat
         skipped = [(seat + direction * j) % players for j in range(1, k + 1)]
-        if all(x == seat for x in skipped) or (players == 2 and k % 2):
+        nxt = (seat + direction * (k + 1)) % players
+        if players == 2 and k == 1:
             again, _ = _who(names, [seat], me)
             return f" — {again} {'play' if seat == me else 'plays'} again"
-        text, plural = _who(names, sorted(set(skipped) - {seat}), me)
-        return f" — {text} {'miss' if plural else 'misses'} a turn"
+        if len(set(skipped)) == k and seat not in skipped:
+            text, plural = _who(names, skipped, me)
+            tail = "" if nxt != seat else (
+                ": you play again" if seat == me else f": {_seat(names, seat)} plays again")
+            return f" — {text} {'miss' if plural else 'misses'} a turn{tail}"
+        # the skips go round the table (past the player who played them)
+        when = "again" if nxt == seat else "next"
+        who = "you" if nxt == me else _seat(names, nxt)
+        verb = "play" if nxt == me else "plays"
+        count = _COUNT_WORDS.get(k, str(k))
+        return f" — {count} skips go round the table: {who} {verb} {when}"
     if rank == Rank.ACE:
         if k % 2 == 0:
             return " — reversed twice, same direction"

@@ -2,8 +2,10 @@
 has already seen (the coach runs in a player's first round ever).
 
 The file is JSON ``{"version": 1, "play": {...}, "profile": {...}}``; keys this module
-does not know are kept when it is rewritten. A damaged file is moved aside and the
-defaults are used.
+does not know are kept when it is rewritten. A damaged file (not JSON) is moved aside and
+the defaults are used. A file that cannot be read at all (permissions, a file where the
+directory should be…) is left alone: the defaults are used and nothing is written over
+it (:attr:`SettingsFile.read_only`).
 """
 
 from __future__ import annotations
@@ -62,10 +64,14 @@ class SettingsFile:
     play: PlaySettings
     coached: bool = False
     other: dict[str, Any] | None = None
-    notice: str | None = None  #: set when a damaged file was moved aside
+    notice: str | None = None  #: set when the file could not be used as it was
+    read_only: bool = False  #: the file could not be read: never write over it
 
     def save(self, path: Path | None = None) -> None:
-        """Write the file atomically (default: :func:`settings_path`)."""
+        """Write the file atomically (default: :func:`settings_path`); does nothing when
+        the file could not be read (:attr:`read_only`), so it is never lost."""
+        if self.read_only:
+            return
         doc = dict(self.other or {})
         profile = dict(doc.get("profile") or {}) if isinstance(doc.get("profile"), dict) else {}
         profile["coached"] = self.coached
@@ -74,23 +80,47 @@ class SettingsFile:
 
 
 def load_settings(path: Path | None = None) -> SettingsFile:
-    """Read the settings file; defaults if it is missing; a damaged one is moved aside
-    (``notice`` says where)."""
+    """Read the settings file; defaults if it is missing. A damaged one is moved aside
+    (``notice`` says where); one that cannot be read is left alone and not written over
+    (``notice`` says why, :attr:`SettingsFile.read_only`)."""
     source = path or settings_path()
     try:
-        doc = json.loads(source.read_text(encoding="utf-8"))
-        if not isinstance(doc, dict):
-            raise ValueError("not an object")
+        data = source.read_bytes()
     except FileNotFoundError:
         return SettingsFile(PlaySettings())
-    except (OSError, ValueError) as exc:
-        notice = f"the settings file was damaged ({exc}); using defaults"
+    except OSError as exc:
+        return SettingsFile(PlaySettings(), read_only=True, notice=(
+            f"cannot read the settings file {source} ({_why(exc)}); using the defaults, "
+            "and your options will not be remembered this time"))
+    try:
+        doc = json.loads(data.decode("utf-8"))
+        if not isinstance(doc, dict):
+            raise ValueError("not a JSON object")
+    except ValueError as exc:
+        notice = f"the settings file {source} is damaged ({exc}); using the defaults"
         try:
             moved = move_aside(source, "damaged")
             notice += f" (the old file is now {moved})"
-        except OSError:
-            pass
+        except OSError as err:
+            notice += (f"; it could not be moved aside ({_why(err)}), so it is left as it "
+                       "is and not written over")
+            return SettingsFile(PlaySettings(), read_only=True, notice=notice)
         return SettingsFile(PlaySettings(), notice=notice)
     profile = doc.get("profile")
     coached = bool(profile.get("coached")) if isinstance(profile, dict) else False
     return SettingsFile(PlaySettings.from_dict(doc.get("play")), coached=coached, other=doc)
+
+
+def _why(exc: OSError) -> str:
+    """An OS error in words, without the errno: ``Not a directory``, or which part of
+    the path is a file where a directory should be."""
+    if isinstance(exc, NotADirectoryError) and exc.filename:
+        for parent in Path(exc.filename).parents:
+            if parent.is_file():
+                return f"{parent} is a file, not a directory"
+    return exc.strerror or str(exc)
+
+
+def describe_error(exc: OSError) -> str:
+    """:func:`_why` for callers outside this module (e.g. a failed :meth:`save`)."""
+    return _why(exc)

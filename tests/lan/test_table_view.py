@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from p2p8s.cli.table_view import AUDIT_OK, audit_line, seats_line
+import io
+from typing import cast
+
+from p2p8s.cards import Card, Suit
+from p2p8s.cli.table_view import AUDIT_OK, TableScreen, audit_line, seats_line
+from p2p8s.cli.terminal import Terminal
+from p2p8s.engine import Play
+from p2p8s.table import Table
 
 
 def test_the_audit_line_names_the_cheater_or_checks_every_card() -> None:
@@ -16,3 +23,33 @@ def test_the_seats_line_says_who_is_connected() -> None:
                       gone={2: "connection closed"}, host="Ann")
     assert line == ("Seats: Ann (connected) · Bob (you) · Cat (gone) · "
                     "Vera (computer, on Ann's node)")
+
+
+class _NoTable:
+    """A table between deals: no view, not this seat's turn."""
+
+    my_turn = False
+
+    def view(self) -> None:
+        return None
+
+
+def _screen() -> tuple[TableScreen, io.StringIO]:
+    out = io.StringIO()
+    return TableScreen(Terminal(out, io.StringIO()), me=0), out
+
+
+def test_a_bad_suit_is_said_and_asked_again() -> None:
+    screen, out = _screen()
+    screen._suit_for = [Card.parse("8S")]
+    table = cast(Table, _NoTable())
+    assert screen.typed(table, "x", 0.0) is None
+    assert "'x' is not a suit (c, d, h, s; or cancel)." in out.getvalue()
+    assert out.getvalue().rstrip().endswith("or cancel):")  # asked again
+    assert screen.typed(table, "h", 0.0) == Play((Card.parse("8S"),), Suit.HEARTS)
+
+
+def test_long_typed_lines_are_not_echoed_whole() -> None:
+    screen, out = _screen()
+    screen.typed(cast(Table, _NoTable()), "q" * 100_000, 0.0)
+    assert max(len(line) for line in out.getvalue().splitlines()) < 100

@@ -61,8 +61,12 @@ def test_a_sorted_multi_play_is_canonical() -> None:
 
 def test_read_suit_and_its_cancel_words() -> None:
     assert read_suit(" S ") is Suit.SPADES and read_suit("hearts") is Suit.HEARTS
-    assert all(read_suit(w) is CANCEL for w in ("cancel", "X", " back "))
+    assert all(read_suit(w) is CANCEL for w in ("cancel", "Cancel", " back "))
     assert read_suit("") is None and read_suit("z") is None
+    # "x" is not a suit (and not a way to cancel): it is said so and asked again
+    assert read_suit("x") is None
+    assert moves.suit_retry("x") == "'x' is not a suit (c, d, h, s; or cancel)."
+    assert moves.suit_retry("  ") == moves.SUIT_RETRY
     assert moves.SUIT_PROMPT == ("Declare a suit (c clubs, d diamonds, h hearts, s spades; "
                                  "or cancel): ")
 

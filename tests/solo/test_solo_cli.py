@@ -136,7 +136,7 @@ def test_an_eight_asks_for_the_suit(home: Home) -> None:
     proc = home.run("--seed", "1", "--opponents", "1", stdin="1\npurple\nh\n")
     out = proc.stdout
     assert "Declare a suit (c clubs, d diamonds, h hearts, s spades; or cancel): purple" in out
-    assert "Type c, d, h or s (or cancel to choose another move)." in out
+    assert "'purple' is not a suit (c, d, h, s; or cancel)." in out
     assert "You played 8♣ and declared hearts ♥." in out
 
 
