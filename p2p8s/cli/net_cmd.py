@@ -86,8 +86,9 @@ GAME_RUNNER: GameRunner = table_runner()
 class _TerminalView:
     """Prints lobby events for people."""
 
-    def __init__(self, *, me: bytes) -> None:
+    def __init__(self, *, me: bytes, ascii: bool = False) -> None:
         self._me = me
+        self._dots = "..." if ascii else "…"
 
     def table(self, roster: Roster) -> None:
         host = roster.entry(0)
@@ -105,7 +106,9 @@ class _TerminalView:
         click.echo(f"{entry.name} left seat {entry.seat} ({reason})")
 
     def dealing(self, roster: Roster) -> None:
-        click.echo(f"Dealing for {len(roster.seats)} players; connecting the table…")
+        n = len(roster.seats)
+        click.echo(f"Dealing for {n} player{'s' if n != 1 else ''}; connecting the "
+                   f"table{self._dots}")
 
 
 def _who(entry: SeatEntry) -> str:
@@ -283,12 +286,16 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
                 async def forward() -> None:
                     while True:
                         line = await commands.get()
-                        if line != EOF_MARK:
-                            filtered.put_nowait(line)
+                        if line == EOF_MARK:  # nobody can type deal any more
+                            click.echo("input ended; closing the table")
+                            filtered.put_nowait("quit")
+                            return
+                        filtered.put_nowait(line)
 
                 forwarder = asyncio.ensure_future(forward())
                 try:
-                    mesh = await host_lobby(node, seating, view=_TerminalView(me=node.key),
+                    mesh = await host_lobby(node, seating,
+                                            view=_TerminalView(me=node.key, ascii=ascii_),
                                             commands=filtered, on_change=on_change)
                 finally:
                     forwarder.cancel()
@@ -328,7 +335,8 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, auto: s
         if parsed.host is not None and parsed.port is not None:
             addresses = [(parsed.host, parsed.port)]
         else:
-            click.echo(f"Looking for table {code} on the local network…")
+            dots = "..." if ascii_ else "…"
+            click.echo(f"Looking for table {code} on the local network{dots}")
             async with open_zeroconf() as aiozc:
                 card = await find_table(aiozc, tid.hex(), timeout_s=timeout_s)
             if card is None:
@@ -345,14 +353,14 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, auto: s
                 return True
             click.echo("Sit down at this table? [Y/n] ", nl=False)
             answer = await lines.get()
-            if answer == EOF_MARK:
+            if answer == EOF_MARK:  # nobody answered: do not sit down
                 click.echo()
-                return True
+                return False
             return answer.strip().lower() in ("", "y", "yes")
 
         async with Node(identity=identity, name=player, code_key=key, table=tid) as node:
             click.echo(f"Your key: {identity_fingerprint(identity)}")
-            mesh = await join_lobby(node, addresses, view=_TerminalView(me=node.key),
+            mesh = await join_lobby(node, addresses, view=_TerminalView(me=node.key, ascii=ascii_),
                                     confirm=confirm)
             if mesh is None:
                 click.echo("You did not sit down.")

@@ -43,7 +43,7 @@ from p2p8s.cli.terminal import Terminal
 from p2p8s.coach import Coach
 from p2p8s.engine import Action, Draw, Play
 from p2p8s.errors import IllegalAction, MalformedInput
-from p2p8s.net.runner import Leave, Think, Typed
+from p2p8s.net.runner import Leave, Think, Typed, left_the_table
 from p2p8s.table import Table, TableConfig
 from p2p8s.table import events as tev
 
@@ -108,6 +108,8 @@ class TableScreen:
         if self._prompting:
             self._prompting = False
             self.term.say("")
+        if self.look.ascii:  # the terminal spells out dashes and dots, not the tick
+            lines = tuple(line.replace("✓", "ok") for line in lines)
         self.term.say(*lines)
 
     def _ask(self, prompt: str) -> None:
@@ -206,7 +208,7 @@ class TableScreen:
             self.say(f"{name} is connected.")
         else:
             self.gone[seat] = reason
-            self.say(self.look.paint(f"{name} left the table ({reason}).", "yellow"))
+            self.say(self.look.paint(f"{left_the_table(name, reason)}.", "yellow"))
 
     def turn(self, table: Table, now: float) -> None:
         """Show the table and the hand, then the prompt with the seconds left."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import secrets
 import socket
@@ -32,10 +33,13 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p8s.codes import check_code_proof, code_proof, format_address
-from p2p8s.errors import LocalError, RemoteError
+from p2p8s.errors import LocalError, MalformedInput, RemoteError
 from p2p8s.net.heartbeat import DEAD_AFTER_S, HEARTBEAT_INTERVAL_S, Heartbeats
 from p2p8s.wire import (
+    MAX_FRAME,
+    MIN_BODY,
     NONCE_LENGTH,
+    PREFIX_LENGTH,
     Body,
     Bye,
     FrameDecoder,
@@ -66,8 +70,20 @@ class JoinRefused(LocalError):
         self.code = code
 
 
+class PortInUse(MalformedInput):
+    """The port asked for (``--port``) is taken by another program."""
+
+
+class CannotListen(LocalError):
+    """This node cannot listen on the address asked for."""
+
+
 class Unreachable(LocalError):
     """No connection could be made to the table at the addresses tried."""
+
+
+class NotATable(Unreachable):
+    """The address dialled answered, but not with p2p8s frames (another program)."""
 
 
 @dataclass(eq=False, slots=True)
@@ -171,7 +187,14 @@ class Node:
     async def __aenter__(self) -> Node:
         host, port = self._listen
         if host is not None:
-            server = await asyncio.start_server(self._accept, host, port)
+            try:
+                server = await asyncio.start_server(self._accept, host, port)
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise PortInUse(f"port {port} is already in use; pick another --port "
+                                    "(or 0 for any free port)") from None
+                raise CannotListen(f"cannot listen on port {port}: "
+                                   f"{exc.strerror or exc}") from None
             self._servers.append(server)
             self.port = server.sockets[0].getsockname()[1]
             if host == "0.0.0.0" and socket.has_ipv6:
@@ -343,13 +366,20 @@ class Node:
             writer.close()
 
     async def _read_one(self, reader: asyncio.StreamReader, decoder: FrameDecoder,
-                        pending: list[Received]) -> Received:
+                        pending: list[Received], *, first: bool = False) -> Received:
+        """The next frame; with ``first`` (the first answer of a node we dialled), an
+        answer that does not even start like a frame raises :class:`NotATable`."""
         while not pending:
             data = await reader.read(_READ_SIZE)
             if not data:
                 decoder.receive_eof()
                 raise RemoteError(f"{decoder.peer}: closed the connection during the "
                                   "handshake")
+            if first and len(data) >= PREFIX_LENGTH and not (
+                    MIN_BODY <= int.from_bytes(data[:PREFIX_LENGTH], "big") <= MAX_FRAME):
+                raise NotATable(f"{decoder.peer} is not a p2p8s table (it answered with "
+                                "something else)")
+            first = False
             pending.extend(decoder.receive_data(data))
         return pending.pop(0)
 
@@ -362,7 +392,7 @@ class Node:
                                       role=my_role)))
         decoder = FrameDecoder(peer=where)
         pending: list[Received] = []
-        first = await self._read_one(reader, decoder, pending)
+        first = await self._read_one(reader, decoder, pending, first=dialled)
         if isinstance(first.message.body, Refuse):
             raise JoinRefused(first.message.body.reason, code=first.message.body.code)
         if not isinstance(first.message.body, Hello):

@@ -21,8 +21,12 @@
   was for still stands — the table itself is only ever touched by the loop;
 - appends every signed game frame sent or received to the table log
   (:mod:`p2p8s.store.tablelog`), fsynced at every round end;
-- reports a lost peer: one that said it finished is let go; any other loss ends the
-  match with a message naming the player (taking over a lost seat is issue #6).
+- reports a lost peer: one that said it finished is let go if the match is over or this
+  node stops with it; otherwise (it played only the rounds it asked for) and on any
+  other loss the match ends with a message naming the player (taking over a lost seat
+  is issue #6); a node never sends messages of a round past its ``rounds``. Connections
+  of nodes not in the roster (a newcomer after the deal) are refused and their loss
+  is ignored.
 
 The frontend (the terminal client, or a test's recorder) does all the talking.
 """
@@ -41,6 +45,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from p2p8s.bots.base import Bot
 from p2p8s.bots.registry import get_bot
+from p2p8s.crypto.messages import decode as decode_crypto
 from p2p8s.engine import Action
 from p2p8s.errors import IllegalAction, LocalError, RemoteError
 from p2p8s.net.lobby import Mesh
@@ -50,6 +55,7 @@ from p2p8s.solo import pick_opponents
 from p2p8s.store.tablelog import TableLogWriter, log_path
 from p2p8s.table import Output, SeatInfo, Table, TableConfig
 from p2p8s.table import events as tev
+from p2p8s.table.actions import CRYPTO
 from p2p8s.table.core import STAND_IN
 from p2p8s.wire import MAX_NAME, Game
 
@@ -270,6 +276,29 @@ class _Inbox:
                 task.cancel()
 
 
+def left_the_table(name: str, reason: str) -> str:
+    """``NAME left the table (reason)``, without repeating a reason that says the same.
+
+    >>> left_the_table("Bob", "left the table")
+    'Bob left the table'
+    >>> left_the_table("Bob", "connection closed")
+    'Bob left the table (connection closed)'
+    """
+    if not reason or reason == "left the table":
+        return f"{name} left the table"
+    return f"{name} left the table ({reason})"
+
+
+def _round_of(payload: bytes) -> int:
+    """The round a game payload belongs to (0: the setup, or not a crypto message)."""
+    if payload[:1] != bytes([CRYPTO]):
+        return 0
+    try:
+        return decode_crypto(payload[1:]).round_no
+    except Exception:  # malformed: the table reports it when it receives the payload
+        return 0
+
+
 #: Put on a lines queue at the end of input.
 EOF_MARK = "\x04"
 
@@ -292,6 +321,7 @@ class _Run:
         self.done: str | None = None
         self.completed = False  # played to the end (rounds asked for, or the match)
         self.finished_peers: set[int] = set()
+        self.last_round: dict[int, int] = {}  # seat -> the last round it sent a message in
         self.input_closed = False
         self.decision: object = None
         self.warned: float | None = None
@@ -308,7 +338,10 @@ class _Run:
 
     def process(self, out: Output) -> None:
         """Send the messages, log them, show the events, note round and match ends."""
+        limit = self.options.rounds
         for msg in out.messages:
+            if limit is not None and _round_of(msg.payload) > limit:
+                continue  # a round this node will not play: the others must not wait on it
             digest, body = self.mesh.post(msg.to, msg.payload, prev=self.prev)
             self.prev = digest
             self.result.sent += 1
@@ -333,7 +366,7 @@ class _Run:
                     self.done = f"played the {n} round{'s' if n != 1 else ''} asked for"
                     self.completed = True
                 elif self.finished_peers and not self.table.finished:
-                    gone = ", ".join(self._who(s) for s in sorted(self.finished_peers))
+                    gone = self._gone_message(sorted(self.finished_peers))
             elif isinstance(event, tev.MatchOver):
                 self.result.match_over = True
                 self.done = "the match is over"
@@ -346,8 +379,7 @@ class _Run:
             raise TableFailed(f"the table stopped: {who} broke the rules ({fault.message}); "
                               f"the log is in {self.result.log}")
         if gone is not None and self.done is None:
-            raise PeerLost(f"{gone} stopped playing after this round; the match cannot go "
-                           "on without them", seat=min(self.finished_peers))
+            raise PeerLost(gone, seat=min(self.finished_peers))
         if self.table.finished and self.done is None:
             self.result.match_over = True
             self.done = "the match is over"
@@ -453,6 +485,8 @@ class _Run:
                 return
             self.prev = rec.digest
             self.result.received += 1
+            self.last_round[seat] = max(self.last_round.get(seat, 0),
+                                        _round_of(body.payload))
             if self.log is not None:
                 self.log.append(rec.body)
             try:
@@ -464,18 +498,26 @@ class _Run:
                 raise TableFailed(f"{self._who(bad)} sent invalid data: {exc}") from None
             self.process(out)
         elif isinstance(event, Lost):
-            seat = event.peer.seat if event.peer.seat is not None else -1
+            seat = event.peer.seat
+            if seat is None or not 0 <= seat < len(self.names) or seat == self.mesh.seat:
+                return  # not a seated player (a newcomer refused after the deal)
             name = self._who(seat)
             finished = event.reason == DONE_REASON
+            self.frontend.presence(seat, name, connected=False, reason=event.reason)
             if finished:
                 self.finished_peers.add(seat)
-            self.frontend.presence(seat, name, connected=False, reason=event.reason)
-            if finished or self.done is not None:
+                if (self.done is None and not self.table.finished
+                        and self.last_round.get(seat, 0) <= self.result.rounds):
+                    # It played its last round, and this node has finished that round
+                    # too and plays on: nobody plays that seat's part any more.
+                    raise PeerLost(self._gone_message([seat]), seat=seat)
+                return  # this node finishes the round it played first (see process)
+            if self.done is not None:
                 return
             if event.error is not None:
                 raise TableFailed(f"{name} sent invalid data and was disconnected: "
                                   f"{event.error}")
-            raise PeerLost(f"{name} left the table ({event.reason}); the match cannot go on "
+            raise PeerLost(f"{left_the_table(name, event.reason)}; the match cannot go on "
                            "without them (taking over a lost seat comes in a later version)",
                            seat=seat)
         elif isinstance(event, Connected):
@@ -486,6 +528,11 @@ class _Run:
                 return
             event.peer.set_seat(seat)
             self.frontend.presence(seat, self._who(seat), connected=True, reason="")
+
+    def _gone_message(self, seats: Sequence[int]) -> str:
+        who = " and ".join(self.names[s] for s in seats)
+        return (f"{who} left after the rounds they asked for; the match cannot go on "
+                "without them")
 
     def _who(self, seat: int) -> str:
         if 0 <= seat < len(self.names):

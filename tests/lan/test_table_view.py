@@ -53,3 +53,15 @@ def test_long_typed_lines_are_not_echoed_whole() -> None:
     screen, out = _screen()
     screen.typed(cast(Table, _NoTable()), "q" * 100_000, 0.0)
     assert max(len(line) for line in out.getvalue().splitlines()) < 100
+
+
+def test_ascii_mode_writes_no_tick_and_a_lost_player_line_says_the_reason_once() -> None:
+    out = io.StringIO()
+    screen = TableScreen(Terminal(out, io.StringIO(), ascii=True), me=0)
+    screen.say(AUDIT_OK)
+    screen.presence(1, "Bob (seat 1)", connected=False, reason="left the table")
+    screen.presence(2, "Cat (seat 2)", connected=False, reason="connection closed")
+    text = out.getvalue()
+    assert "audit: every card checked ok" in text and "✓" not in text
+    assert "Bob (seat 1) left the table." in text
+    assert "Cat (seat 2) left the table (connection closed)." in text

@@ -59,11 +59,11 @@ def test_host_and_two_joiners_sit_and_deal(procs: list[Proc], tmp_path: Path) ->
     cat.signal(signal.SIGTERM)
     assert cat.wait() == 143
     assert host.wait(10) == 1, host.output
-    assert ("p2p8s: Cat (seat 2) left the table (left the table); the match cannot go "
+    assert ("p2p8s: Cat (seat 2) left the table; the match cannot go "
             "on without them") in host.output, host.output
     assert bob.wait(10) == 1, bob.output  # Cat's bye, or Ann's (who stopped for Cat)
-    assert re.search(r"p2p8s: (Cat \(seat 2\)|Ann \(seat 0\)) left the table \(left the "
-                     r"table\); the match cannot go on without them", bob.output), bob.output
+    assert re.search(r"p2p8s: (Cat \(seat 2\)|Ann \(seat 0\)) left the table; the match "
+                     r"cannot go on without them", bob.output), bob.output
     assert "Traceback" not in host.output + bob.output
 
 
@@ -120,3 +120,84 @@ def test_host_leaving_closes_the_lobby_for_joiners(procs: list[Proc], tmp_path: 
     assert bob.wait(5) == 1
     assert "p2p8s: the host left; the table is closed (left the table)" in bob.output
     assert "Traceback" not in bob.output + host.output
+
+
+def test_a_port_in_use_is_refused_with_a_clear_message(procs: list[Proc],
+                                                       tmp_path: Path) -> None:
+    host, _code, port = _host(procs, tmp_path)
+    second = Proc(["host", "--name", "Bob", "--no-mdns", "--port", str(port)],
+                  home=tmp_path / "bob")
+    procs.append(second)
+    assert second.wait() == 2, second.output
+    assert (f"p2p8s: port {port} is already in use; pick another --port (or 0 for any "
+            "free port)") in second.output
+    assert "Traceback" not in second.output
+    host.send("quit")
+    assert host.wait() == 0
+
+
+def test_lobby_lines_count_players_and_keep_to_ascii(capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    from p2p8s.cli.net_cmd import _TerminalView
+    from p2p8s.rules import Ruleset
+    from p2p8s.wire import Roster, SeatEntry
+
+    ann = SeatEntry(seat=0, name="Ann", key=b"a" * 32, addrs=("127.0.0.1",), port=1)
+    roster = Roster(size=3, rules=Ruleset(), seats=(ann,), open=False)
+    _TerminalView(me=ann.key, ascii=True).dealing(roster)
+    _TerminalView(me=ann.key).dealing(roster)
+    assert capsys.readouterr().out.splitlines() == [
+        "Dealing for 1 player; connecting the table...",
+        "Dealing for 1 player; connecting the table…"]
+
+
+def test_the_host_closes_the_table_when_its_input_ends(procs: list[Proc],
+                                                        tmp_path: Path) -> None:
+    host, _code, _port = _host(procs, tmp_path)
+    assert host.popen.stdin is not None
+    host.popen.stdin.close()
+    assert host.wait() == 0, host.output
+    assert "input ended; closing the table" in host.output
+    assert "Table closed." in host.output
+
+
+def test_a_joiner_whose_input_ends_at_the_question_does_not_sit(procs: list[Proc],
+                                                                 tmp_path: Path) -> None:
+    host, code, port = _host(procs, tmp_path)
+    bob = Proc(["join", f"{code}@127.0.0.1:{port}", "--name", "Bob"], home=tmp_path / "bob")
+    procs.append(bob)
+    bob.expect(r"Seats: ")
+    assert bob.popen.stdin is not None
+    bob.popen.stdin.close()
+    assert bob.wait() == 0, bob.output
+    assert "You did not sit down." in bob.output
+    assert "sat down" not in host.output.replace("did not sit down", "")
+    host.send("quit")
+    assert host.wait() == 0
+
+
+def test_joining_another_program_says_it_is_not_a_table(procs: list[Proc],
+                                                          tmp_path: Path) -> None:
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def answer() -> None:  # another program: it answers at once, in its own protocol
+        conn, _ = server.accept()
+        with conn:
+            conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+            conn.recv(1024)
+
+    threading.Thread(target=answer, daemon=True).start()
+    try:
+        port = server.getsockname()[1]
+        eve = Proc(["join", f"7KQ4MX@127.0.0.1:{port}", "--name", "Eve", "--yes"],
+                   home=tmp_path / "eve")
+        procs.append(eve)
+        assert eve.wait() == 1, eve.output
+    finally:
+        server.close()
+    assert (f"p2p8s: 127.0.0.1:{port} is not a p2p8s table (it answered with something "
+            "else)") in eve.output, eve.output
+    assert "Traceback" not in eve.output

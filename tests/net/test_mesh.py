@@ -58,7 +58,8 @@ async def _wait_for(predicate: object, timeout_s: float = 5.0) -> None:
 
 
 @contextlib.asynccontextmanager
-async def table(n: int, *, size: int | None = None, silent: tuple[int, ...] = ()
+async def table(n: int, *, size: int | None = None, silent: tuple[int, ...] = (),
+                rules: Ruleset | None = None
                 ) -> AsyncIterator[tuple[list[Node], list[Mesh], list[Recorder]]]:
     """A dealt table of ``n`` nodes (seat 0 hosts); yields nodes, meshes, views.
 
@@ -70,7 +71,7 @@ async def table(n: int, *, size: int | None = None, silent: tuple[int, ...] = ()
             else _node(f"P{i}")) for i in range(n)]
         views = [Recorder() for _ in range(n)]
         host = nodes[0]
-        seating = Seating(size=size or n, rules=Ruleset(), host=SeatEntry(
+        seating = Seating(size=size or n, rules=rules or Ruleset(), host=SeatEntry(
             seat=0, name="P0", key=host.key, addrs=("127.0.0.1",), port=host.port))
         commands: asyncio.Queue[str] = asyncio.Queue()
         host_task = asyncio.ensure_future(host_lobby(host, seating, view=views[0],
