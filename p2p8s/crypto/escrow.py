@@ -16,7 +16,7 @@ key encrypts one message) and the concatenated commitments as associated data.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from cryptography.exceptions import InvalidTag
@@ -81,23 +81,25 @@ def deal(
     box_keys: Mapping[int, bytes],
     ctx: Context,
     rand: Rand,
+    holders: Sequence[int] | None = None,
 ) -> EscrowDeal:
-    """Share ``secret`` to every seat but ``dealer`` (``players >= 3``).
+    """Share ``secret`` to ``holders`` (default: every seat but ``dealer``, ``players >=
+    3``), threshold ``t = len(holders)``: all holders together rebuild the key.
 
     ``box_keys`` maps each recipient seat to its X25519 public key. Raises ValueError for
-    fewer than 3 players or a low-order box key (the seat owning it is at fault).
+    fewer than 2 holders or a low-order box key (the seat owning it is at fault).
     """
-    if players < 3:
-        raise ValueError("escrow needs at least 3 seats")
-    t = players - 1
+    if holders is None:
+        holders = [s for s in range(players) if s != dealer]
+    if len(holders) < 2 or dealer in holders:
+        raise ValueError("escrow needs at least 2 other holders")
+    t = len(holders)
     coeffs = [secret] + [group.random_scalar(rand) for _ in range(t - 1)]
     commitments = tuple(group.base_mul(a) for a in coeffs)
     aad = b"".join(commitments)
     ints = [group.scalar_to_int(a) for a in coeffs]
     shares = []
-    for seat in range(players):
-        if seat == dealer:
-            continue
+    for seat in sorted(holders):
         x = share_x(seat)
         value = sum(a * pow(x, k, ORDER) for k, a in enumerate(ints)) % ORDER
         box = _aead_key(box_secret, box_keys[seat], ctx, dealer, seat)

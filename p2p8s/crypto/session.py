@@ -142,6 +142,12 @@ class SessionConfig:
     ``observer=True`` makes a passive session that plays no seat (``seat`` must be 0 and
     is ignored): it verifies every message, follows the declared operations and, once
     every key is revealed, audits the round — the offline log verifier's view.
+
+    ``escrow`` says, for each dealer seat, which seats hold shares of its key (§8): the
+    default (``None``) is every other seat with 3+ seats and nobody with 2. A table
+    whose nodes run several seats passes one holder per *other node* (a node must never
+    hold several shares of one key, nor a share of a key its own node holds). Each list
+    is empty (no escrow for that seat) or has 2+ seats (threshold = its length).
     """
 
     table: bytes
@@ -150,12 +156,28 @@ class SessionConfig:
     seat: int
     deck_size: int
     observer: bool = False
+    escrow: tuple[tuple[int, ...], ...] | None = None
 
     def __post_init__(self) -> None:
         if not 2 <= self.players <= 7 or not 0 <= self.seat < self.players:
             raise ValueError("players must be 2..7 and seat one of them")
         if self.deck_size not in (52, 104):
             raise ValueError("deck_size is 52 or 104")
+        if self.escrow is not None:
+            if len(self.escrow) != self.players:
+                raise ValueError("escrow needs one holder list per seat")
+            for dealer, holders in enumerate(self.escrow):
+                if (len(holders) == 1 or dealer in holders or list(holders) != sorted(
+                        set(holders)) or not all(0 <= h < self.players for h in holders)):
+                    raise ValueError(f"bad escrow holders for seat {dealer}: {holders}")
+
+    def holders(self, dealer: int) -> tuple[int, ...]:
+        """The seats holding shares of ``dealer``'s key, ascending (empty: no escrow)."""
+        if self.escrow is not None:
+            return self.escrow[dealer]
+        if self.players < 3:
+            return ()
+        return tuple(s for s in range(self.players) if s != dealer)
 
 
 class _Epoch:
@@ -268,9 +290,39 @@ class Session:
         }
 
     def known_card(self, position: Position) -> int | None:
-        """The card index at ``position`` if this node knows it (own, opened or played)."""
+        """The card index at ``position`` if this node knows it (own, opened or played,
+        or held by a seat whose key this node knows: recovered or revealed)."""
         pos = self._positions.get(position)
-        return None if pos is None else pos.k
+        if pos is None:
+            return None
+        if pos.k is None and pos.done and pos.holder is not None and pos.holder != self._me:
+            secret = self._secrets[pos.holder]
+            if secret is not None:
+                pos.k = self._epochs[position[0]].lookup.get(
+                    group.mul(group.scalar_inv(secret), self._value(position)))
+        return pos.k
+
+    def hand_of(self, seat: int) -> dict[Position, int] | None:
+        """Positions ``seat`` holds and has not played -> card index, if this node knows
+        them (its own seat, or a seat whose key was recovered or revealed), else None."""
+        if seat == self._me:
+            return self.hand()
+        if not 0 <= seat < self._n or self._secrets[seat] is None:
+            return None
+        return self._recovered_hand(seat)
+
+    def recovering(self, seat: int) -> bool:
+        """True once an escrow share of ``seat``'s key was published (recovery begun)."""
+        return seat in self._announced_recoveries
+
+    def recovered(self, seat: int) -> bool:
+        """True once ``seat``'s key was rebuilt from the escrow here."""
+        return seat in self._recovered
+
+    @property
+    def key_revealed(self) -> bool:
+        """True once this seat revealed its key (:meth:`end_round`)."""
+        return self._key_revealed
 
     def op_done(self, op: int) -> bool:
         """True once every position of operation ``op`` has reached its owner here."""
@@ -295,6 +347,13 @@ class Session:
         """For each seat: how many of its messages this node has (sent or) processed, and
         the chain hash after the last of them (the ``echo`` this node would send now)."""
         return tuple((len(h) - 1, h[-1]) for h in self._heads)
+
+    def chain_head(self, seat: int, count: int) -> bytes:
+        """The hash chain of ``seat``'s messages after its first ``count`` (0 = start);
+        raises IndexError past the messages seen."""
+        if count < 0:
+            raise IndexError(count)
+        return self._heads[seat][count]
 
     def public_key(self, seat: int) -> Point | None:
         """``Y_seat`` once announced and verified."""
@@ -393,17 +452,13 @@ class Session:
         return self._run()
 
     def _recovered_hand(self, seat: int) -> dict[Position, int]:
-        secret = self._secrets[seat]
-        assert secret is not None
-        inverse = group.scalar_inv(secret)
         hand = {}
         for p, pos in self._positions.items():
             if pos.holder != seat or not pos.done or pos.played is not None:
                 continue
-            if pos.k is None:
-                pos.k = self._epochs[p[0]].lookup.get(group.mul(inverse, self._value(p)))
-            if pos.k is not None:
-                hand[p] = pos.k
+            k = self.known_card(p)
+            if k is not None:
+                hand[p] = k
         return hand
 
     def reshuffle(self, positions: Sequence[Position]) -> Output:
@@ -463,8 +518,11 @@ class Session:
         every node (``known_card`` after :meth:`audit`, or :func:`audit_round`).
         """
         self._guard(player=True)
-        if self._n < 3 or seat == self._me or seat not in self._escrow_dealers():
+        if self._me not in self.config.holders(seat) or seat not in self._escrow_dealers():
             raise ProtocolMisuse(f"no escrow share of seat {seat} to publish")
+        if seat in self._announced_recoveries and self._me in self._share_reveals.get(
+                seat, {}):
+            return self._run()  # already published
         share = self._my_shares[seat]
         self._announced_recoveries.add(seat)
         self._send(ShareReveal, dealer=seat, share=share)
@@ -647,23 +705,23 @@ class Session:
             raise CheatDetected("key proof of knowledge fails", seat=s,
                                 fault=Fault.BAD_KEY_PROOF)
         share = None
-        if self._n >= 3:
-            others = [r for r in range(self._n) if r != s]
-            if (len(msg.commitments) != self._n - 1 or msg.commitments[0] != msg.key
+        others = list(self.config.holders(s))
+        if others:
+            if (len(msg.commitments) != len(others) or msg.commitments[0] != msg.key
                     or not all(group.is_valid_point(a) for a in msg.commitments)
                     or [r for r, _ in msg.shares] != others):
                 raise CheatDetected("escrow commitments or share list malformed", seat=s,
                                     fault=Fault.BAD_SHARE)
             box = self._commits[s]
             assert box is not None
-            if not self._observer:
+            if not self._observer and self._me in others:
                 ct = dict(msg.shares)[self._me]
                 share = escrow.open_share(
                     ct, dealer=s, recipient=self._me, box_secret=self._box_secret,
                     dealer_box_key=box[1], commitments=msg.commitments, ctx=self._ctx(),
                 )
         elif msg.commitments or msg.shares:
-            raise CheatDetected("no escrow with two seats", seat=s, fault=Fault.MALFORMED)
+            raise CheatDetected("escrow where none is due", seat=s, fault=Fault.MALFORMED)
         self._keys[s] = msg.key
         self._escrow[s] = msg.commitments
         if share is not None:
@@ -675,9 +733,20 @@ class Session:
         if msg.epoch >= len(self._epochs) or not self._keys_ready:
             return False
         ep = self._epochs[msg.epoch]
-        if s > len(ep.steps):
+        step = len(ep.steps)
+        if step != s and step in self._announced_recoveries | self._recovered:
+            # the step of a seat whose key was recovered: the proxy shuffles it (§8)
+            if step not in self._recovered:
+                return False  # this node has not rebuilt that key yet
+            if s == self._proxy():
+                check_shuffle_output(msg.points, len(ep.cards), seat=s)
+                ep.steps.append(tuple(msg.points))
+                return True
+        if s > step:
             return False
-        if s < len(ep.steps):
+        if s < step and any(r >= step for r in self._announced_recoveries | self._recovered):
+            return False  # maybe the proxy's step for a recovered seat: not its turn yet
+        if s < step or s in self._recovered:
             raise CheatDetected("shuffle out of turn", seat=s, fault=Fault.UNEXPECTED)
         check_shuffle_output(msg.points, len(ep.cards), seat=s, validate=s + 1 != self._me)
         ep.steps.append(tuple(msg.points))
@@ -743,6 +812,10 @@ class Session:
             pos = self._positions.get((e, i))
             if pos is not None and pos.holder == s and not pos.done:
                 return False  # this node has not seen the last strip yet
+            if self._observer and (pos is None or (pos.holder != s and pos.played is None)):
+                # an observer strips nothing, so the draw of this card may not be
+                # declared (or given) here yet: the action before it is on its way
+                return False
             if pos is None or pos.holder != s or pos.played is not None:
                 raise CheatDetected(f"plays {(e, i)}, which it does not hold", seat=msg.seat,
                                     fault=Fault.BAD_PLAY)
@@ -790,8 +863,11 @@ class Session:
 
     def _on_share_reveal(self, msg: ShareReveal) -> bool:
         d = msg.dealer
-        if self._n < 3 or d == msg.seat or not 0 <= d < self._n:
+        if not 0 <= d < self._n or msg.seat not in self.config.holders(d):
             raise CheatDetected("share reveal for no escrow", seat=msg.seat,
+                                fault=Fault.UNEXPECTED)
+        if msg.seat in self._share_reveals.get(d, {}):
+            raise CheatDetected(f"second escrow share of seat {d}'s key", seat=msg.seat,
                                 fault=Fault.UNEXPECTED)
         if d not in self._escrow_dealers():
             return False
@@ -851,12 +927,20 @@ class Session:
                 return True
             return False
         changed = False
+        proxy = bool(self._recovered) and self._proxy() == self._me
         for e, ep in enumerate(self._epochs):
-            if len(ep.steps) == self._me and all(
+            step = len(ep.steps)
+            mine = step == self._me and self._me not in self._recovered
+            if (mine or (proxy and step in self._recovered)) and all(
                 len(x.steps) == n for x in self._epochs[:e]
             ):
                 prev = ep.steps[-1] if ep.steps else ep.base
-                out = self._shuffle_points(e, prev)
+                if mine:
+                    out = self._shuffle_points(e, prev)
+                else:  # the proxy shuffles for a seat whose key was recovered (§8)
+                    secret = self._secrets[step]
+                    assert secret is not None
+                    out = shuffle_step(secret, prev, self._rand)
                 self._send(Shuffle, epoch=e, points=out)
                 ep.steps.append(out)
                 changed = True
@@ -883,7 +967,8 @@ class Session:
         return min(s for s in range(self._n) if s not in self._recovered)
 
     def _strip_ready(self) -> bool:
-        layers = [self._me]
+        # a seat whose key was rebuilt (it was taken over) no longer strips: the proxy does
+        layers = [] if self._me in self._recovered else [self._me]
         if self._recovered and self._proxy() == self._me:
             layers += sorted(self._recovered)
         changed = False
@@ -1061,12 +1146,14 @@ class Session:
         proof = proofs.prove_schnorr(self._key_transcript(me), self._key, key, self._rand)
         commitments: tuple[Point, ...] = ()
         shares: tuple[tuple[int, bytes], ...] = ()
-        if self._n >= 3:
-            box_keys = {s: c[1] for s, c in enumerate(self._commits) if c is not None}
+        holders = self.config.holders(me)
+        if holders:
+            box_keys = {s: c[1] for s, c in enumerate(self._commits)
+                        if c is not None and s in holders}
             try:
                 deal = escrow.deal(self._key, dealer=me, players=self._n,
                                    box_secret=self._box_secret, box_keys=box_keys,
-                                   ctx=self._ctx(), rand=self._rand)
+                                   ctx=self._ctx(), rand=self._rand, holders=holders)
             except ValueError:
                 bad = next(s for s, k in box_keys.items() if not _usable_box_key(k))
                 raise CheatDetected("unusable X25519 box key", seat=bad,
@@ -1081,7 +1168,7 @@ class Session:
     def _record_share(self, dealer: int, holder: int, share: Scalar) -> None:
         got = self._share_reveals.setdefault(dealer, {})
         got[holder] = share
-        if len(got) == self._n - 1 and self._secrets[dealer] is None:
+        if len(got) == len(self.config.holders(dealer)) and dealer not in self._recovered:
             key = self._keys[dealer]
             assert key is not None
             self._secrets[dealer] = escrow.recover(dealer, got, self._escrow[dealer], key)

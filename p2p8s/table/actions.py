@@ -11,6 +11,13 @@ kind  name    body
               rest of the round
 2     setup   the :class:`~p2p8s.table.config.TableConfig` the sender plays under
 3     stop    :class:`StopNotice`: the sender stopped the table on a fault
+4     leave   ``[round]``: the sender's player left; the others take its seats over
+5     welcome ``[round]``: to a seat that was taken over and is back: deal in from
+              ``round`` (sent by the lowest live seat, which ran the seat)
+6     resync  ``[[sender, payload], …]``: every payload the sender took in or sent,
+              in order, for a node that comes back (``Table.restore``)
+7     restarted ``[round]``: the sender was restored from the log and lost its keys
+              of ``round``: take its seats of that round over now
 ====  ======  ===========================================================
 
 An action record (the ``data`` of an ``Act``) is the msgpack array
@@ -25,6 +32,7 @@ just before by the author's ``PlayCards``).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import msgpack
@@ -37,6 +45,12 @@ from p2p8s.errors import MalformedInput
 CRYPTO = 1
 SETUP = 2
 STOP = 3
+LEAVE = 4
+WELCOME = 5
+RESYNC = 6
+RESTARTED = 7
+#: Most records a resync payload may hold.
+MAX_RECORDS = 1_000_000
 ACT_TAG = b"p2p8s/v1/act"
 
 
@@ -170,3 +184,47 @@ class StopNotice:
             return cls(round_no=round_no, seat=seat, message=message, echo=tuple(heads))
         except (ValueError, TypeError, msgpack.UnpackException) as exc:
             raise MalformedInput(f"malformed stop notice: {exc}") from None
+
+
+def encode_round(round_no: int) -> bytes:
+    """The body of a ``leave`` or ``welcome`` payload: msgpack ``[round]``."""
+    packed: bytes = msgpack.packb([round_no], use_bin_type=True)
+    return packed
+
+
+def decode_round(data: bytes) -> int:
+    """Inverse of :func:`encode_round`; raises MalformedInput."""
+    try:
+        obj = msgpack.unpackb(data, raw=False, use_list=True)
+        (round_no,) = obj
+        if type(round_no) is not int or not 0 <= round_no < 2**32:
+            raise ValueError("bad round")
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        raise MalformedInput(f"malformed round notice: {exc}") from None
+    if encode_round(round_no) != data:
+        raise MalformedInput("malformed round notice: not the canonical encoding")
+    return round_no
+
+
+def encode_records(records: Sequence[tuple[int, bytes]]) -> bytes:
+    """The body of a ``resync`` payload: msgpack ``[[sender, payload], …]``."""
+    packed: bytes = msgpack.packb([[s, p] for s, p in records], use_bin_type=True)
+    return packed
+
+
+def decode_records(data: bytes) -> list[tuple[int, bytes]]:
+    """Inverse of :func:`encode_records`; raises MalformedInput."""
+    try:
+        obj = msgpack.unpackb(data, raw=False, use_list=True,
+                              max_array_len=MAX_RECORDS, max_bin_len=1 << 20)
+        if type(obj) is not list:
+            raise ValueError("not a list")
+        out = []
+        for item in obj:
+            sender, payload = item
+            if type(sender) is not int or not 0 <= sender < 8 or type(payload) is not bytes:
+                raise ValueError("bad record")
+            out.append((sender, payload))
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        raise MalformedInput(f"malformed resync payload: {exc}") from None
+    return out

@@ -31,8 +31,19 @@ How a round runs (protocol/table.md has the full flow):
    scores (R-PTS-*) and starts the next round, until the match is over.
 
 Timers (R-TIMER): when the local seat is on turn, :meth:`Table.get_timer` is its
-deadline; :meth:`Table.handle_timer` after it lets the computer play for the seat.
+deadline; :meth:`Table.handle_timer` after it lets the computer play for the seat, and
+for each later turn after a short grace (:data:`AWAY_GRACE_S`) until the player acts.
 Computer seats run by this node act at once.
+
+A table that survives (issue #6, protocol/table.md "Dropped nodes"):
+:meth:`Table.peer_lost` (the runner's heartbeats failed) or a ``leave`` payload starts
+the takeover of the gone node's seats — its escrowed keys are rebuilt from the live
+nodes' shares, the hands are open and a deterministic computer plays them, sent by the
+lowest live seat and checked by every node; in later rounds the lowest live seat runs
+them (key revealed at once). With no escrow (2 live nodes) the game pauses.
+:meth:`Table.peer_back` and the ``welcome`` payload deal a returning node in again from
+the next round; :meth:`Table.resync_payload` and :meth:`Table.restore` rebuild a
+restarted node from a peer's records, checking everything.
 """
 
 from __future__ import annotations
@@ -51,11 +62,12 @@ from p2p8s.crypto.audit import check_claims
 from p2p8s.crypto.deck import Position, card_face
 from p2p8s.crypto.errors import CheatDetected
 from p2p8s.crypto.errors import Fault as CryptoFault
-from p2p8s.crypto.events import Announced, CardsPlayed, Disputed
+from p2p8s.crypto.events import Announced, CardsPlayed, Disputed, KeyRecovered
 from p2p8s.crypto.events import Output as CryptoOutput
 from p2p8s.crypto.group import Rand
 from p2p8s.crypto.messages import Message, decode
 from p2p8s.crypto.session import Session, SessionConfig
+from p2p8s.crypto.session import chain_next as message_chain_next
 from p2p8s.engine import Action, Draw, EndedBy, Play, Round, Take
 from p2p8s.errors import IllegalAction, LocalError, MalformedInput
 from p2p8s.match import Match, RoundResult
@@ -63,12 +75,20 @@ from p2p8s.rules import hand_size
 from p2p8s.table import events as tev
 from p2p8s.table.actions import (
     CRYPTO,
+    LEAVE,
+    RESTARTED,
+    RESYNC,
     SETUP,
     STOP,
+    WELCOME,
     ActRecord,
     StopNotice,
     chain_next,
     chain_start,
+    decode_records,
+    decode_round,
+    encode_records,
+    encode_round,
 )
 from p2p8s.table.config import TableConfig
 from p2p8s.table.deck import TableDeck
@@ -79,6 +99,14 @@ STAND_IN = "Max"
 DEALER_TAG = b"p2p8s/v1/dealer"
 TRANSCRIPT_TAG = b"p2p8s/v1/transcript"
 BOT_TAG = b"p2p8s/v1/bot"
+TAKEOVER_TAG = b"p2p8s/v1/takeover"
+#: Once the computer has played a turn for the local player (R-TIMER), their next turns
+#: get this grace (seconds) instead of the full timer, until they act again.
+AWAY_GRACE_S = 3.0
+#: A node waits this long (seconds) after :meth:`Table.peer_lost` before it publishes its
+#: escrow shares: a node cut off from everyone sees all its peers lost by then and knows
+#: it is the one cut off (it never helps take a live node over).
+TAKEOVER_GRACE_S = 3.0
 #: ``me`` of a passive observer table (plays no seat; the offline log verifier).
 OBSERVER = -1
 #: Most actions a node holds for later indices, and most messages for the next round.
@@ -172,14 +200,61 @@ class _RoundState:
         self.applied = 0
         self.authored = -1
         #: actions received for later indices: (seat, record, bytes, positions its author
-        #: showed with PlayCards since its previous action)
-        self.buffer: list[tuple[int, ActRecord, bytes, list[Position]]] = []
+        #: showed with PlayCards since its previous action, the session that sent it)
+        self.buffer: list[tuple[int, ActRecord, bytes, list[Position], int]] = []
         self.pending: _Pending | None = None
         self.played: dict[int, list[Position]] = {}
         self.actions: list[tuple[int, Action]] = []
         self.deadline: float | None = None
         self.stood_in = False
         self.revealed = False
+        #: the key of the session whose events drive the table: this node's seat, or
+        #: OBSERVER (an observer session) when the seat is run by another node
+        self.primary = OBSERVER
+        #: seat -> the nodes (human seats) that may send its messages this round; one
+        #: node once decided (a seat taken over is run by the adopter, or by its own node
+        #: again once welcomed back: the first message of the seat decides)
+        self.cands: dict[int, set[int]] = {}
+        #: seat -> the seats holding escrow shares of its key this round (empty: none)
+        self.holders: tuple[tuple[int, ...], ...] = ()
+        self.adopter = 0  #: the lowest live seat at the start of the round
+        #: seats taken over: ``adopted`` from the round start (key revealed at once),
+        #: ``recovered`` during the round (key rebuilt from the escrow)
+        self.adopted: set[int] = set()
+        self.recovered: set[int] = set()
+        self.asked: set[int] = set()  # seats whose recovery this node asked for
+        self.paused: set[int] = set()  # gone nodes that cannot be taken over
+        self.welcomed: set[int] = set()  # nodes welcomed back this round (adopter)
+        #: every crypto message of this round taken in, in order (to start a session late)
+        self.inbox: list[tuple[int, Message]] = []
+        self.live: list[int] = []  #: the human seats not taken over at the round start
+        #: this node's seat was taken over while it was cut off: it sends nothing more
+        #: this round (what it would send could clash with the proxy's messages)
+        self.silent = False
+        self.cut = False  #: this node was cut off from most of the table this round
+        self.unsent = 0  #: messages of this node's seat it never sent (silent)
+        self.gaps: list[tuple[int, Message]] = []  # catching up: after a gap of their seat
+        self.restarted: set[int] = set()  # nodes that lost their keys of this round
+        #: every message this node's sessions took in or produced and every operation
+        #: declared, in order (to rebuild an observer session), and the payloads never
+        #: sent (silent); ``rebuild``: replace the sessions by an observer now
+        self.journal: list[Message | Callable[[Session], CryptoOutput]] = []
+        self.dropped: set[bytes] = set()
+        self.rebuild = False
+
+    def runner(self, seat: int) -> int | None:
+        """The node (human seat) that sends ``seat``'s messages, once decided."""
+        c = self.cands.get(seat, set())
+        return next(iter(c)) if len(c) == 1 else None
+
+    def proxy(self) -> int:
+        """The lowest seat whose key was not recovered: it authors for recovered seats."""
+        return min(s for s in range(len(self.cands)) if s not in self.recovered)
+
+    @property
+    def bots(self) -> set[int]:
+        """Seats played by the deterministic takeover bot this round."""
+        return self.adopted | self.recovered
 
 
 class Table:
@@ -201,7 +276,6 @@ class Table:
         self.me = me
         self._rand = rand
         self._seed = seed
-        self._local = () if self.observing else config.local_seats(me)
         self.match = Match(config.rules, players=config.players, dealer=0,
                            target=config.target, solo=False)
         self.failed: tev.Fault | None = None
@@ -214,6 +288,26 @@ class Table:
         self._transcript = hashlib.sha512(TRANSCRIPT_TAG + config.to_bytes()).digest()[:32]
         self._entries = 0
         self._started = False
+        #: human seats whose node this node believes gone (peer_lost / leave), and those
+        #: that left for good
+        self._gone: set[int] = set()
+        self._left: set[int] = set()
+        self._leaving = False
+        #: seats taken over at the end of the last round (from the log: the same on every
+        #: node); they are run by the lowest live seat until their node is welcomed back
+        self._taken: set[int] = set()
+        self._welcome: int | None = None  # round this node was welcomed back for
+        self._held: list[Outgoing] = []  # payloads kept while cut off (see _flush)
+        self._lost_at: dict[int, float] = {}  # gone node -> when its takeover may begin
+        #: every payload this node took in or sent, with its sender, in order: what a
+        #: returning node replays (:meth:`resync_payload`, :meth:`restore`)
+        self._records: list[tuple[int, bytes]] = []
+        self._restoring = False  # replaying records: this node plays no seat yet
+        self._replaying = False  # taking in a resync payload
+        #: restored from records: until the next round, copies of messages already
+        #: taken in are skipped and messages after a gap wait for it to fill
+        self._catching_up = False
+        self._away_turns = 0  # turns the computer played for the local player (R-TIMER)
 
     # ------------------------------------------------------------------ public state
 
@@ -257,7 +351,20 @@ class Table:
     @property
     def my_turn(self) -> bool:
         """True when :meth:`act` may be called now."""
-        return self._ready_to_author(self.me)
+        rs = self._rs
+        return (rs is not None and self._ready_to_author(self.me) and not self._leaving
+                and self.me in rs.sessions and self.me not in rs.bots)
+
+    @property
+    def taken_over(self) -> frozenset[int]:
+        """Seats the deterministic computer plays now (their node is gone, or was)."""
+        rs = self._rs
+        return frozenset(rs.bots) if rs is not None else frozenset()
+
+    @property
+    def gone(self) -> frozenset[int]:
+        """Seats whose node this node believes gone (:meth:`peer_lost`, ``leave``)."""
+        return frozenset(self._gone)
 
     @property
     def transcript(self) -> bytes:
@@ -283,9 +390,13 @@ class Table:
     def get_timer(self) -> float | None:
         """When :meth:`handle_timer` must be called next (the local turn's deadline)."""
         rs = self._rs
-        if rs is None or not self._ready_to_author(self.me):
-            return None
-        return rs.deadline
+        times = [t for s, t in self._lost_at.items()
+                 if s in self._gone and t > self._now and rs is not None and not any(
+                     rs.runner(d) == s and (d in rs.recovered or d in rs.asked)
+                     for d in range(self.config.players))]
+        if rs is not None and self.my_turn and rs.deadline is not None:
+            times.append(rs.deadline)
+        return min(times, default=None)
 
     # ------------------------------------------------------------------ inputs
 
@@ -301,37 +412,188 @@ class Table:
         return self._flush()
 
     def receive(self, sender: int, payload: bytes, now: float) -> Output:
-        """A payload from the node of seat ``sender`` (authenticated by the wire layer)."""
+        """A payload from the node of seat ``sender`` (authenticated by the wire layer).
+
+        A ``resync`` payload (:meth:`resync_payload` of a peer) is taken by a table being
+        restored or catching up (:meth:`restore`): its records are replayed, copies of
+        what this node already has skipped; other tables ignore it."""
         self._now = max(self._now, now)
-        if self.failed is None and not self.match.over:
-            self._guarded(lambda: self._receive(sender, payload))
+        if self.failed is None and not self.match.over and not self._leaving:
+            if payload[:1] == bytes([RESYNC]):
+                if self._catching_up:
+                    self._guarded(lambda: self._replay(decode_records(payload[1:])))
+            else:
+                self._records.append((sender, payload))
+                self._guarded(lambda: self._receive(sender, payload))
         return self._flush()
+
+    def resync_payload(self) -> bytes:
+        """A ``resync`` payload for a node that comes back: every payload this node took
+        in or sent so far, with its sender, in order (:meth:`restore`). Send it to that
+        node only (``Outgoing(seat, payload)``)."""
+        return bytes([RESYNC]) + encode_records(self._records)
+
+    @classmethod
+    def restore(cls, config: TableConfig, *, me: int, records: bytes | Sequence[
+                    tuple[int, bytes]], rand: Rand, seed: bytes = b"",
+                now: float = 0.0) -> Table:
+        """Rebuild a node whose process restarted (its secret keys are lost) from a peer's
+        log: ``records`` is that peer's :meth:`resync_payload` (or its records). Every
+        payload is replayed and checked as by an observer — every message, proof, action
+        and audit — so the state is the match's, not the peer's word. The restored node
+        plays no seat until the round after the current one, when the lowest live seat
+        welcomes it back (its seat stays taken over until then). Its events so far come
+        with its next call. Raises MalformedInput for undecodable records."""
+        if isinstance(records, bytes):
+            if records[:1] != bytes([RESYNC]):
+                raise MalformedInput("not a resync payload")
+            records = decode_records(records[1:])
+        table = cls(config, me=me, rand=rand, seed=seed)
+        table._restoring = table._catching_up = table._started = True
+        table._now = now
+        table._guarded(table._begin_round)
+        table._guarded(lambda: table._replay(records))
+        table._restoring = False
+        table._out.clear()
+        rs = table._rs
+        if rs is not None and rs.cands.get(me) == {me} and not table.match.over:
+            # its keys of this round are lost: the others must take its seats over
+            table._out.append(Outgoing(None, bytes([RESTARTED]) + encode_round(rs.number)))
+        return table
+
+    def _replay(self, records: Sequence[tuple[int, bytes]]) -> None:
+        """Take in a peer's records (restore / resync), skipping what is not for us."""
+        self._replaying = True
+        try:
+            self._replay_records(records)
+        finally:
+            self._replaying = False
+
+    def _replay_records(self, records: Sequence[tuple[int, bytes]]) -> None:
+        for sender, payload in records:
+            if self.failed is not None or self.match.over:
+                return
+            if payload[:1] in (bytes([SETUP]), bytes([WELCOME]), bytes([RESYNC])):
+                continue
+            if sender == self.me and not self._restoring:
+                continue
+            self._records.append((sender, payload))
+            self._receive(sender, payload)
+            self._advance()
 
     def act(self, action: Action, now: float) -> Output:
         """The local player's action. Raises IllegalAction (nothing changes) when it is
         not this seat's turn, or the action breaks a rule (the message names the rule)."""
         self._now = max(self._now, now)
         rs = self._rs
-        if rs is None or rs.round is None or not self._ready_to_author(self.me):
+        if rs is None or rs.round is None or not self.my_turn:
             raise IllegalAction("it is not your turn")
         rs.round.check(action)
-        positions = self._positions_for(self.me, action)
-        self._guarded(lambda: self._author(self.me, action, positions))
+        positions = self._positions_for(self.me, action, self.me)
+        if self._away_turns:
+            n = self._away_turns
+            self._away_turns = 0
+            self._events.append(tev.Info(
+                f"you were away — the computer played {n} turn{'s' if n != 1 else ''} "
+                "for you"))
+        self._guarded(lambda: self._author(self.me, action, positions, self.me))
         return self._flush()
+
+    def peer_lost(self, seat: int, now: float) -> Output:
+        """The runner's heartbeats to ``seat``'s node failed: take its seats over.
+
+        With 3+ live nodes every node publishes its escrow shares of the keys of the
+        seats that node runs; once rebuilt (checked against ``Y``) their hands are open
+        and the deterministic computer plays them, sent by the lowest live seat and
+        checked by every node — this round and the next ones, until it is back. With no
+        escrow (2 live nodes) the game pauses (:class:`~p2p8s.table.events.SeatAway`
+        with ``paused``) until :meth:`peer_back`. Idempotent; raises MalformedInput for
+        a seat that has no other node."""
+        self._now = max(self._now, now)
+        self._check_peer(seat)
+        if seat not in self._gone:
+            self._gone.add(seat)
+            self._lost_at[seat] = now + TAKEOVER_GRACE_S
+            if self.failed is None and not self.match.over:
+                self._guarded(lambda: self._lost(seat))
+        return self._flush()
+
+    def peer_back(self, seat: int, now: float) -> Output:
+        """``seat``'s node is reachable again (same identity key). A paused game goes on;
+        a seat that was taken over is dealt in again from the next round this node starts
+        as its adopter (a ``welcome``). The runner must make sure the node has every
+        payload it missed (its own table survived) or restored its table from the log
+        (:meth:`restore`)."""
+        self._now = max(self._now, now)
+        self._check_peer(seat)
+        if seat in self._gone:
+            self._gone.discard(seat)
+            self._left.discard(seat)
+            rs = self._rs
+            if rs is not None:
+                rs.paused.discard(seat)
+                if not self._isolated():
+                    rs.paused.discard(self.me)
+            self._events.append(tev.SeatBack(f"{self.names[seat]} is back", seat))
+        return self._flush()
+
+    def leave(self, now: float) -> Output:
+        """The local player quits: tell the others (a ``leave`` payload: they take the
+        seat over as for a dropped node, at once). The table does nothing afterwards."""
+        self._now = max(self._now, now)
+        if not self._leaving and not self.observing:
+            self._leaving = True
+            self._out.append(Outgoing(None, bytes([LEAVE]) + encode_round(self.round_number)))
+        return self._flush()
+
+    def _check_peer(self, seat: int) -> None:
+        if (not 0 <= seat < self.config.players or self.config.computer(seat)
+                or seat == self.me):
+            raise MalformedInput(f"seat {seat} has no other node")
 
     def handle_timer(self, now: float) -> Output:
         """Let the clock run to ``now``: past the local deadline the computer plays."""
         self._now = max(self._now, now)
-        if self.failed is None and not self.match.over:
+        if self.failed is None and not self.match.over and not self._leaving:
             self._guarded(self._advance)
         return self._flush()
 
     # ------------------------------------------------------------------ plumbing
 
     def _flush(self) -> Output:
-        out = Output(self._out, self._events)
-        self._out, self._events = [], []
+        messages, self._out = self._out, []
+        if self._holding():
+            # cut off from most of the table: keep what this node sends until it knows
+            # whether its seat was taken over meanwhile (then it is dropped, unsent)
+            self._held.extend(messages)
+            messages = []
+        elif self._held:
+            messages, self._held = self._held + messages, []
+        if not self.observing:
+            self._records.extend((self.me, m.payload) for m in messages
+                                 if m.payload[:1] != bytes([WELCOME]))
+        out = Output(messages, self._events)
+        self._events = []
         return out
+
+    def _isolated(self) -> bool:
+        """True when this node reaches at most half of the round's live nodes (itself
+        included): it must not take anyone over — it is the one that is cut off."""
+        rs = self._rs
+        if rs is None or self.observing:
+            return False
+        reach = [s for s in rs.live if s == self.me or s not in self._gone]
+        if len(rs.live) >= 3 and 2 * len(reach) <= len(rs.live):
+            rs.cut = True
+            return True
+        return False
+
+    def _holding(self) -> bool:
+        rs = self._rs
+        if rs is None or self.observing or rs.primary != self.me:
+            return False
+        return self._isolated() or (rs.cut and self._primary.recovering(self.me)
+                                    and self.me not in rs.recovered)
 
     def _guarded(self, fn: Callable[[], object]) -> None:
         """Run ``fn`` and every step it enables; a detected fault stops the table."""
@@ -366,30 +628,62 @@ class Table:
                     self._emit_quiet(seat, session.receive(msg))
 
     def _emit_quiet(self, seat: int, out: CryptoOutput) -> None:
+        rs = self._rs
         for msg in out.messages:
-            self._out.append(Outgoing(None, bytes([CRYPTO]) + msg.encode()))
+            payload = bytes([CRYPTO]) + msg.encode()
+            if rs is None or not rs.silent:
+                self._out.append(Outgoing(None, payload))
+            else:
+                rs.dropped.add(payload)
+                if seat == rs.primary:
+                    rs.unsent += 1
+            if rs is not None:
+                rs.journal.append(msg)
             self._queue.append((seat, msg))
-        if seat == self.me:
+        if rs is not None and seat == rs.primary:
             for ev in out.events:
                 self._on_crypto_event(ev)
 
     def _each(self, call: Callable[[Session], CryptoOutput]) -> None:
-        """Run ``call(session)`` on every local session, own seat first."""
+        """Run ``call(session)`` on every local session, the primary first."""
         rs = self._rs
         assert rs is not None
-        for seat in sorted(rs.sessions, key=lambda s: s != self.me):
+        rs.journal.append(call)
+        primary = rs.primary
+        for seat in sorted(rs.sessions, key=lambda s: s != primary):
             self._emit_quiet(seat, call(rs.sessions[seat]))
         self._drain()
 
     def _receive(self, sender: int, payload: bytes) -> None:
         if (not 0 <= sender < self.config.players or self.config.computer(sender)
-                or sender == self.me):
+                or (sender == self.me and not self._restoring)):
             raise CheatDetected(f"payload from seat {sender}, which has no other node",
                                 seat=None, fault=CryptoFault.MALFORMED)
         if not payload:
             self._fault(sender, f"{self.names[sender]} sent an empty payload")
             return
         kind, body = payload[0], payload[1:]
+        if kind == LEAVE:
+            decode_round(body)
+            if sender not in self._gone:
+                self._gone.add(sender)
+                self._left.add(sender)
+                self._lost_at[sender] = self._now  # no grace: it said so itself
+                self._lost(sender, left=True)
+            return
+        if kind == WELCOME:
+            self._on_welcome(sender, decode_round(body))
+            return
+        if kind == RESTARTED:
+            number = decode_round(body)
+            rs = self._rs
+            if rs is not None and number == rs.number and sender not in rs.restarted:
+                rs.restarted.add(sender)
+                self._lost_at.setdefault(sender, self._now)
+                self._events.append(tev.SeatAway(
+                    f"{self.names[sender]} restarted and lost its cards of this round: "
+                    "the computer plays its seat until the next round", sender, False))
+            return
         if kind == SETUP:
             if body != self.config.to_bytes():
                 self._fault(sender, f"{self.names[sender]} plays under a different table "
@@ -406,7 +700,7 @@ class Table:
         except CheatDetected as e:
             raise CheatDetected(f"{self.names[sender]} sent a {e}", seat=sender,
                                 fault=CryptoFault.MALFORMED) from None
-        if msg.seat >= self.config.players or self.config.node_of(msg.seat) != sender:
+        if msg.seat >= self.config.players:
             self._fault(sender, f"{self.names[sender]} sent a message signed as seat "
                                 f"{msg.seat}")
             return
@@ -414,6 +708,8 @@ class Table:
             self._fault(sender, f"{self.names[sender]} sent a message for another table")
             return
         rs = self._rs
+        if self._catching_up and rs is not None and msg.round_no < rs.number:
+            return  # a copy of a message of a round this node has finished
         if rs is None or msg.round_no == rs.number + 1:
             if len(self._future) >= MAX_FUTURE:
                 self._fault(sender, f"{self.names[sender]} floods messages for a later round")
@@ -424,9 +720,156 @@ class Table:
             self._fault(sender, f"{self.names[sender]} sent a message of round "
                                 f"{msg.round_no} during round {rs.number} (replayed?)")
             return
-        for seat in sorted(rs.sessions, key=lambda s: s != self.me):
+        self._take_in(rs, sender, msg)
+
+    def _take_in(self, rs: _RoundState, sender: int, msg: Message) -> None:
+        """Give a message of this round to every local session, after checking that
+        ``sender``'s node may send for its seat (the first message of a seat whose node
+        is not decided yet decides it)."""
+        if self._catching_up and not self._fresh(rs, sender, msg):
+            return
+        cands = rs.cands[msg.seat]
+        if sender not in cands:
+            self._fault(sender, f"{self.names[sender]} sent a message signed as seat "
+                                f"{msg.seat}")
+            return
+        if len(cands) > 1:
+            cands.intersection_update({sender})
+            if sender == rs.adopter:
+                self._adopted(rs, msg.seat)
+        rs.inbox.append((sender, msg))
+        rs.journal.append(msg)
+        for seat in sorted(rs.sessions, key=lambda s: s != rs.primary):
             self._emit_quiet(seat, rs.sessions[seat].receive(msg))
         self._drain()
+        if rs.gaps:
+            waiting, rs.gaps = rs.gaps, []
+            for s_, m in waiting:
+                if self.failed is None and self._rs is rs:
+                    self._take_in(rs, s_, m)
+
+    def _fresh(self, rs: _RoundState, sender: int, msg: Message) -> bool:
+        """While catching up: False for a copy of a message already taken in (skipped) or
+        one after a gap of its seat (held until the gap fills)."""
+        primary = self._primary
+        count = primary.chain_heads()[msg.seat][0]
+        if msg.seq <= count:
+            head = message_chain_next(primary.chain_head(msg.seat, msg.seq - 1), msg.encode())
+            return head != primary.chain_head(msg.seat, msg.seq)  # a differing one: fault
+        if msg.seq > count + 1:
+            rs.gaps.append((sender, msg))
+            return False
+        return True
+
+    def _lost(self, seat: int, *, left: bool = False) -> None:
+        """``seat``'s node is gone: take its seats over if the escrow allows."""
+        rs = self._rs
+        name = self.names[seat]
+        what = f"{name} left the table" if left else f"{name}'s node is gone"
+        if rs is None:
+            return
+        self._recover_gone(rs)
+        if seat not in rs.paused and self.me not in rs.paused:
+            self._events.append(tev.SeatAway(
+                f"{what}: the others rebuild its key from the escrow and the computer "
+                "plays its seat", seat, False))
+
+    def _recover_gone(self, rs: _RoundState) -> bool:
+        """Publish this node's escrow shares for the seats of gone nodes (once each);
+        note a gone node whose seats cannot be rebuilt (the game waits)."""
+        changed = False
+        if self._isolated():
+            if self.me not in rs.paused:
+                rs.paused.add(self.me)
+                self._events.append(tev.SeatAway(
+                    "lost contact with most of the table: waiting until it is back", self.me,
+                    True))
+            return False
+        for node in sorted(self._gone | rs.restarted):
+            if node not in rs.restarted and self._now < self._lost_at.get(node, 0.0):
+                continue
+            for d in range(self.config.players):
+                if rs.runner(d) != node or d in rs.recovered or d in rs.asked:
+                    continue
+                holders = rs.holders[d]
+                primary = self._primary
+                if (not holders or any(h in self._gone for h in holders)
+                        or primary.public_key(d) is None):
+                    if node not in rs.paused:
+                        rs.paused.add(node)
+                        why = ("no escrow with fewer than three players" if not holders
+                               else "its key cannot be rebuilt now")
+                        what = (f"{self.names[node]} left the table" if node in self._left
+                                else f"{self.names[node]}'s node is gone")
+                        self._events.append(tev.SeatAway(
+                            f"{what}: the game waits until it is back ({why})", node, True))
+                    continue
+                if rs.primary not in holders:
+                    continue
+                rs.asked.add(d)
+                self._emit_quiet(rs.primary, primary.recover(d))
+                self._drain()
+                changed = True
+        return changed
+
+    def _rebuild_observer(self, rs: _RoundState) -> None:
+        """This node's seat was taken over while it was cut off, and what it held back
+        was dropped: its sessions had taken their own unsent messages in. Replace them by
+        an observer session fed the round as the others saw it (the journal without the
+        dropped messages), so it goes on checking everything without ever diverging."""
+        rs.rebuild = False
+        observer = self._session(OBSERVER, rs.number, rs)
+        for item in rs.journal:
+            if not isinstance(item, Message):
+                item(observer)
+            elif bytes([CRYPTO]) + item.encode() not in rs.dropped:
+                observer.receive(item)
+        rs.sessions = {OBSERVER: observer}
+        rs.primary = OBSERVER
+        rs.unsent = 0
+        self._queue.clear()
+
+    def _reveal_adopted(self, rs: _RoundState) -> bool:
+        """Reveal the key of each seat this node adopted as soon as the keys are in: its
+        hand is open to every node, which checks the computer's moves for it."""
+        changed = False
+        for seat in sorted(rs.adopted):
+            session = rs.sessions.get(seat)
+            if session is not None and session.keys_ready and not session.key_revealed:
+                self._emit_quiet(seat, session.end_round())
+                self._drain()
+                changed = True
+        return changed
+
+    def _on_welcome(self, sender: int, number: int) -> None:
+        """The adopter deals this node back in from round ``number``."""
+        rs = self._rs
+        if self.observing:
+            return  # the log verifier: the first message of the seat decides who runs it
+        if rs is None or number > rs.number:
+            self._welcome = number
+            return
+        if (number != rs.number or sender != rs.adopter
+                or rs.cands.get(self.me) != {rs.adopter, self.me}):
+            self._fault(sender, f"{self.names[sender]} sent an unexpected welcome")
+            return
+        # nothing of this round moved without this node's commitment: start over
+        self._welcome = number
+        for seat in range(self.config.players):
+            if rs.cands[seat] == {rs.adopter, self.me}:
+                rs.cands[seat] = {self.me}
+                rs.sessions[seat] = self._session(seat, number, rs)
+        rs.sessions.pop(OBSERVER, None)
+        rs.primary = self.me
+        rs.journal = []
+        for seat in list(rs.sessions):
+            self._emit_quiet(seat, rs.sessions[seat].start_round())
+        self._drain()
+        for _, msg in list(rs.inbox):
+            rs.journal.append(msg)
+            for seat in sorted(rs.sessions, key=lambda s: s != rs.primary):
+                self._emit_quiet(seat, rs.sessions[seat].receive(msg))
+            self._drain()
 
     def _on_stop(self, sender: int, body: bytes) -> None:
         """A peer stopped on a fault: check its chain view (an equivocation shows here
@@ -446,40 +889,93 @@ class Table:
 
     # ------------------------------------------------------------------ rounds
 
+    def _session(self, seat: int, number: int, rs: _RoundState) -> Session:
+        observer = seat == OBSERVER
+        return Session(SessionConfig(
+            table=self.config.table, round_no=number, players=self.config.players,
+            seat=0 if observer else seat, deck_size=self.config.deck_size,
+            observer=observer, escrow=rs.holders), self._rand)
+
+    def _adopted(self, rs: _RoundState, seat: int) -> None:
+        """``seat`` is run by the adopter this round: its key is revealed at once and
+        every node checks the computer's moves for it."""
+        rs.adopted.add(seat)
+        self._events.append(tev.SeatTakenOver(
+            f"the computer plays {self.names[seat]} this round (hand open), sent by "
+            f"{self.names[rs.adopter]}", seat, rs.adopter))
+
     def _begin_round(self) -> None:
+        """Start the next round's crypto: who runs which seat, the escrow holders, and
+        this node's sessions (protocol/table.md, "Dropped nodes")."""
         number = self.match.round_number
-        n = self.config.players
-        sessions = {
-            seat: Session(SessionConfig(table=self.config.table, round_no=number, players=n,
-                                        seat=seat, deck_size=self.config.deck_size),
-                          self._rand)
-            for seat in self._local
-        }
-        if self.observing:
-            sessions[OBSERVER] = Session(SessionConfig(
-                table=self.config.table, round_no=number, players=n, seat=0,
-                deck_size=self.config.deck_size, observer=True), self._rand)
-        self._rs = _RoundState(number, sessions)
-        if not self.observing:
-            self._each(lambda s: s.start_round())
+        config, n = self.config, self.config.players
+        taken = self._taken
+        if not self._restoring and not self._replaying:
+            self._catching_up = False
+        live = [s for s in range(n) if not config.computer(s) and s not in taken]
+        rs = _RoundState(number, {})
+        rs.live = live
+        rs.adopter = adopter = min(live) if live else 0
+
+        def node(seat: int) -> int:
+            return adopter if seat in taken else config.node_of(seat)
+
+        # one holder per other live node; fewer than 2 holders would give a key away
+        holders = [tuple(h for h in live if h != node(d)) for d in range(n)]
+        rs.holders = tuple(h if len(h) >= 2 else () for h in holders)
+        for seat in range(n):
+            home = config.node_of(seat)
+            rs.cands[seat] = {adopter, home} if seat in taken else {home}
+        if adopter == self.me:
+            for seat in sorted(taken):
+                home = config.node_of(seat)
+                if home in self._gone or home == adopter:
+                    rs.cands[seat] = {adopter}
+                    continue
+                rs.cands[seat] = {home}
+                if home not in rs.welcomed:
+                    rs.welcomed.add(home)
+                    self._out.append(Outgoing(home, bytes([WELCOME]) + encode_round(number)))
+        elif self.me in taken and self._welcome == number:
+            for seat in taken:
+                if config.node_of(seat) == self.me:
+                    rs.cands[seat] = {self.me}
+        self._rs = rs
+        if self.observing or self._restoring or (
+                self.me in taken and rs.cands[self.me] != {self.me}):
+            rs.primary = OBSERVER
+            rs.sessions[OBSERVER] = self._session(OBSERVER, number, rs)
+        else:
+            rs.primary = self.me
+        for seat in range(n):
+            if rs.cands[seat] == {self.me} and rs.primary != OBSERVER:
+                rs.sessions[seat] = self._session(seat, number, rs)
+        for seat in rs.sessions:
+            if seat != OBSERVER:
+                self._emit_quiet(seat, rs.sessions[seat].start_round())
+        self._drain()
+        for seat in sorted(taken):
+            if rs.cands[seat] == {adopter}:
+                self._adopted(rs, seat)
         waiting, self._future = self._future, []
         for sender, msg in waiting:
             if self.failed is not None:
                 return
-            rs = self._rs
             if msg.round_no != rs.number:
                 self._fault(sender, f"{self.names[sender]} sent a message of round "
                                     f"{msg.round_no} before round {rs.number}")
                 return
-            for seat in sorted(rs.sessions, key=lambda s: s != self.me):
-                self._emit_quiet(seat, rs.sessions[seat].receive(msg))
-            self._drain()
+            self._take_in(rs, sender, msg)
 
     def _advance(self) -> None:
         """Take every step that is possible now."""
         progress = True
         while progress and self.failed is None and self._rs is not None:
             rs = self._rs
+            if rs.rebuild:
+                self._rebuild_observer(rs)
+            if self._recover_gone(rs) or self._reveal_adopted(rs):
+                continue
             if rs.phase is Phase.CRYPTO:
                 progress = self._deal_step(rs)
             elif rs.phase is Phase.PLAY:
@@ -492,7 +988,7 @@ class Table:
     @property
     def _primary(self) -> Session:
         assert self._rs is not None
-        return self._rs.sessions[self.me]
+        return self._rs.sessions[self._rs.primary]
 
     def _all_done(self, op: int) -> bool:
         assert self._rs is not None
@@ -582,8 +1078,11 @@ class Table:
     def _start_turn(self, rs: _RoundState) -> None:
         assert rs.round is not None
         seat = rs.round.turn
-        rs.deadline = (None if self.config.computer(seat)
-                       else self._now + self.config.turn_timeout_s)
+        timeout = self.config.turn_timeout_s
+        if seat == self.me and self._away_turns:
+            timeout = min(timeout, AWAY_GRACE_S)  # R-TIMER: still away, a short grace
+        rs.deadline = (None if self.config.computer(seat) or seat in rs.bots
+                       else self._now + timeout)
         rs.stood_in = False
         self._events.append(tev.TurnStarted(seat, rs.deadline))
 
@@ -593,7 +1092,25 @@ class Table:
         rs = self._rs
         if rs is None:
             return
-        if isinstance(ev, CardsPlayed):
+        if isinstance(ev, KeyRecovered):
+            rs.recovered.add(ev.seat)
+            if ev.seat == self.me:
+                rs.silent = True
+                kept = [o for o in self._held if o.payload[:1] != bytes([CRYPTO])]
+                rs.unsent += sum(decode(o.payload[1:], sender=None).seat == self.me
+                                 for o in self._held if o not in kept)
+                rs.dropped.update(o.payload for o in self._held if o not in kept)
+                rs.rebuild = bool(rs.dropped)
+                self._held = kept
+            gone = {rs.runner(d) for d in rs.recovered}
+            proxy = min((s for s in range(self.config.players)
+                         if s not in rs.recovered and rs.runner(s) not in gone),
+                        default=rs.proxy())
+            who = "your seat" if ev.seat == self.me else f"{self.names[ev.seat]}'s seat"
+            self._events.append(tev.SeatTakenOver(
+                f"{who} is taken over: its key was rebuilt from the escrow, its hand is open "
+                f"and the computer plays it (sent by {self.names[proxy]})", ev.seat, proxy))
+        elif isinstance(ev, CardsPlayed):
             rs.played.setdefault(ev.seat, []).extend(p for p, _, _ in ev.items)
         elif isinstance(ev, Announced):
             self._take_act(ev.seat, ev.data)
@@ -611,7 +1128,9 @@ class Table:
         except MalformedInput as e:
             raise CheatDetected(f"{name}: {e}", seat=seat,
                                 fault=CryptoFault.MALFORMED) from None
-        if record.round_no != rs.number or record.seat != seat:
+        if (record.round_no != rs.number or record.seat >= self.config.players
+                or (record.seat != seat and record.seat not in rs.recovered
+                    and not self._primary.recovering(record.seat))):
             raise CheatDetected(f"{name} sent an action of round {record.round_no} for seat "
                                 f"{record.seat}", seat=seat, fault=CryptoFault.REPLAY)
         if record.index < rs.applied:
@@ -622,21 +1141,32 @@ class Table:
                                 fault=CryptoFault.UNEXPECTED)
         # the author's PlayCards before this Act (in its chain) belong to it: the session
         # hands an Act over only after every earlier message of its seat
-        rs.buffer.append((seat, record, data, rs.played.pop(seat, [])))
+        rs.buffer.append((record.seat, record, data, rs.played.pop(record.seat, []), seat))
 
     def _ready_to_author(self, seat: int) -> bool:
+        """True when ``seat`` is on turn and the log waits for its next action."""
         rs = self._rs
         return (self.failed is None and rs is not None and rs.phase is Phase.PLAY
                 and rs.round is not None and not rs.round.over and rs.round.turn == seat
-                and seat in rs.sessions and rs.pending is None and rs.authored < rs.applied
+                and rs.pending is None and rs.authored < rs.applied
                 and not any(b[1].index == rs.applied for b in rs.buffer))
 
-    def _positions_for(self, seat: int, action: Action) -> tuple[Position, ...]:
-        """The crypto positions of the cards a play shows, in the play's order."""
+    def _author_for(self, rs: _RoundState, seat: int) -> int | None:
+        """The local session that authors ``seat``'s action (``None``: another node)."""
+        if seat in rs.recovered:
+            proxy = rs.proxy()
+            return proxy if proxy in rs.sessions else None
+        return seat if seat in rs.sessions else None
+
+    def _positions_for(self, seat: int, action: Action,
+                       by: int | None = None) -> tuple[Position, ...]:
+        """The crypto positions of the cards a play shows, in the play's order (``by``:
+        the local session that shows them)."""
         if not isinstance(action, Play):
             return ()
         assert self._rs is not None
-        hand = self._rs.sessions[seat].hand()
+        by = seat if by is None else by
+        hand = self._rs.sessions[by].hand_of(seat) or {}
         chosen: list[Position] = []
         for card in action.cards:
             p = next((p for p, k in sorted(hand.items())
@@ -646,42 +1176,94 @@ class Table:
             chosen.append(p)
         return tuple(chosen)
 
-    def _author(self, seat: int, action: Action, positions: tuple[Position, ...]) -> None:
+    def _author(self, seat: int, action: Action, positions: tuple[Position, ...],
+                by: int | None = None) -> None:
+        """Send ``seat``'s action from the local session ``by`` (``seat`` itself, or the
+        proxy for a seat whose key was recovered)."""
         rs = self._rs
         assert rs is not None
-        session = rs.sessions[seat]
+        by = seat if by is None else by
+        session = rs.sessions[by]
         if positions:
-            self._emit_quiet(seat, session.play(positions))
+            self._emit_quiet(by, session.play(positions, seat=None if by == seat else seat))
         record = ActRecord(round_no=rs.number, index=rs.applied, seat=seat, prev=rs.chain,
                            action=action, positions=positions)
         data = record.encode()
         rs.authored = rs.applied
-        self._emit_quiet(seat, session.announce(data))
-        if seat == self.me:
-            self._take_act(seat, data)
+        self._emit_quiet(by, session.announce(data))
+        if by == rs.primary:
+            self._take_act(by, data)
         self._drain()
 
     def _auto_step(self, rs: _RoundState) -> bool:
-        """Computer seats of this node act; past the deadline the computer plays for us."""
+        """Computer seats of this node act; so do seats taken over when this node sends
+        for them; past the deadline the computer plays for the local player."""
         assert rs.round is not None
         seat = rs.round.turn
-        if not self._ready_to_author(seat):
+        if self._leaving or not self._ready_to_author(seat):
             return False
-        if seat == self.me:
-            if rs.deadline is None or self._now < rs.deadline:
-                return False
-            if not rs.stood_in:
-                rs.stood_in = True
-                self._events.append(tev.Info("the computer played for you"))
-            bot = get_bot(STAND_IN)
+        by = self._author_for(rs, seat)
+        if by is None:
+            return False
+        if seat in rs.bots:
+            action = self._takeover_move(rs, seat)
         else:
-            name = self.config.seats[seat].computer
-            assert name is not None
-            bot = get_bot(name)
-        legal = rs.round.legal_actions()
-        action = bot.choose(view_of(rs.round, seat, self.match), legal, self._bot_rng(seat))
-        self._author(seat, action, self._positions_for(seat, action))
+            if seat == self.me:
+                if rs.deadline is None or self._now < rs.deadline:
+                    return False
+                if not rs.stood_in:
+                    rs.stood_in = True
+                    self._away_turns += 1
+                    self._events.append(tev.Info("the computer played for you"))
+                bot = get_bot(STAND_IN)
+            else:
+                name = self.config.seats[seat].computer
+                assert name is not None
+                bot = get_bot(name)
+            legal = rs.round.legal_actions()
+            action = bot.choose(view_of(rs.round, seat, self.match), legal,
+                                self._bot_rng(seat))
+        self._author(seat, action, self._positions_for(seat, action, by), by)
         return True
+
+    def _takeover_move(self, rs: _RoundState, seat: int,
+                       shown: Sequence[Position] = ()) -> Action:
+        """The deterministic computer's move for a seat taken over: the seat's own
+        computer personality (``Max`` for a person), seeded from the action chain, so
+        every node computes the same move from the same log."""
+        rnd = rs.round
+        assert rnd is not None
+        self._open_hand(rs, seat, shown)
+        bot = get_bot(self.config.seats[seat].computer or STAND_IN)
+        data = (TAKEOVER_TAG + rs.chain + rs.number.to_bytes(4, "big")
+                + rs.applied.to_bytes(4, "big") + bytes([seat]))
+        rng = random.Random(int.from_bytes(hashlib.sha256(data).digest(), "big"))
+        return bot.choose(view_of(rnd, seat, self.match), rnd.legal_actions(), rng)
+
+    def _open_hand(self, rs: _RoundState, seat: int, shown: Sequence[Position]) -> None:
+        """Put the open hand of a seat taken over into the engine (its cards in position
+        order, the same on every node), and the card it drew this turn."""
+        rnd, deck = rs.round, rs.deck
+        assert rnd is not None and deck is not None
+        hand = self._primary.hand_of(seat)
+        if hand is None:
+            return
+        if None in rnd.hands[seat]:
+            # cards shown by a PlayCards whose action is not applied yet are still held
+            held = dict(hand)
+            for p in [*shown, *rs.played.get(seat, [])]:
+                k = self._primary.known_card(p)
+                if k is not None:
+                    held[p] = k
+            cards: list[Card | None] = [card_face(k) for _, k in sorted(held.items())]
+            if len(cards) != len(rnd.hands[seat]):
+                raise CheatDetected(f"the open hand of {self.names[seat]} does not match "
+                                    "the game", seat=None, fault=CryptoFault.UNEXPECTED)
+            rnd.hands[seat] = cards
+        if rnd.turn == seat and rnd.drawn and rnd.last_drawn is None:
+            mine = [p for p, s in deck.drawn if s == seat]
+            if mine:
+                rnd.last_drawn = self._know(mine[-1])
 
     def _bot_rng(self, seat: int) -> random.Random:
         rs = self._rs
@@ -701,6 +1283,8 @@ class Table:
             due = [b for b in rs.buffer if b[1].index == rs.applied]
             if not due:
                 return False
+            if any(b[0] != b[4] and b[0] not in rs.recovered for b in due):
+                return False  # sent for a seat whose key this node is still rebuilding
             turn = rs.round.turn
             # the seat on turn first: any other action for this index is out of turn
             due.sort(key=lambda b: b[0] != turn)
@@ -720,15 +1304,34 @@ class Table:
         return True
 
     def _take_up(self, rs: _RoundState, seat: int, record: ActRecord, data: bytes,
-                 shown: list[Position]) -> None:
+                 shown: list[Position], by: int) -> None:
         """Check an action against the log and the engine and declare its crypto."""
         rnd, deck = rs.round, rs.deck
         assert rnd is not None and deck is not None
         name = self.names[seat]
+        author = rs.runner(by)
+        if author is None:  # cannot happen: the seat sent a message
+            author = self.config.node_of(by)
+        blame = seat if by == seat and seat not in rs.bots else author
 
         def bad(why: str, kind: str = "UNEXPECTED") -> CheatDetected:
-            return CheatDetected(f"{name} {why}", seat=seat, fault=CryptoFault[kind])
+            return CheatDetected(f"{name} {why}", seat=blame, fault=CryptoFault[kind])
 
+        if by != seat and (seat not in rs.recovered or by != rs.proxy()):
+            raise CheatDetected(f"{self.names[author]} sent an action for {name}, which it "
+                                "does not play", seat=author, fault=CryptoFault.UNEXPECTED)
+        if by == seat and seat in rs.recovered:
+            raise CheatDetected(f"{self.names[author]} acted for {name}, whose seat was taken "
+                                f"over (the computer plays it, sent by "
+                                f"{self.names[rs.proxy()]})", seat=author,
+                                fault=CryptoFault.UNEXPECTED)
+        if seat in rs.bots and rnd.turn == seat:
+            expected = self._takeover_move(rs, seat, shown)
+            if record.action != expected:
+                raise CheatDetected(
+                    f"{self.names[author]} sent {record.action} for {name} (taken over), but "
+                    f"the computer plays {expected} there", seat=author,
+                    fault=CryptoFault.ILLEGAL_CLAIM)
         if rnd.turn != seat:
             raise bad(f"acted ({record.action}) out of turn: it is "
                       f"{self.names[rnd.turn]}'s turn")
@@ -825,8 +1428,11 @@ class Table:
     def _end_step(self, rs: _RoundState) -> bool:
         if not rs.revealed:
             rs.revealed = True
-            if not self.observing:
-                self._each(lambda s: s.end_round())
+            for seat in sorted(rs.sessions, key=lambda s: s != rs.primary):
+                session = rs.sessions[seat]
+                if seat != OBSERVER and session.keys_ready and not session.key_revealed:
+                    self._emit_quiet(seat, session.end_round())
+            self._drain()
             return True
         primary = self._primary
         if not primary.keys_revealed:
@@ -837,7 +1443,12 @@ class Table:
     def _finish_round(self, rs: _RoundState) -> None:
         primary = self._primary
         rnd = rs.round
-        heads = b"".join(h for _, h in primary.chain_heads())
+        chains = list(primary.chain_heads())
+        if rs.unsent and rs.primary >= 0:
+            # this node went silent: its own chain as the others saw it
+            count = chains[rs.primary][0] - rs.unsent
+            chains[rs.primary] = (count, primary.chain_head(rs.primary, count))
+        heads = b"".join(h for _, h in chains)
         self._note(rs.number.to_bytes(4, "big") + heads)
         try:
             report = primary.audit()
@@ -868,6 +1479,9 @@ class Table:
                                  points=(0,) * self.config.players, hands=hands)
             self._events.append(tev.RoundOver(result, hands, False, f"audit failed: {e}"))
             raise
+        # seats taken over stay so (run by the lowest live seat) until welcomed back
+        self._taken = {s for s in range(self.config.players)
+                       if s in rs.recovered or rs.runner(s) != self.config.node_of(s)}
         result = self.match.finish_round(replay)
         self._events.append(tev.RoundOver(result, result.hands, True,
                                           "audit passed: the shuffle, every card and every "

@@ -82,4 +82,32 @@ class Info:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class SeatAway(Info):
+    """``seat``'s node is gone (missed heartbeats, :meth:`~p2p8s.table.Table.peer_lost`,
+    or it left). ``paused``: no escrow can take the seat over (fewer than 3 live nodes, or
+    its key is not announced yet): the game waits until it is back."""
+
+    seat: int
+    paused: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTakenOver(Info):
+    """``seat``'s key was rebuilt from the escrow (or it is run by the lowest live seat in
+    a later round): its hand is open and the deterministic computer plays it, its moves
+    sent by ``by`` (the lowest live seat) and checked by every node."""
+
+    seat: int
+    by: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatBack(Info):
+    """``seat``'s node is back (:meth:`~p2p8s.table.Table.peer_back`); a seat that was
+    taken over plays again from the next round it is dealt in."""
+
+    seat: int
+
+
 Event = RoundStarted | TurnStarted | Applied | RoundOver | MatchOver | Fault | Info

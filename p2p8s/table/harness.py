@@ -90,6 +90,10 @@ class TableNet:
         self._order = order_seed
         self._counter = 0
         self._rng = random.Random(seed)
+        #: nodes that crashed (every payload to them is lost) and nodes cut off by a
+        #: network drop (payloads to and from them wait on the links)
+        self.dead: set[int] = set()
+        self.cut: set[int] = set()
 
     # ------------------------------------------------------------------ driving
 
@@ -98,11 +102,68 @@ class TableNet:
         for s, node in self.nodes.items():
             self._post(s, node.start(self.now))
 
+    @property
+    def live(self) -> list[int]:
+        """The human seats whose node runs and is connected."""
+        return [s for s in self.humans if s not in self.dead and s not in self.cut]
+
+    def crash(self, seat: int, *, notify: bool = True) -> None:
+        """``seat``'s node stops for good: what it sent is still delivered, what is sent
+        to it is lost; with ``notify`` every live node is told (``peer_lost``)."""
+        self.dead.add(seat)
+        for (_, b), q in self.links.items():
+            if b == seat:
+                q.clear()
+        if notify:
+            self.notify_lost(seat)
+
+    def cut_off(self, seat: int, *, notify: bool = True) -> None:
+        """A network drop: ``seat``'s node keeps its state; what it sent is delivered,
+        what is sent to it waits until :meth:`reconnect`. With ``notify`` both sides are
+        told (``peer_lost``), as their heartbeats would."""
+        self.cut.add(seat)
+        if notify:
+            self.notify_lost(seat)
+            node = self.nodes[seat]
+            for s in self.live:
+                self._post(seat, node.peer_lost(s, self.now))
+
+    def notify_lost(self, seat: int) -> None:
+        """Tell every live node that ``seat``'s node is gone."""
+        for s in self.live:
+            if s != seat:
+                self._post(s, self.nodes[s].peer_lost(seat, self.now))
+
+    def reconnect(self, seat: int) -> None:
+        """End a network drop: the node first gets every payload it missed (what a
+        runner's resend does), then both sides are told (``peer_back``)."""
+        self.cut.discard(seat)
+        while True:
+            pending = [k for k, q in self.links.items() if q and k[1] == seat]
+            if not pending:
+                break
+            self._deliver_on(min(pending, key=self._age))
+        for s in self.live:
+            if s != seat:
+                self._post(s, self.nodes[s].peer_back(seat, self.now))
+                self._post(seat, self.nodes[seat].peer_back(s, self.now))
+
+    def replace(self, seat: int, node: Table) -> None:
+        """Put a restored node in the place of ``seat``'s crashed node."""
+        self.nodes[seat] = node
+        self.dead.discard(seat)
+        self.cut.discard(seat)
+
+    def leave(self, seat: int) -> None:
+        """``seat``'s player quits: its node sends ``leave`` and stops."""
+        self._post(seat, self.nodes[seat].leave(self.now))
+        self.dead.add(seat)
+
     def step(self) -> bool:
         """Deliver one payload, or let one human who is not idle act, or run the clock."""
         if self.deliver():
             return True
-        for s in self.humans:
+        for s in self.live:
             node = self.nodes[s]
             if s not in self.idle and node.my_turn:
                 view = node.view()
@@ -111,11 +172,11 @@ class TableNet:
                 self.actions += 1
                 self._post(s, node.act(action, self.now))
                 return True
-        timers = [t for t in (n.get_timer() for n in self.nodes.values()) if t is not None]
+        timers = [t for t in (self.nodes[s].get_timer() for s in self.live) if t is not None]
         if timers:
             self.now = max(self.now, min(timers))
-            for s, node in self.nodes.items():
-                self._post(s, node.handle_timer(self.now))
+            for s in self.live:
+                self._post(s, self.nodes[s].handle_timer(self.now))
             return True
         return False
 
@@ -143,7 +204,8 @@ class TableNet:
 
     def deliver(self) -> bool:
         """Deliver one payload; False if none is in flight."""
-        pending = [k for k, q in self.links.items() if q]
+        pending = [k for k, q in self.links.items()
+                   if q and k[1] not in self.dead and k[1] not in self.cut]
         if pending:
             if self._order is None:
                 link = pending[0] if len(pending) == 1 else min(pending, key=self._age)
@@ -151,21 +213,25 @@ class TableNet:
                 self._counter += 1
                 h = hashlib.sha256(self._order + self._counter.to_bytes(8, "big")).digest()
                 link = pending[int.from_bytes(h[:8], "big") % len(pending)]
-            data = self.links[link].popleft()[8:]
-            sender, recipient = link
-            self.delivered += 1
-            node = self.nodes[recipient]
-            if self.keys is not None:
-                self.frames[recipient].append(data)
-                received = wire.decode_body(data[wire.PREFIX_LENGTH:])
-                body = received.message.body
-                assert isinstance(body, wire.Game)
-                payload = body.payload
-            else:
-                payload = data
-            self._post(recipient, node.receive(sender, payload, self.now))
+            self._deliver_on(link)
             return True
         return False
+
+    def _deliver_on(self, link: tuple[int, int]) -> None:
+        """Deliver the oldest payload on ``link``."""
+        data = self.links[link].popleft()[8:]
+        sender, recipient = link
+        self.delivered += 1
+        node = self.nodes[recipient]
+        if self.keys is not None:
+            self.frames[recipient].append(data)
+            received = wire.decode_body(data[wire.PREFIX_LENGTH:])
+            body = received.message.body
+            assert isinstance(body, wire.Game)
+            payload = body.payload
+        else:
+            payload = data
+        self._post(recipient, node.receive(sender, payload, self.now))
 
     def run(self, max_steps: int = 500_000) -> int:
         """Step until nothing moves; returns the number of steps."""
@@ -183,6 +249,7 @@ class TableNet:
         self.events[seat].extend(out.events)
         for msg in out.messages:
             targets = [t for t in self.humans if t != seat] if msg.to is None else [msg.to]
+            targets = [t for t in targets if t not in self.dead]
             if self.keys is not None:
                 self._seq[seat] += 1
                 frame = wire.encode(wire.Message(

@@ -223,3 +223,34 @@ def _report(config: TableConfig, count: int, events: Sequence[tev.Event], table:
     return LogReport(ok=ok, config=config, frames=count, rounds=tuple(rounds),
                      totals=tuple(match.totals), winner=match.winner,
                      finished=table.finished, fault=fault)
+
+
+def records_from_frames(config: TableConfig, frames: Sequence[bytes], *,
+                        me: int) -> list[tuple[int, bytes]]:
+    """The ``(sender seat, payload)`` records of a node's saved signed frames, for
+    :meth:`~p2p8s.table.Table.restore` of seat ``me``: every frame's Ed25519 signature
+    is checked and its signer must hold the seat it claims, so the records carry each
+    author's own word, not the word of the peer that sent the log. Payloads meant for
+    another seat (``to``) and non-game frames are left out.
+
+    Raises :class:`~p2p8s.errors.MalformedInput` naming the seat a bad frame claims.
+    """
+    records: list[tuple[int, bytes]] = []
+    for i, frame in enumerate(frames):
+        body = _body(frame)
+        try:
+            received = wire.decode_body(body)
+        except RemoteError as e:
+            seat = config.seat_of_key(_claimed_key(body))
+            raise MalformedInput(f"frame {i} (seat {seat}) does not verify: {e}") from None
+        msg, content = received.message, received.message.body
+        if not isinstance(content, wire.Game) or not content.payload:
+            continue
+        signer = config.seat_of_key(received.key)
+        if signer is None or (msg.seat is not None and msg.seat != signer):
+            raise MalformedInput(f"frame {i} is signed by a key that does not hold seat "
+                                 f"{msg.seat}")
+        if msg.table != config.table or content.to not in (None, me):
+            continue
+        records.append((signer, content.payload))
+    return records
