@@ -20,6 +20,12 @@ Two built-in policies (:class:`Policy`):
   card to a wild one (wilds are kept as a last resort, the lowest played first), declares
   the suit it holds most of, and with multi_play sheds every card of the played rank,
   ending on the card whose suit it holds most of.
+* ``Policy.SMART`` — the expert's default, closer to the regulars: like GREEDY (counter
+  a penalty with a 2, keep wilds for last, most-held suit, shed a whole rank), but it
+  sheds the most expensive playable card first (R-PTS-TABLE / R-PTS-CLASSIC values; a
+  random one among equally expensive cards); with action cards it attacks a next
+  player holding <= 2 cards with a queen or a 2 (an ace too with 2 players) if it can,
+  and dumps its wild card (worth 50) while some opponent holds a single card.
 
 Randomness comes only from the ``rng`` argument, in a documented order so that the
 engine can be driven in lockstep (the tests do): a choice among ``k > 1`` candidates
@@ -73,7 +79,8 @@ class Policy(IntEnum):
     """Built-in playout policies (see the module docstring)."""
 
     RANDOM = 0  #: the benchmark policy: random playable card, random suit
-    GREEDY = 1  #: the search default: non-wild first, most-held suit, shed same ranks
+    GREEDY = 1  #: non-wild first, most-held suit, shed same ranks
+    SMART = 2  #: the expert's default: GREEDY, but expensive cards first, attacks
 
 
 class Outcome(NamedTuple):
@@ -122,6 +129,18 @@ def _value_table(values: Sequence[int]) -> tuple[int, ...]:
 
 _TABLE13 = _value_table(TABLE_VALUE)
 _CLASSIC13 = _value_table(CLASSIC_VALUE)
+
+
+def _value_groups(values: Sequence[int]) -> tuple[int, ...]:
+    # card masks of equal value (by rank), the most expensive first (SMART policy)
+    by: dict[int, int] = {}
+    for r in range(1, 14):
+        by[values[r - 1]] = by.get(values[r - 1], 0) | _RANK_MASK[r]
+    return tuple(by[v] for v in sorted(by, reverse=True))
+
+
+_TABLE_GROUPS = _value_groups(TABLE_VALUE)
+_CLASSIC_GROUPS = _value_groups(CLASSIC_VALUE)
 
 
 def _mask_value(m: int, t: Sequence[int]) -> int:
@@ -284,7 +303,10 @@ def _run(rules: Ruleset, n: int, h1: list[int], h2: list[int], stock: list[int],
     multi = rules.multi_play
     limit = rules.draw_limit
     reshuffle = rules.reshuffle
-    greedy = policy == Policy.GREEDY
+    smart = policy == Policy.SMART
+    greedy = policy == Policy.GREEDY or smart
+    groups = _TABLE_GROUPS if action else _CLASSIC_GROUPS
+    attackers = _RANK_MASK[12] | _RANK_MASK[2] | (_RANK_MASK[1] if n == 2 else 0)
     two = any(h2) or len(stock) + len(discard) + sum(m.bit_count() for m in h1) > 52
     RM = _RANK_MASK
     SM = _SUIT_MASK
@@ -354,7 +376,28 @@ def _run(rules: Ruleset, n: int, h1: list[int], h2: list[int], stock: list[int],
             else:
                 m = h & (acc | w)
             if m:
-                if greedy and m & ~w:
+                if smart and m & ~w:
+                    p = m & ~w
+                    if action:
+                        if m & w and min((h1[s].bit_count() + h2[s].bit_count()
+                                          if s != seat else 99) for s in range(n)) <= 1:
+                            p = m  # dump the wild (50 points) before someone goes out
+                        elif p & attackers:
+                            nx = (seat + direction) % n
+                            if h1[nx].bit_count() + h2[nx].bit_count() <= 2:
+                                p &= attackers
+                    for g in groups:
+                        if p & g:
+                            p &= g
+                            break
+                    k = p.bit_count()
+                    if k > 1:
+                        k = int(random() * k)
+                        while k:
+                            p &= p - 1
+                            k -= 1
+                    m = p
+                elif greedy and m & ~w:
                     m &= ~w
                     k = m.bit_count()
                     if k > 1:

@@ -40,7 +40,7 @@ from p2p8s.playout import (
     playout,
     playout_result,
 )
-from p2p8s.rules import Ruleset, Variant
+from p2p8s.rules import CLASSIC_VALUE, TABLE_VALUE, Ruleset, Variant
 
 # ------------------------------------------------------------------ the engine side
 
@@ -85,9 +85,9 @@ def _play(r: Round, first: Card, policy: Policy, rng: random.Random) -> Play:
     if wild:
         if not rest:
             return Play((first,))
-        suit = _most_held(rest) if policy == Policy.GREEDY else int(rng.random() * 4)
+        suit = _most_held(rest) if policy != Policy.RANDOM else int(rng.random() * 4)
         return Play((first,), Suit(suit))
-    if policy == Policy.GREEDY and r.rules.multi_play:
+    if policy != Policy.RANDOM and r.rules.multi_play:
         same = sorted(c for c in rest if c.rank == first.rank)
         if same:
             for c in same:
@@ -99,6 +99,26 @@ def _play(r: Round, first: Card, policy: Policy, rng: random.Random) -> Play:
     return Play((first,))
 
 
+def _smart_first(r: Round, firsts: list[Card], rng: random.Random) -> Card:
+    """SMART: the most expensive plain card (attack / wild dump with action cards)."""
+    seat, n = r.turn, r.players
+    w = r.wild[seat]
+    plain = [c for c in firsts if c.rank != w]
+    if not plain:
+        return firsts[0]
+    cands = plain
+    if r.rules.action_cards:
+        sizes = [len(h) for h in r.hands]
+        attack = (12, 2, 1) if n == 2 else (12, 2)
+        if len(plain) < len(firsts) and min(sizes[s] for s in range(n) if s != seat) <= 1:
+            cands = firsts
+        elif sizes[(seat + r.direction) % n] <= 2 and any(c.rank in attack for c in plain):
+            cands = [c for c in plain if c.rank in attack]
+    values = TABLE_VALUE if r.rules.action_cards else CLASSIC_VALUE
+    top = max(values[c] for c in cands)
+    return _pick([c for c in cands if values[c] == top], rng)
+
+
 def engine_choose(r: Round, policy: Policy, rng: random.Random) -> Action:
     """The policy of :mod:`p2p8s.playout`, on the engine's legal actions."""
     legal = r.legal_actions()
@@ -106,7 +126,9 @@ def engine_choose(r: Round, policy: Policy, rng: random.Random) -> Action:
     if r.pending_draw:
         action: Action = _play(r, _pick(firsts, rng), policy, rng) if firsts else TAKE
     elif firsts:
-        if policy == Policy.GREEDY:
+        if policy == Policy.SMART:
+            first = _smart_first(r, firsts, rng)
+        elif policy == Policy.GREEDY:
             w = r.wild[r.turn]
             plain = [c for c in firsts if c.rank != w]
             first = _pick(plain, rng) if plain else firsts[0]

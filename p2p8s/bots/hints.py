@@ -24,7 +24,7 @@ suit the next player lacks; draw or pass when nothing fits (R-DRAW, R-PASS).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from p2p8s.bots.base import View
@@ -72,6 +72,56 @@ def _cards(cards: Sequence[Card]) -> str:
 
 def _suit_name(suit: int) -> str:
     return Suit(suit).name.lower()
+
+
+def _count(k: int, suit: int) -> str:
+    """``a club``, ``three clubs``."""
+    name = _suit_name(suit)
+    return f"a {name[:-1]}" if k == 1 else f"{_n(k)} {name}"
+
+
+def _declare_reason(view: View, know: TableKnowledge, rest: Sequence[Card], suit: int,
+                    who: Callable[[int], str]) -> str:
+    """Why declare ``suit`` with a wild card, ``rest`` being the hand left after it.
+
+    The reason always supports the suit: the cards of it you keep, else a player known
+    to hold none of it (they drew or passed on it), else the cards of it already on the
+    discard pile; it never claims you hold a suit you hold none of.
+    """
+    seat, n = view.seat, view.players
+    wild = view.wild[seat]
+    name = _suit_name(suit)
+    plain = [c for c in rest if c % 13 + 1 != wild]
+    held = sum(1 for c in plain if c // 13 == suit)
+    nxt = (seat + view.direction) % n
+    if know.void(nxt, suit):
+        return f"Change to {name}: {who(nxt)} drew on {name} and has none."
+    if held:
+        if held == len(plain):
+            if held == 1:
+                return f"Change to {name}: your only other card is {_count(1, suit)}."
+            every = "both" if held == 2 else f"all {_n(held)}"
+            return f"Change to {name}: {every} of your other cards are {name}."
+        longest = all(held > sum(1 for c in plain if c // 13 == t)
+                      for t in range(4) if t != suit)
+        tail = ", your longest suit" if longest else ""
+        return f"Change to {name}: you hold {_count(held, suit)}{tail}."
+    if not plain:
+        what = ("an 8" if wild == 8 else "a wild card") if len(rest) == 1 else \
+            f"{_n(len(rest))} {'8s' if wild == 8 else 'wild cards'}"
+        fits = "it fits" if len(rest) == 1 else "they fit"
+        return f"Change to {name}: all you keep is {what}, and {fits} any suit."
+    for s in sorted((s for s in range(n) if s not in (seat, nxt)),
+                    key=lambda s: ((s - seat) * view.direction) % n):
+        if know.void(s, suit):
+            return (f"Change to {name}: you hold none, but {who(s)} drew on {name} "
+                    "and has none either.")
+    gone = sum(1 for c in view.discard if c // 13 == suit and c % 13 + 1 != wild)
+    if gone >= 4:
+        return (f"Change to {name}: you hold none, but {_count(gone, suit)} are already "
+                "on the discard pile, so the others are short of them too.")
+    return (f"Change to {name}: you hold none, but the look-ahead finds the others "
+            f"least able to follow {name}.")
 
 
 def explain(view: View, legal: Sequence[Action], action: Action, *,
@@ -130,11 +180,8 @@ def explain(view: View, legal: Sequence[Action], action: Action, *,
         if view.hand_sizes[closest] <= 1:
             return (f"Get rid of your {Card(last).pretty()} now: {who(closest)} has one "
                     f"card left, and it is worth {card_value(Card(last), view.rules)} points.")
-        suit = action.suit if action.suit is not None else last // 13
-        held = sum(1 for c in rest if c // 13 == suit and c % 13 + 1 != wild)
-        if know.void(nxt, suit):
-            return (f"Change to {_suit_name(suit)}: {who(nxt)} drew on it and has none.")
-        return f"Change to {_suit_name(suit)}: you hold {_n(held)} of them."
+        suit = int(action.suit) if action.suit is not None else last // 13
+        return _declare_reason(view, know, rest, suit, who)
     if any(c % 13 + 1 == wild for c in rest):
         return f"Keep your {'8' if wild == 8 else 'wild card'}: you can follow suit with " \
                f"{Card(cards[0]).pretty()}."

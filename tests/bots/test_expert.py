@@ -64,3 +64,41 @@ def test_bad_budgets_are_refused() -> None:
         ExpertBot(playouts=0)
     with pytest.raises(ValueError):
         ExpertBot(max_candidates=0)
+
+
+def test_utility_is_match_aware_under_table_rules() -> None:
+    import dataclasses
+
+    view = _positions()[0][0]
+    assert view.players == 4 and view.seat in range(4)
+    s = view.seat
+    pts = [10, 10, 10, 10]
+    pts[s] = 0
+    # no match: the others' mean minus the own points
+    base = dataclasses.replace(view, totals=(), target=0)
+    assert expert_mod.utility(base, pts) == 10.0
+    # the match goes on: no bonus
+    calm = dataclasses.replace(view, totals=(50, 50, 50, 50), target=200)
+    assert expert_mod.utility(calm, pts) == 10.0
+    # someone reaches the target and the expert's total is the lowest: it wins the match
+    ends = [150, 150, 190, 190]
+    ends[s], ends[(s + 2) % 4] = 120, 195
+    won = dataclasses.replace(view, totals=tuple(ends), target=200)
+    assert expert_mod.utility(won, pts) == 10.0 + expert_mod.MATCH_BONUS
+    # ... and when another total is lower, it loses it
+    ends[(s + 1) % 4] = 100
+    lost = dataclasses.replace(view, totals=tuple(ends), target=200)
+    assert expert_mod.utility(lost, pts) == 10.0 - expert_mod.MATCH_BONUS
+    # a shared lowest total (120 + 0 and 110 + 10): another round, no bonus either way
+    ends[(s + 1) % 4] = 110
+    tied = dataclasses.replace(view, totals=tuple(ends), target=200)
+    assert expert_mod.utility(tied, pts) == 10.0
+    # classic and countdown ignore the match
+    assert expert_mod.utility(dataclasses.replace(won, rules=Ruleset.classic()), pts) == -10.0
+
+
+def test_the_expert_plays_out_greedily_by_default_and_smart_on_request() -> None:
+    assert ExpertBot().policy == p2p8s.playout.Policy.GREEDY
+    view, legal = _positions()[0]
+    greedy = ExpertBot(playouts=32, policy=p2p8s.playout.Policy.SMART)
+    assert greedy.choose(view, legal, random.Random(1)) in legal
