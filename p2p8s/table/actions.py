@@ -37,9 +37,8 @@ from dataclasses import dataclass
 
 import msgpack
 
-from p2p8s.cards import Card, Suit
 from p2p8s.crypto.deck import Position
-from p2p8s.engine import DRAW, PASS, TAKE, Action, Draw, Pass, Play, Take
+from p2p8s.engine import Action, format_action, parse_action
 from p2p8s.errors import MalformedInput
 
 CRYPTO = 1
@@ -69,33 +68,8 @@ def chain_next(head: bytes, data: bytes) -> bytes:
     return hashlib.sha512(_lp(ACT_TAG) + head + _lp(data)).digest()[:32]
 
 
-def action_text(action: Action) -> str:
-    """Compact text of an action: ``draw``, ``pass``, ``take``, ``QS,QH``, ``8S/H``."""
-    if isinstance(action, Draw):
-        return "draw"
-    if isinstance(action, Pass):
-        return "pass"
-    if isinstance(action, Take):
-        return "take"
-    text = ",".join(str(c) for c in action.cards)
-    return text + (f"/{action.suit.letter}" if action.suit is not None else "")
-
-
-def parse_action(text: str) -> Action:
-    """Inverse of :func:`action_text`; raises MalformedInput."""
-    simple: dict[str, Action] = {"draw": DRAW, "pass": PASS, "take": TAKE}
-    if text in simple:
-        return simple[text]
-    cards_text, slash, suit_text = text.partition("/")
-    try:
-        cards = tuple(Card.parse(c) for c in cards_text.split(","))
-        suit = Suit.parse(suit_text) if slash else None
-    except (ValueError, MalformedInput) as exc:
-        raise MalformedInput(f"bad action {text[:40]!r}: {exc}") from None
-    play = Play(cards, suit)
-    if action_text(play) != text:
-        raise MalformedInput(f"bad action {text[:40]!r}: not in canonical form")
-    return play
+#: The compact action text of the action records (one canonical form, from the engine).
+action_text = format_action
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
