@@ -37,13 +37,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from crypto_bench import REFERENCE_MUL_US, mul_us  # the one calibration, beside this script
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p8s.bots.base import Bot, View
 from p2p8s.bots.registry import get_bot
 from p2p8s.codes import code_key, table_id
-from p2p8s.crypto import group
-from p2p8s.crypto.rand import seeded
 from p2p8s.engine import Action, Draw, Take
 from p2p8s.net.lobby import LobbyView, Seating, host_lobby, join_lobby
 from p2p8s.net.node import Node
@@ -56,23 +55,6 @@ from p2p8s.wire import Roster, SeatEntry
 CODE = "BENCH1"
 GOALS_DEAL_S = {4: 0.5, 7: 1.5}
 GOAL_MOVE_P95_S = 0.050
-#: µs per variable-base scalar multiplication on an idle core of the reference machine
-#: (the same figure as in crypto_bench.py).
-REFERENCE_MUL_US = 78.0
-
-
-def mul_us() -> float:
-    """Microseconds per variable-base scalar multiplication on this machine, now
-    (the median of five runs of 100)."""
-    s = group.random_scalar(seeded(b"bench"))
-    p = group.hash_to_point(b"bench", b"p")
-    runs = []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(100):
-            group.mul(s, p)
-        runs.append((time.perf_counter() - t0) / 100 * 1e6)
-    return statistics.median(runs)
 
 
 class _Quiet(LobbyView):
