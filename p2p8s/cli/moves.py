@@ -157,8 +157,9 @@ def parse_input(text: str, hand: Sequence[Card]) -> Action | Command | CardChoic
         n = number_of(word)
         if n is not None:
             if not 1 <= n <= len(hand):
-                raise MalformedInput(f"there is no card {n}: your cards are numbered "
-                                     f"1 to {len(hand)}")
+                raise MalformedInput(f"there is no card {n}: " + (
+                    "you hold one card, number 1" if len(hand) == 1
+                    else f"your cards are numbered 1 to {len(hand)}"))
             if n - 1 in used:
                 raise MalformedInput(f"card {n} is listed twice")
             used.append(n - 1)

@@ -71,8 +71,9 @@ def _seat(names: Sequence[str], seat: int) -> str:
 
 
 def _who(names: Sequence[str], seats: Sequence[int], me: int) -> tuple[str, bool]:
-    """Names joined with "and"; True if "You" is among them (plural verb)."""
-    words = ["You" if s == me else _seat(names, s) for s in seats]
+    """Names joined with "and" (``you`` for ``me``: the text goes mid-sentence); True if
+    "you" is among them or there are several (plural verb)."""
+    words = ["you" if s == me else _seat(names, s) for s in seats]
     text = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
     return text, len(words) > 1 or me in seats
 

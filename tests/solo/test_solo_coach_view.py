@@ -189,7 +189,7 @@ def test_describe_turns() -> None:
                            rules=rules) == "Bo took the draw penalty: 2 cards."
     q = Event(2, Play((Card.parse("QS"),)))
     assert v.describe_turn([q], names, look, me=0, players=3, rules=rules) == \
-        "Bo played Q♠ — You miss a turn."
+        "Bo played Q♠ — you miss a turn."
     assert v.describe_turn([q], names, look, me=0, players=3, rules=rules, final=True) == \
         "Bo played Q♠ and went out!"
 

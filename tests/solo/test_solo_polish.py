@@ -109,7 +109,7 @@ def test_two_queens_with_two_players() -> None:
         "Max played A♦ A♣ — two skips go round the table: you play next.")
     one = Event(0, Play((Card.parse("QS"),)))
     assert v.describe_turn([one], names, look, me=0, players=2, rules=rules) == (
-        "You played Q♠ — You play again.")
+        "You played Q♠ — you play again.")
 
 
 def test_the_drawn_card_is_named_in_the_clients_style() -> None:
@@ -288,3 +288,24 @@ def test_an_unwritable_settings_dir_is_reported_plainly(home: Home) -> None:
 def test_suit_words() -> None:
     assert moves.read_suit("x") is None and moves.parse_suit("x") is None
     assert moves.read_suit("s") is Suit.SPADES
+
+
+def test_card_number_out_of_range_with_one_card_says_so() -> None:
+    hand = parse_cards(["7H"])
+    with pytest.raises(MalformedInput, match=r"^there is no card 2: you hold one card, "
+                                             r"number 1$"):
+        parse_input("2", hand)
+    with pytest.raises(MalformedInput, match=r"your cards are numbered 1 to 2$"):
+        parse_input("3", parse_cards(["7H", "8S"]))
+
+
+def test_effects_name_you_in_lower_case_mid_sentence() -> None:
+    look = v.Look()
+    names = ["You", "Max", "Ada"]
+    rules = SoloSettings().rules
+    two = Event(1, Play((Card.parse("2H"),)), penalty=2)
+    queen = Event(2, Play((Card.parse("QH"),)))
+    assert v.describe_turn([two], names, look, me=0, players=3, rules=rules) == (
+        "Max played 2♥ — draw penalty 2 for you.")
+    assert v.describe_turn([queen], names, look, me=0, players=3, rules=rules) == (
+        "Ada played Q♥ — you miss a turn.")
