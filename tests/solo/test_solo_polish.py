@@ -303,9 +303,9 @@ def test_effects_name_you_in_lower_case_mid_sentence() -> None:
     look = v.Look()
     names = ["You", "Max", "Ada"]
     rules = SoloSettings().rules
-    two = Event(1, Play((Card.parse("2H"),)), penalty=2)
+    two = Event(2, Play((Card.parse("2H"),)), penalty=2)
     queen = Event(2, Play((Card.parse("QH"),)))
     assert v.describe_turn([two], names, look, me=0, players=3, rules=rules) == (
-        "Max played 2♥ — draw penalty 2 for you.")
+        "Ada played 2♥ — draw penalty 2 for you.")
     assert v.describe_turn([queen], names, look, me=0, players=3, rules=rules) == (
         "Ada played Q♥ — you miss a turn.")
