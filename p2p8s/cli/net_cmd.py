@@ -16,7 +16,7 @@ import secrets
 import signal
 import sys
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -36,15 +36,17 @@ from p2p8s.codes import (
 from p2p8s.errors import LocalError
 from p2p8s.net.discovery import (
     Advertiser,
+    MdnsHandle,
     TableCard,
     browse,
+    find_node,
     find_table,
     lan_addresses,
     open_zeroconf,
     with_free,
 )
 from p2p8s.net.lobby import GameRunner, Mesh, Seating, host_lobby, join_lobby
-from p2p8s.net.node import Node
+from p2p8s.net.node import JoinRefused, Node
 from p2p8s.net.runner import EOF_MARK, Options, play_table
 from p2p8s.rules import Ruleset
 from p2p8s.store.identity import identity_fingerprint, load_or_create_identity
@@ -52,16 +54,55 @@ from p2p8s.wire import MAX_NAME, VERSION, Roster, SeatEntry
 
 #: The computer player that takes your seat with a bare ``--auto``.
 AUTO_DEFAULT = "expert"
+#: Times ``join`` tries again, a second apart, while the table still holds this key's
+#: old connection (a node back from a crash before the others noticed).
+REJOIN_TRIES = 8
+#: Seconds one mDNS look-up for a lost peer may take.
+FIND_PEER_S = 2.0
+
+
+def play_card(mesh: Mesh) -> TableCard:
+    """The mDNS card of this node in play: table id (never the code), its seat, name and
+    key fingerprint, so a peer that lost it (or a restarted player) finds it again."""
+    entry = mesh.roster.entry(mesh.seat)
+    return TableCard(version=VERSION, table_id=mesh.node.table.hex(),
+                     host_name=entry.name if entry is not None else mesh.node.name,
+                     rules=mesh.roster.rules, seats=mesh.roster.size, free=0,
+                     fingerprint=fingerprint(mesh.node.key), seat=mesh.seat)
+
+
+def _finder(aiozc: MdnsHandle, table: bytes) -> Callable[[int], Awaitable[list[
+        tuple[str, int]]]]:
+    async def find(seat: int) -> list[tuple[str, int]]:
+        return await find_node(aiozc, table.hex(), seat, timeout_s=FIND_PEER_S)
+
+    return find
+
+
+async def _advertise_in_play(mesh: Mesh, ready: asyncio.Future[MdnsHandle | None]) -> None:
+    """Advertise this node in play until cancelled (mDNS errors are reported once)."""
+    try:
+        async with open_zeroconf() as aiozc, Advertiser(aiozc, play_card(mesh),
+                                                        port=mesh.node.port):
+            ready.set_result(aiozc)
+            await asyncio.Event().wait()
+    except Exception as exc:  # multicast may be unavailable: the roster addresses remain
+        if not ready.done():
+            ready.set_result(None)
+        click.echo(f"(mDNS unavailable, this node is not advertised: {exc})", err=True)
 
 
 def table_runner(*, auto: str | None = None, rounds: int | None = None,
-                 ascii: bool = False, lines: asyncio.Queue[str] | None = None) -> GameRunner:
+                 ascii: bool = False, lines: asyncio.Queue[str] | None = None,
+                 mdns: bool = False, aiozc: MdnsHandle | None = None) -> GameRunner:
     """A game runner that plays the dealt table in this terminal.
 
     ``auto`` (a personality; ``""`` = the expert) lets the computer play the local seat,
     ``rounds`` stops after that many rounds, ``lines`` are the typed lines (default: a
-    fresh reader of stdin). Raises :class:`~p2p8s.errors.LocalError` subclasses when a
-    player leaves mid-match or the table fails.
+    fresh reader of stdin). ``mdns`` advertises this node in play (:func:`play_card`)
+    and looks lost peers up by mDNS; ``aiozc``: the caller advertises, look up with it.
+    Raises :class:`~p2p8s.errors.LocalError` subclasses when the match cannot go on
+    without a player who left, or the table fails.
     """
     from p2p8s.cli.table_view import TableScreen
     from p2p8s.cli.terminal import Terminal
@@ -73,8 +114,26 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
         term = Terminal(ascii=ascii)
         screen = TableScreen(term, me=mesh.seat)
         options = Options(auto=bot, rounds=rounds, auto_delay_s=term.pace_s if bot else 0.0)
-        await play_table(mesh, screen, options=options,
-                         lines=lines if lines is not None else _stdin_lines())
+        advertising: asyncio.Task[None] | None = None
+        if aiozc is not None:
+            options.find_peer = _finder(aiozc, mesh.node.table)
+        elif mdns:
+            ready: asyncio.Future[MdnsHandle | None] = asyncio.Future()
+            advertising = asyncio.ensure_future(_advertise_in_play(mesh, ready))
+
+            async def find(seat: int) -> list[tuple[str, int]]:
+                zc = await ready
+                return [] if zc is None else await _finder(zc, mesh.node.table)(seat)
+
+            options.find_peer = find
+        try:
+            await play_table(mesh, screen, options=options,
+                             lines=lines if lines is not None else _stdin_lines())
+        finally:
+            if advertising is not None:
+                advertising.cancel()
+                with contextlib.suppress(BaseException):
+                    await advertising
 
     return run
 
@@ -265,6 +324,8 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
             click.echo(f"Link: {format_link(code, first, node.port)}")
             async with contextlib.AsyncExitStack() as stack:
                 on_change = None
+                aiozc: MdnsHandle | None = None
+                advertiser: Advertiser | None = None
                 if not no_mdns:
                     try:
                         aiozc = await stack.enter_async_context(open_zeroconf())
@@ -302,7 +363,14 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
                 if mesh is None:
                     click.echo("Table closed.")
                     return 0
-                runner = table_runner(auto=auto, rounds=rounds, ascii=ascii_, lines=commands)
+                if advertiser is not None and aiozc is not None:
+                    try:  # dealt: the host is a node in play like the others
+                        await advertiser.async_replace(play_card(mesh))
+                    except Exception as exc:
+                        click.echo(f"(mDNS: could not advertise the table in play: {exc})",
+                                   err=True)
+                runner = table_runner(auto=auto, rounds=rounds, ascii=ascii_, lines=commands,
+                                      aiozc=aiozc)
                 await runner(mesh)
                 await node.flush()
         return 0
@@ -318,9 +386,11 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
 @click.option("--timeout", "timeout_s", type=click.FloatRange(0.5, 120), default=8.0,
               show_default=True, help="Seconds to look for the table by mDNS.")
 @click.option("--yes", "-y", is_flag=True, help="Sit down without asking.")
+@click.option("--no-mdns", is_flag=True,
+              help="Do not advertise this node by mDNS while playing.")
 @_game_options
-def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, auto: str | None,
-             rounds: int | None, ascii_: bool) -> None:
+def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, no_mdns: bool,
+             auto: str | None, rounds: int | None, ascii_: bool) -> None:
     """Join a friend's table: INVITE is CODE, CODE@HOST:PORT or p2p8s://CODE@HOST:PORT."""
     parsed: Invite = parse_invite(invite)
     player = _check_name(name or _default_name())
@@ -332,10 +402,10 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, auto: s
 
     async def main() -> int:
         lines = _stdin_lines()
+        dots = "..." if ascii_ else "…"
         if parsed.host is not None and parsed.port is not None:
             addresses = [(parsed.host, parsed.port)]
         else:
-            dots = "..." if ascii_ else "…"
             click.echo(f"Looking for table {code} on the local network{dots}")
             async with open_zeroconf() as aiozc:
                 card = await find_table(aiozc, tid.hex(), timeout_s=timeout_s)
@@ -360,12 +430,27 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, auto: s
 
         async with Node(identity=identity, name=player, code_key=key, table=tid) as node:
             click.echo(f"Your key: {identity_fingerprint(identity)}")
-            mesh = await join_lobby(node, addresses, view=_TerminalView(me=node.key, ascii=ascii_),
-                                    confirm=confirm)
+            view = _TerminalView(me=node.key, ascii=ascii_)
+            for attempt in range(REJOIN_TRIES):
+                try:
+                    mesh = await join_lobby(node, addresses, view=view, confirm=confirm)
+                    break
+                except JoinRefused as exc:
+                    # back after a crash: the table has not noticed the old connection
+                    # die yet (at most a few seconds of missing heartbeats)
+                    if exc.code != "duplicate" or attempt == REJOIN_TRIES - 1:
+                        raise
+                    await asyncio.sleep(1.0)
             if mesh is None:
                 click.echo("You did not sit down.")
                 return 0
-            await table_runner(auto=auto, rounds=rounds, ascii=ascii_, lines=lines)(mesh)
+            if mesh.rejoined:
+                reached = ", ".join(e.name for e in mesh.roster.seats
+                                    if e.seat in mesh.peers)
+                click.echo(f"This table is in play and your key holds seat {mesh.seat}: "
+                           f"rejoining (connected to {reached}); asking for the log{dots}")
+            await table_runner(auto=auto, rounds=rounds, ascii=ascii_, lines=lines,
+                               mdns=not no_mdns)(mesh)
             await node.flush()
         return 0
 

@@ -43,7 +43,7 @@ from p2p8s.cli.terminal import Terminal
 from p2p8s.coach import Coach
 from p2p8s.engine import Action, Draw, Play
 from p2p8s.errors import IllegalAction, MalformedInput
-from p2p8s.net.runner import Leave, Think, Typed, left_the_table
+from p2p8s.net.runner import DONE_REASON, LEFT_REASON, Leave, Think, Typed, left_the_table
 from p2p8s.table import Table, TableConfig
 from p2p8s.table import events as tev
 
@@ -52,7 +52,7 @@ AUDIT_OK = "audit: every card checked ✓"
 
 TABLE_HELP = (
     "  At this table: each turn has 30 seconds, then the computer plays it for you.",
-    "  quit     leave the table (the match cannot go on without you)",
+    "  quit     leave the table (the computer plays your seat)",
 )
 
 
@@ -202,13 +202,16 @@ class TableScreen:
                 self.say(event.text)
 
     def presence(self, seat: int, name: str, *, connected: bool, reason: str) -> None:
-        """A node left (or came back)."""
+        """A node left, was lost, or came back (``reason`` says how)."""
         if connected:
             self.gone.pop(seat, None)
-            self.say(f"{name} is connected.")
-        else:
+            self.say(f"{name} is back ({reason})." if reason else f"{name} is connected.")
+        elif reason in ("", LEFT_REASON, DONE_REASON):
             self.gone[seat] = reason
             self.say(self.look.paint(f"{left_the_table(name, reason)}.", "yellow"))
+        else:
+            self.gone[seat] = reason
+            self.say(self.look.paint(f"Lost the connection to {name} ({reason}).", "yellow"))
 
     def turn(self, table: Table, now: float) -> None:
         """Show the table and the hand, then the prompt with the seconds left."""

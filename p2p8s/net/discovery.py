@@ -33,6 +33,8 @@ from p2p8s.rules import Ruleset
 SERVICE_TYPE = "_p2p8s._tcp.local."
 #: Seconds to wait for one service's SRV/TXT/A records.
 RESOLVE_TIMEOUT_S = 3.0
+#: The process's zeroconf handle (:func:`open_zeroconf`), for callers outside p2p8s.net.
+MdnsHandle = AsyncZeroconf
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,12 +52,20 @@ class TableCard:
     fingerprint: str
     addresses: tuple[str, ...] = ()
     port: int = 0
+    #: set once dealt: the advertising node's seat (every node of a table in play
+    #: advertises itself, so a lost or restarted player finds any of them); then
+    #: ``host_name`` is that node's player and ``fingerprint`` its key's
+    seat: int | None = None
 
     def to_txt(self) -> dict[str, str]:
         """TXT key/value pairs (each well under the 255-byte limit of RFC 6763 §6.1)."""
-        return {"v": str(self.version), "id": self.table_id, "host": self.host_name[:63],
-                "rules": json.dumps(self.rules.to_dict(), separators=(",", ":")),
-                "seats": str(self.seats), "free": str(self.free), "fp": self.fingerprint}
+        txt = {"v": str(self.version), "id": self.table_id, "host": self.host_name[:63],
+               "rules": json.dumps(self.rules.to_dict(), separators=(",", ":")),
+               "seats": str(self.seats), "free": str(self.free), "fp": self.fingerprint}
+        if self.seat is not None:
+            txt["play"] = "1"
+            txt["seat"] = str(self.seat)
+        return txt
 
     @classmethod
     def from_txt(cls, txt: dict[str, str | None], *, addresses: tuple[str, ...] = (),
@@ -68,13 +78,18 @@ class TableCard:
                        host_name=str(txt.get("host") or "?"),
                        rules=Ruleset.from_dict(rules_obj), seats=int(txt.get("seats") or ""),
                        free=int(txt.get("free") or ""), fingerprint=str(txt.get("fp") or ""),
-                       addresses=addresses, port=port)
+                       addresses=addresses, port=port,
+                       seat=int(txt.get("seat") or "") if txt.get("play") == "1" else None)
         except (KeyError, ValueError, TypeError) as exc:
             raise MalformedInput(f"not a p2p8s table card: {exc}") from None
 
     def describe(self) -> str:
         """One line for ``p2p8s tables``."""
         where = ", ".join(_fmt(a, self.port) for a in self.addresses) or "?"
+        if self.seat is not None:
+            return (f"{self.host_name} (seat {self.seat}) at a table in play  "
+                    f"{self.rules.describe()}  key {self.fingerprint}  id {self.table_id}  "
+                    f"at {where}")
         return (f"{self.host_name}'s table  {self.seats - self.free}/{self.seats} seated, "
                 f"{self.free} free  {self.rules.describe()}  key {self.fingerprint}  "
                 f"id {self.table_id}  at {where}")
@@ -110,6 +125,8 @@ def open_zeroconf() -> AsyncZeroconf:
 
 def _instance_name(card: TableCard) -> str:
     label = re.sub(r"[^\w' -]", "", card.host_name)[:40].strip() or "p2p8s"
+    if card.seat is not None:
+        return f"{label} seat {card.seat} at {card.table_id[:6]}.{SERVICE_TYPE}"
     return f"{label}'s table {card.table_id[:6]}.{SERVICE_TYPE}"
 
 
@@ -125,9 +142,10 @@ class Advertiser:
         self._info = self._service_info(_instance_name(card))
 
     def _service_info(self, name: str) -> AsyncServiceInfo:
+        seat = "" if self.card.seat is None else f"-s{self.card.seat}"
         return AsyncServiceInfo(SERVICE_TYPE, name, port=self._port,
                                 properties=self.card.to_txt(),
-                                server=f"p2p8s-{self.card.table_id}.local.",
+                                server=f"p2p8s-{self.card.table_id}{seat}.local.",
                                 parsed_addresses=self._addresses)
 
     async def __aenter__(self) -> Advertiser:
@@ -144,6 +162,27 @@ class Advertiser:
         self.card = card
         self._info = self._service_info(self._info.name)
         await (await self._aiozc.async_update_service(self._info))
+
+    async def async_replace(self, card: TableCard) -> None:
+        """Publish ``card`` under its own name instead (the table is dealt: the host
+        now advertises itself as a node in play, like every other node)."""
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(
+                await self._aiozc.async_unregister_service(self._info), 2.0)
+        self.card = card
+        self._info = self._service_info(_instance_name(card))
+        await (await self._aiozc.async_register_service(self._info, allow_name_change=True))
+
+
+async def find_node(aiozc: AsyncZeroconf, table_id_hex: str, seat: int, *,
+                    timeout_s: float) -> list[tuple[str, int]]:
+    """Where the node at ``seat`` of the table in play with this id listens now, as
+    advertised by itself (``[(address, port), …]``; empty if it did not answer)."""
+    def match(card: TableCard) -> bool:
+        return card.table_id == table_id_hex and card.seat == seat
+
+    cards = await browse(aiozc, timeout_s=timeout_s, until=match)
+    return [(a, c.port) for c in cards if match(c) for a in c.addresses]
 
 
 async def browse(aiozc: AsyncZeroconf, *, timeout_s: float,

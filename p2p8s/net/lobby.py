@@ -39,6 +39,8 @@ from p2p8s.wire import (
 MESH_TIMEOUT_S = 15.0
 #: Seconds a joiner waits for the host to show the table or answer ``sit``.
 ANSWER_TIMEOUT_S = 10.0
+#: Seconds a restarted node let back in spends reaching the other seats.
+REJOIN_DIAL_S = 6.0
 
 
 class TableFull(LocalError):
@@ -124,6 +126,9 @@ class Mesh:
     peers: dict[int, Connection]
     digest: bytes
     early: list[NetEvent] = field(default_factory=list)
+    #: this node restarted and was let back in after the deal (:func:`join_lobby`): the
+    #: runner rebuilds the table from a peer's log; ``peers`` holds the nodes reached
+    rejoined: bool = False
 
     def send(self, seat: int, payload: bytes, *, prev: bytes = b"") -> bytes:
         """Send an opaque game ``payload`` to one seat; returns the message hash."""
@@ -137,10 +142,12 @@ class Mesh:
     def post(self, to: int | None, payload: bytes, *, prev: bytes = b"") -> tuple[bytes, bytes]:
         """Sign a game ``payload`` once and send it to seat ``to`` (None: every other
         seat); returns ``(message hash, signed frame body)`` — the body is what a table
-        log keeps (the same bytes every recipient receives)."""
+        log keeps (the same bytes every recipient receives). A seat whose connection is
+        missing or closed gets nothing (the runner resends when it is back)."""
         frame = self.node.frame(Game(to=to, payload=payload), prev=prev)
-        for conn in self.peers.values() if to is None else [self.peers[to]]:
-            self.node.send_frame(conn, frame)
+        for seat, conn in list(self.peers.items()):
+            if to is None or seat == to:  # a seat not connected now gets nothing
+                self.node.send_frame(conn, frame)
         return message_hash(frame[4:]), frame[4:]
 
     async def next_event(self, timeout_s: float | None = None) -> NetEvent:
@@ -295,7 +302,8 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
     host leaves.
     """
     host = await node.connect_any(addresses, role=Role.JOIN)
-    host.set_seat(0)
+    if host.hello.role is Role.HOST:
+        host.set_seat(0)
     inbox = _Inbox(node, None)
     echoes: dict[bytes, bytes] = {}
     roster: Roster | None = None
@@ -311,6 +319,11 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
             match item:
                 case Incoming(peer=conn, received=rec) if conn is host:
                     body = rec.message.body
+                    if isinstance(body, Welcome) and node.seat is None and not body.roster.open:
+                        # the game has started and this key holds a seat: a node of the
+                        # table lets it back in (it restarted)
+                        return await _rejoin_mesh(node, host, body, inbox,
+                                                  timeout_s=REJOIN_DIAL_S)
                     if isinstance(body, Welcome):
                         node.seat = body.seat
                         roster = _follow(node, roster, body.roster, view, dialling)
@@ -350,6 +363,46 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
             task.cancel()
 
 
+async def _rejoin_mesh(node: Node, first: Connection, welcome: Welcome, inbox: _Inbox, *,
+                       timeout_s: float) -> Mesh:
+    """This node restarted and ``first`` (a node in play) let it back in at
+    ``welcome.seat``: dial every other seat of the final roster it can reach (some may
+    be gone) within ``timeout_s`` and return the :class:`Mesh` with ``rejoined`` set.
+    Events that arrive meanwhile are kept for the runner (``early``)."""
+    roster = welcome.roster
+    node.seat = welcome.seat
+    first.set_seat(roster.seat_of(first.key))
+    others = [e for e in roster.seats if e.seat != welcome.seat and e.key != first.key]
+    tasks = [asyncio.ensure_future(_dial(node, entry, attempts=3)) for entry in others]
+    early: list[NetEvent] = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    try:
+        while not all(t.done() for t in tasks) and loop.time() < deadline:
+            try:
+                item = await inbox.next(min(0.1, max(0.0, deadline - loop.time())))
+            except TimeoutError:
+                continue
+            if isinstance(item, Connected):
+                seat = roster.seat_of(item.peer.key)
+                if seat is None:
+                    node.close_peer(item.peer, "not seated at this table",
+                                    refuse="unknown-peer")
+                else:
+                    item.peer.set_seat(seat)
+            elif not isinstance(item, str):
+                early.append(item)
+    finally:
+        for task in tasks:
+            task.cancel()
+    peers = {seat: conn for key, conn in node.peers.items()
+             if (seat := roster.seat_of(key)) is not None and seat != welcome.seat}
+    for conn in peers.values():
+        conn.set_seat(roster.seat_of(conn.key))
+    return Mesh(node=node, roster=roster, seat=welcome.seat, peers=peers,
+                digest=roster_digest(roster), early=early, rejoined=True)
+
+
 async def _while_connected(answer: asyncio.Future[bool], host: Connection) -> bool:
     """The person's answer, or False if the host connection drops meanwhile."""
     while not host.closed:
@@ -385,9 +438,9 @@ def _follow(node: Node, old: Roster | None, new: Roster, view: LobbyView,
     return new
 
 
-async def _dial(node: Node, entry: SeatEntry) -> None:
+async def _dial(node: Node, entry: SeatEntry, *, attempts: int = 20) -> None:
     """Connect to a higher seat, retrying for a while (its listener may be starting)."""
-    for attempt in range(20):
+    for attempt in range(attempts):
         if entry.key in node.peers:
             return
         try:

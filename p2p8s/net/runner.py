@@ -10,7 +10,8 @@
   :class:`~p2p8s.table.Outgoing` with :meth:`Mesh.post`, chaining ``prev`` to the
   previous game message this node handled;
 - drives :meth:`Table.handle_timer` from the loop's monotonic clock via
-  :meth:`Table.get_timer` (the 30-second turn timer lives in the table);
+  :meth:`Table.get_timer` (the 30-second turn timer and the takeover grace live in the
+  table);
 - takes typed lines from a queue (filled by a reader thread; the loop never blocks on
   input) and hands them to the :class:`Frontend`, which turns them into actions;
 - lets a computer play the local seat (``auto``);
@@ -21,12 +22,20 @@
   was for still stands — the table itself is only ever touched by the loop;
 - appends every signed game frame sent or received to the table log
   (:mod:`p2p8s.store.tablelog`), fsynced at every round end;
-- reports a lost peer: one that said it finished is let go if the match is over or this
-  node stops with it; otherwise (it played only the rounds it asked for) and on any
-  other loss the match ends with a message naming the player (taking over a lost seat
-  is issue #6); a node never sends messages of a round past its ``rounds``. Connections
-  of nodes not in the roster (a newcomer after the deal) are refused and their loss
-  is ignored.
+- keeps the table alive when a node goes (issue #6, protocol/table.md "Dropped nodes",
+  "Coming back"): a lost connection calls :meth:`Table.peer_lost` (the others take the
+  seat over, or — with no escrow — the game pauses until it is back); the node with the
+  higher seat dials the lower one again with backoff (a restarted node dials everyone);
+  a new connection of a roster member starts with a runner ``sync`` payload (how many
+  game payloads each side received from the other, whether it restarted), each side
+  resends exactly the missing suffix of what it posted for that peer, then
+  :meth:`Table.peer_back`. A restarted node (``mesh.rejoined``) asks for the log
+  instead: the peers answer with their signed game frames in ``log`` parts, and the
+  table is rebuilt with :meth:`Table.restore` from the first complete answer;
+- ``quit`` sends :meth:`Table.leave` (the others take the seat over at once).
+  :class:`PeerLost` remains only where the match cannot go on: the only other person
+  left for good, or a peer stopped after the rounds it asked for. Connections of nodes
+  not in the roster (a newcomer after the deal) are refused and their loss is ignored.
 
 The frontend (the terminal client, or a test's recorder) does all the talking.
 """
@@ -38,26 +47,30 @@ import contextlib
 import os
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
+
+import msgpack
 
 from p2p8s.bots.base import Bot
 from p2p8s.bots.registry import get_bot
 from p2p8s.crypto.messages import decode as decode_crypto
 from p2p8s.engine import Action
-from p2p8s.errors import IllegalAction, LocalError, RemoteError
+from p2p8s.errors import IllegalAction, LocalError, MalformedInput, RemoteError
 from p2p8s.net.lobby import Mesh
-from p2p8s.net.node import Connected, Incoming, Lost
+from p2p8s.net.node import Connected, Connection, Incoming, JoinRefused, Lost, NetEvent
 from p2p8s.rules import default_target
 from p2p8s.solo import pick_opponents
 from p2p8s.store.tablelog import TableLogWriter, log_path
 from p2p8s.table import Output, SeatInfo, Table, TableConfig
 from p2p8s.table import events as tev
-from p2p8s.table.actions import CRYPTO
+from p2p8s.table.actions import CRYPTO, LEAVE, RESYNC, encode_records
 from p2p8s.table.core import STAND_IN
-from p2p8s.wire import MAX_NAME, Game
+from p2p8s.table.logverify import records_from_frames
+from p2p8s.wire import MAX_GAME_PAYLOAD, MAX_NAME, Game, Role, Welcome
 
 #: The ``bye`` reason of a node that played to the end (its peers let it go quietly).
 DONE_REASON = "finished playing"
@@ -65,6 +78,104 @@ DONE_REASON = "finished playing"
 WARN_S = 10.0
 #: Seconds a person has for a turn (R-TIMER).
 TURN_TIMEOUT_S = 30.0
+#: The ``bye`` reason of a player who left the table (``quit``, Ctrl-C).
+LEFT_REASON = "left the table"
+#: Runner payload kinds (protocol/table.md, "Coming back"): carried in ``game`` envelopes
+#: but never given to the table nor logged (the table kinds are 1..7).
+#: ``sync`` = msgpack ``[received, posted, restarted]``: the first payload on a new
+#: connection of two roster members after the deal.
+SYNC = 64
+#: ``log`` = msgpack ``[part, parts, [frame, …]]``: the sender's signed game frames, to a
+#: restarted node that asked for them (its ``sync`` said ``restarted``).
+LOG_PART = 65
+RUNNER_KINDS = frozenset({SYNC, LOG_PART})
+#: Seconds between dial attempts to a lost peer: from the first, doubling to the last.
+REDIAL_FIRST_S = 0.5
+REDIAL_MAX_S = 8.0
+#: Seconds a restarted node waits for a complete log from a peer.
+LOG_TIMEOUT_S = 60.0
+#: Bytes of frames in one ``log`` part (the payload stays under the wire limit).
+LOG_PART_BYTES = MAX_GAME_PAYLOAD - 4096
+
+
+def sync_payload(received: int, posted: int, *, restarted: bool) -> bytes:
+    """A runner ``sync`` payload: ``received`` game payloads from the peer so far,
+    ``posted`` game payloads meant for it so far, and whether this node ``restarted``
+    (lost its state: it asks for the log instead of a resend).
+
+    >>> parse_sync(sync_payload(3, 5, restarted=False)[1:])
+    (3, 5, False)
+    """
+    packed: bytes = msgpack.packb([received, posted, restarted])
+    return bytes([SYNC]) + packed
+
+
+def parse_sync(body: bytes) -> tuple[int, int, bool]:
+    """The ``(received, posted, restarted)`` of a ``sync`` body; raises MalformedInput."""
+    try:
+        received, posted, restarted = msgpack.unpackb(body, raw=False)
+        if (type(received) is not int or type(posted) is not int or received < 0
+                or posted < 0 or type(restarted) is not bool):
+            raise ValueError("bad field")
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        raise MalformedInput(f"a bad sync payload: {exc}") from None
+    return received, posted, restarted
+
+
+def log_parts(frames: Sequence[bytes], *, limit: int = LOG_PART_BYTES) -> list[bytes]:
+    """Split signed frames into ``log`` payloads of at most ``limit`` bytes of frames
+    each (every payload is under the 64 KiB wire frame). Raises ValueError for a frame
+    larger than ``limit``.
+
+    >>> [parse_log_part(p[1:]) for p in log_parts([b"a" * 10, b"b" * 10], limit=15)]
+    [(0, 2, [b'aaaaaaaaaa']), (1, 2, [b'bbbbbbbbbb'])]
+    """
+    groups: list[list[bytes]] = [[]]
+    size = 0
+    for frame in frames:
+        if len(frame) > limit:
+            raise ValueError(f"a frame of {len(frame)} bytes does not fit a log part")
+        if size + len(frame) > limit and groups[-1]:
+            groups.append([])
+            size = 0
+        groups[-1].append(frame)
+        size += len(frame) + 8
+    out = []
+    for i, group in enumerate(groups):
+        packed: bytes = msgpack.packb([i, len(groups), group], use_bin_type=True)
+        out.append(bytes([LOG_PART]) + packed)
+    return out
+
+
+def parse_log_part(body: bytes) -> tuple[int, int, list[bytes]]:
+    """The ``(part, parts, frames)`` of a ``log`` body; raises MalformedInput."""
+    try:
+        part, parts, frames = msgpack.unpackb(body, raw=False)
+        if (type(part) is not int or type(parts) is not int or not 0 <= part < parts
+                or type(frames) is not list or any(type(f) is not bytes for f in frames)):
+            raise ValueError("bad field")
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        raise MalformedInput(f"a bad log part: {exc}") from None
+    return part, parts, frames
+
+
+class _LogAnswer:
+    """The ``log`` parts one peer sent so far."""
+
+    def __init__(self) -> None:
+        self.parts: dict[int, list[bytes]] = {}
+        self.total = 0
+
+    def add(self, body: bytes) -> list[bytes] | None:
+        """Take one part; the frames in order once every part is in (else None)."""
+        part, parts, frames = parse_log_part(body)
+        if self.total and parts != self.total:
+            raise MalformedInput("log parts of different lengths")
+        self.total = parts
+        self.parts[part] = frames
+        if len(self.parts) < parts:
+            return None
+        return [f for i in range(parts) for f in self.parts[i]]
 
 
 class PeerLost(LocalError):
@@ -150,6 +261,12 @@ class Options:
     auto_delay_s: float = 0.0
     warn_s: float = WARN_S
     turn_timeout_s: float = TURN_TIMEOUT_S
+    #: Dial a lost peer again (the higher seat dials; a restarted node dials everyone).
+    redial: bool = True
+    #: Where else a lost seat may listen now (``seat -> [(host, port), …]``, e.g. found
+    #: by mDNS; None: only the roster's and the last connection's addresses).
+    find_peer: Callable[[int], Awaitable[list[tuple[str, int]]]] | None = None
+    log_timeout_s: float = LOG_TIMEOUT_S
 
 
 @dataclass(slots=True)
@@ -299,6 +416,8 @@ def _round_of(payload: bytes) -> int:
         return 0
 
 
+#: Typed words that leave the table even while the computer plays the seat (``--auto``).
+QUIT_WORDS = frozenset({"quit", "q", "exit"})
 #: Put on a lines queue at the end of input.
 EOF_MARK = "\x04"
 
@@ -307,7 +426,8 @@ class _Run:
     """One table being played on this node (the state :func:`play_table` needs)."""
 
     def __init__(self, mesh: Mesh, frontend: Frontend, options: Options,
-                 log: TableLogWriter | None, config: TableConfig) -> None:
+                 log: TableLogWriter | None, config: TableConfig, *,
+                 table: Table | None = None, frames: Sequence[bytes] = ()) -> None:
         self.mesh = mesh
         self.frontend = frontend
         self.options = options
@@ -315,11 +435,14 @@ class _Run:
         self.log = log
         self.loop = asyncio.get_running_loop()
         self.config = config
-        self.table = Table(self.config, me=mesh.seat, rand=os.urandom, seed=mesh.digest)
+        self.restored = table is not None
+        self.table = table if table is not None else Table(
+            self.config, me=mesh.seat, rand=os.urandom, seed=mesh.digest)
         self.result = Result(log=log.path if log is not None else None)
         self.prev = b""
         self.done: str | None = None
         self.completed = False  # played to the end (rounds asked for, or the match)
+        self.left = False  # the local player left the table
         self.finished_peers: set[int] = set()
         self.last_round: dict[int, int] = {}  # seat -> the last round it sent a message in
         self.input_closed = False
@@ -330,6 +453,27 @@ class _Run:
         self.thought: asyncio.Future[Any] | None = None
         self.then: Callable[[Any, float], Typed] | None = None
         self.names = [s.name for s in self.config.seats]
+        me = mesh.seat
+        self.others = [s.seat for s in config.seats if s.computer is None and s.seat != me]
+        #: every signed game frame this node logged, in order (a restarted peer's log)
+        self.frames: list[bytes] = list(frames)
+        #: per peer seat: the game payloads posted for it, in order ``(to, payload)``,
+        #: and the count of game payloads received from it (the ``sync`` numbers)
+        self.posted: dict[int, list[tuple[int | None, bytes]]] = {s: [] for s in self.others}
+        self.got: dict[int, int] = dict.fromkeys(self.others, 0)
+        self.pending: dict[int, Connection] = {}  # connected again, waiting for its sync
+        self.expect: dict[int, int] = {}  # seat -> its posted count: peer_back once in
+        self.lost: set[int] = set()  # seats whose node this runner misses
+        self.gone_for_good: list[int] = []  # seats that left (leave payload), in order
+        self.fresh: set[int] = set()  # peers told this node restarted (no resend due)
+        self.answers: dict[int, _LogAnswer] = {}
+        self.notes: list[str] = []  # said once the table is shown (a rebuilt table)
+        self.dialers: dict[int, asyncio.Task[None]] = {}
+        self.where: dict[int, list[tuple[str, int]]] = {}
+        for entry in mesh.roster.seats:
+            self.where[entry.seat] = [(a, entry.port) for a in entry.addrs]
+        for seat, conn in mesh.peers.items():
+            self._note_address(seat, conn)
 
     def now(self) -> float:
         return self.loop.time()
@@ -345,15 +489,32 @@ class _Run:
             digest, body = self.mesh.post(msg.to, msg.payload, prev=self.prev)
             self.prev = digest
             self.result.sent += 1
-            if self.log is not None:
-                self.log.append(body)
+            for seat in self.others:
+                if msg.to is None or msg.to == seat:
+                    self.posted[seat].append((msg.to, msg.payload))
+            self._logged(body)
         shown: list[object] = []
         gone: str | None = None
         for event in out.events:
             if self.done is not None and not isinstance(event, tev.MatchOver):
                 break  # the rounds asked for are played: later events are not shown
+            if isinstance(event, tev.SeatAway) and event.seat in self.gone_for_good:
+                if not event.paused:
+                    shown.append(tev.Info(f"{self.names[event.seat]} left the table: the "
+                                          "computer plays their seat"))
+                continue
+            if (isinstance(event, tev.SeatAway) and event.paused and self.others
+                    and all(s in self.gone_for_good for s in self.others)):
+                continue  # nobody to wait for (below)
             shown.append(event)
-            if isinstance(event, tev.RoundOver):
+            if isinstance(event, tev.SeatAway) and event.paused:
+                if event.seat == self.mesh.seat:
+                    shown.append(tev.Info("Waiting for the others to come back — Ctrl-C / "
+                                          "quit to leave"))
+                else:
+                    shown.append(tev.Info(f"Waiting for {self.names[event.seat]} to come "
+                                          "back — Ctrl-C / quit to leave"))
+            elif isinstance(event, tev.RoundOver):
                 self.result.rounds += 1
                 if self.log is not None:
                     self.log.mark({"round_over": event.result.number,
@@ -380,10 +541,47 @@ class _Run:
                               f"the log is in {self.result.log}")
         if gone is not None and self.done is None:
             raise PeerLost(gone, seat=min(self.finished_peers))
+        if (self.done is None and self.others and not self.table.finished
+                and all(s in self.gone_for_good for s in self.others)):
+            last = self.gone_for_good[-1]  # every other person left for good
+            raise PeerLost(f"{self._who(last)} left the table; the match cannot go on "
+                           "without them", seat=last)
         if self.table.finished and self.done is None:
             self.result.match_over = True
             self.done = "the match is over"
             self.completed = True
+
+    def _logged(self, body: bytes) -> None:
+        self.frames.append(body)
+        if self.log is not None:
+            self.log.append(body)
+
+    def restored_events(self) -> None:
+        """The first output of a table restored from the log: count the rounds already
+        played, show only the current round's events (and the scores so far)."""
+        out = self.table.handle_timer(self.now())
+        events = list(out.events)
+        starts = [i for i, e in enumerate(events) if isinstance(e, tev.RoundStarted)]
+        past = events[:starts[-1]] if starts else events
+        current = events[starts[-1]:] if starts else []
+        played = [e for e in past if isinstance(e, tev.RoundOver)]
+        self.result.rounds += len(played)
+        if self.log is not None:
+            for e in played:
+                self.log.mark({"round_over": e.result.number, "audit_ok": bool(e.audit_ok),
+                               "replayed": True, "totals": list(e.result.points)})
+        me = self.mesh.seat
+        taken = me in self.table.taken_over
+        when = ("from the next round, when the others deal you in" if taken or played
+                else "once the others deal you in")
+        note = [tev.Info(
+            f"Rejoined the table at seat {me}; "
+            + ("the computer played your seat meanwhile; " if taken or played else "")
+            + f"you play again {when}. {len(played)} round"
+            f"{'s' if len(played) != 1 else ''} played so far, every one audited from "
+            "the signed log.")]
+        said: list[tev.Event] = [tev.Info(n) for n in self.notes]
+        self.process(Output(out.messages, [*said, *note, *current]))
 
     # --- the local seat ----------------------------------------------------------------
 
@@ -440,11 +638,25 @@ class _Run:
     def answer(self, answer: Typed) -> None:
         """Carry out a frontend's answer: act, leave, or think first."""
         if isinstance(answer, Leave):
-            self.done = "you left the table"
+            self.leave()
         elif isinstance(answer, Think):
             self.think(answer)
         elif answer is not None:
             self.act(answer)
+
+    def leave(self, *, quietly: bool = False) -> None:
+        """The local player leaves: send ``leave`` (the others take the seat over at
+        once) and stop. ``quietly``: on Ctrl-C / SIGTERM (nothing is shown)."""
+        if self.left or self.completed or self.table.failed is not None:
+            return
+        self.left = True
+        out = self.table.leave(self.now())
+        self.process(Output(out.messages, []))
+        if not quietly:
+            self.frontend.show(self.table, [tev.Info(
+                "You left the table; the computer plays your seat.")], self.now())
+        if self.done is None:
+            self.done = ""
 
     def act(self, action: Action) -> None:
         try:
@@ -466,6 +678,8 @@ class _Run:
                     "on.")], self.now())
             return
         if self.auto is not None:
+            if line.strip().lower() in QUIT_WORDS:
+                self.leave()  # the computer plays, but the person may still leave
             return
         self.answer(self.frontend.typed(self.table, line, self.now()))
 
@@ -473,61 +687,217 @@ class _Run:
 
     def incoming(self, event: object) -> None:
         if isinstance(event, Incoming):
-            rec = event.received
-            body = rec.message.body
-            if not isinstance(body, Game):
-                return  # late lobby echoes, roster repeats
-            seat = rec.message.seat if rec.message.seat is not None else event.peer.seat
-            if seat is None or (body.to is not None and body.to != self.mesh.seat):
-                self.frontend.show(self.table, [tev.Fault(
-                    seat=seat, message=f"{event.peer} sent a game message addressed to "
-                    f"seat {body.to}")], self.now())
-                return
-            self.prev = rec.digest
-            self.result.received += 1
-            self.last_round[seat] = max(self.last_round.get(seat, 0),
-                                        _round_of(body.payload))
-            if self.log is not None:
-                self.log.append(rec.body)
-            try:
-                out = self.table.receive(seat, body.payload, self.now())
-            except RemoteError as exc:
-                bad = exc.seat if exc.seat is not None else seat
-                self.frontend.show(self.table, [tev.Fault(seat=bad, message=str(exc))],
-                                   self.now())
-                raise TableFailed(f"{self._who(bad)} sent invalid data: {exc}") from None
-            self.process(out)
+            self.incoming_message(event)
         elif isinstance(event, Lost):
-            seat = event.peer.seat
-            if seat is None or not 0 <= seat < len(self.names) or seat == self.mesh.seat:
-                return  # not a seated player (a newcomer refused after the deal)
-            name = self._who(seat)
-            finished = event.reason == DONE_REASON
-            self.frontend.presence(seat, name, connected=False, reason=event.reason)
-            if finished:
-                self.finished_peers.add(seat)
-                if (self.done is None and not self.table.finished
-                        and self.last_round.get(seat, 0) <= self.result.rounds):
-                    # It played its last round, and this node has finished that round
-                    # too and plays on: nobody plays that seat's part any more.
-                    raise PeerLost(self._gone_message([seat]), seat=seat)
-                return  # this node finishes the round it played first (see process)
-            if self.done is not None:
-                return
-            if event.error is not None:
-                raise TableFailed(f"{name} sent invalid data and was disconnected: "
-                                  f"{event.error}")
-            raise PeerLost(f"{left_the_table(name, event.reason)}; the match cannot go on "
-                           "without them (taking over a lost seat comes in a later version)",
-                           seat=seat)
+            self.lost_peer(event)
         elif isinstance(event, Connected):
-            seat = self.mesh.roster.seat_of(event.peer.key)
-            if seat is None or seat == self.mesh.seat:
-                self.mesh.node.close_peer(event.peer, "the game has started at this table",
-                                          refuse="closed")
+            self.connected(event.peer)
+
+    def incoming_message(self, event: Incoming) -> None:
+        rec = event.received
+        body = rec.message.body
+        if not isinstance(body, Game):
+            return  # late lobby echoes, roster repeats
+        seat = rec.message.seat if rec.message.seat is not None else event.peer.seat
+        if (seat is None or seat not in self.got
+                or (body.to is not None and body.to != self.mesh.seat)):
+            self.frontend.show(self.table, [tev.Fault(
+                seat=seat, message=f"{event.peer} sent a game message addressed to "
+                f"seat {body.to}")], self.now())
+            return
+        kind = body.payload[0] if body.payload else 0
+        if kind in RUNNER_KINDS:
+            try:
+                self.runner_payload(event.peer, seat, kind, body.payload[1:])
+            except MalformedInput as exc:
+                self.frontend.show(self.table, [tev.Fault(seat=seat, message=str(exc))],
+                                   self.now())
+                raise TableFailed(f"{self._who(seat)} sent invalid data: {exc}") from None
+            return
+        self.prev = rec.digest
+        self.result.received += 1
+        self.got[seat] += 1
+        self.last_round[seat] = max(self.last_round.get(seat, 0), _round_of(body.payload))
+        self._logged(rec.body)
+        if kind == LEAVE and seat not in self.gone_for_good:
+            self.gone_for_good.append(seat)
+            self.lost.add(seat)
+        try:
+            out = self.table.receive(seat, body.payload, self.now())
+        except RemoteError as exc:
+            bad = exc.seat if exc.seat is not None else seat
+            self.frontend.show(self.table, [tev.Fault(seat=bad, message=str(exc))],
+                               self.now())
+            raise TableFailed(f"{self._who(bad)} sent invalid data: {exc}") from None
+        self.process(out)
+        self._maybe_back(seat)
+
+    def lost_peer(self, event: Lost) -> None:
+        seat = event.peer.seat
+        if seat is None or seat not in self.got:
+            return  # not a seated player (a newcomer refused after the deal)
+        if self.pending.get(seat) is event.peer:
+            del self.pending[seat]  # lost again before its sync: keep trying
+            self.start_dial(seat)
+            return
+        if self.mesh.peers.get(seat) is not event.peer:
+            return  # an old connection of that seat
+        name = self._who(seat)
+        if event.reason == DONE_REASON:
+            self.frontend.presence(seat, name, connected=False, reason=event.reason)
+            self.finished_peers.add(seat)
+            if (self.done is None and not self.table.finished
+                    and self.last_round.get(seat, 0) <= self.result.rounds):
+                # It played its last round, and this node has finished that round
+                # too and plays on: nobody plays that seat's part any more.
+                raise PeerLost(self._gone_message([seat]), seat=seat)
+            return  # this node finishes the round it played first (see process)
+        if self.done is not None:
+            return
+        if event.error is not None:
+            raise TableFailed(f"{name} sent invalid data and was disconnected: "
+                              f"{event.error}")
+        if seat in self.gone_for_good:
+            return  # it said so (leave); its bye follows
+        self.frontend.presence(seat, name, connected=False, reason=event.reason)
+        self.lost.add(seat)
+        self.expect.pop(seat, None)
+        self.process(self.table.peer_lost(seat, self.now()))
+        self.start_dial(seat)
+
+    def connected(self, conn: Connection) -> None:
+        """A node finished the handshake after the deal: a roster member coming back
+        (start the ``sync``), or a stranger (refused)."""
+        seat = self.mesh.roster.seat_of(conn.key)
+        if seat is None or seat == self.mesh.seat or seat not in self.got:
+            self.mesh.node.close_peer(conn, "the game has started at this table",
+                                      refuse="closed")
+            return
+        conn.set_seat(seat)
+        self._note_address(seat, conn)
+        old = self.mesh.peers.get(seat)
+        if old is conn:
+            return  # already in use (a rejoined mesh)
+        if conn.hello.role is Role.JOIN:  # `p2p8s join` again: it needs the roster
+            self.mesh.node.send(conn, Welcome(seat=seat, roster=self.mesh.roster))
+        self.pending[seat] = conn
+        self.mesh.node.send(conn, Game(to=seat, payload=sync_payload(
+            self.got[seat], len(self.posted[seat]), restarted=False)))
+
+    def runner_payload(self, conn: Connection, seat: int, kind: int, body: bytes) -> None:
+        """A ``sync`` or ``log`` payload (protocol/table.md, "Coming back")."""
+        now = self.now()
+        if kind == SYNC:
+            received, posted, restarted = parse_sync(body)
+            if self.pending.get(seat) is conn:
+                del self.pending[seat]
+            elif self.mesh.peers.get(seat) is not conn:
+                return  # a connection already replaced
+            if restarted:
+                # its state is lost: it gets the log (the signed frames this node has),
+                # then everything from now on; the counts start again
+                self.posted[seat] = []
+                self.got[seat] = 0
+                for part in log_parts(self.frames):
+                    self.mesh.node.send(conn, Game(to=seat, payload=part))
+                self.mesh.peers[seat] = conn
+                self._back(seat, restarted=True)
+                self.process(self.table.peer_back(seat, now))
                 return
-            event.peer.set_seat(seat)
-            self.frontend.presence(seat, self._who(seat), connected=True, reason="")
+            if seat in self.fresh:  # this node restarted: nothing of the old run is due
+                self.fresh.discard(seat)
+            else:
+                for to, payload in self.posted[seat][received:]:
+                    self.mesh.node.send(conn, Game(to=to, payload=payload), prev=self.prev)
+                    self.result.extra["resent"] = self.result.extra.get("resent", 0) + 1
+                self.expect[seat] = posted
+            self.mesh.peers[seat] = conn
+            if seat in self.lost:
+                self._back(seat, restarted=False)
+            self._maybe_back(seat)
+        elif kind == LOG_PART:
+            answer = self.answers.setdefault(seat, _LogAnswer())
+            frames = answer.add(body)
+            if frames is None:
+                return
+            del self.answers[seat]
+            records = records_from_frames(self.config, frames, me=self.mesh.seat)
+            for frame in frames:
+                self._logged(frame)
+            self.process(self.table.receive(
+                seat, bytes([RESYNC]) + encode_records(records), now))
+
+    def _back(self, seat: int, *, restarted: bool) -> None:
+        self.lost.discard(seat)
+        if seat in self.gone_for_good:
+            self.gone_for_good.remove(seat)
+        task = self.dialers.pop(seat, None)
+        if task is not None:
+            task.cancel()
+        why = "restarted; it gets the log" if restarted else "reconnected"
+        self.frontend.presence(seat, self._who(seat), connected=True, reason=why)
+
+    def _maybe_back(self, seat: int) -> None:
+        """Every payload the peer resent is in: the table may count it back."""
+        due = self.expect.get(seat)
+        if due is not None and self.got[seat] >= due:
+            del self.expect[seat]
+            if seat in self.table.gone:
+                self.process(self.table.peer_back(seat, self.now()))
+
+    def _note_address(self, seat: int, conn: Connection) -> None:
+        """Remember where a peer listens (the address it came from, its hello port)."""
+        if conn.hello.port:
+            where = (conn.address, conn.hello.port)
+            known = self.where.setdefault(seat, [])
+            if where in known:
+                known.remove(where)
+            known.insert(0, where)
+
+    # --- dialling lost peers -------------------------------------------------------------
+
+    def start_dial(self, seat: int) -> None:
+        """Dial ``seat`` again in the background if this node is the one to dial: the
+        higher seat dials the lower (a restarted node dials everyone)."""
+        if (not self.options.redial or self.done is not None or seat in self.dialers
+                or seat in self.gone_for_good or seat in self.finished_peers
+                or (seat > self.mesh.seat and not self.restored)):
+            return
+        task = asyncio.ensure_future(self._dial(seat))
+        self.dialers[seat] = task
+        task.add_done_callback(partial(self._dial_done, seat))
+
+    def _dial_done(self, seat: int, task: asyncio.Task[None]) -> None:
+        if self.dialers.get(seat) is task:
+            del self.dialers[seat]
+
+    async def _dial(self, seat: int) -> None:
+        """Try the seat's addresses with backoff until a connection is made (its
+        ``Connected`` event then starts the sync) or it is back by itself."""
+        delay = REDIAL_FIRST_S
+        node = self.mesh.node
+        key = self.config.seats[seat].key
+        while self.done is None and seat in self.lost:
+            if key in node.peers:
+                return
+            addresses = list(self.where.get(seat, []))
+            if self.options.find_peer is not None:
+                with contextlib.suppress(Exception):
+                    for found in await self.options.find_peer(seat):
+                        if found not in addresses:
+                            addresses.append(found)
+            try:
+                await node.connect_any(addresses, role=Role.PEER, timeout_s=3.0)
+                return
+            except (JoinRefused, LocalError, RemoteError, OSError):
+                pass
+            await asyncio.sleep(delay * (0.75 + 0.5 * self.rng.random()))
+            delay = min(delay * 2, REDIAL_MAX_S)
+
+    def stop_dialling(self) -> None:
+        for task in self.dialers.values():
+            task.cancel()
+        self.dialers.clear()
 
     def _gone_message(self, seats: Sequence[int]) -> str:
         who = " and ".join(self.names[s] for s in seats)
@@ -569,7 +939,16 @@ class _Run:
     async def run(self, lines: asyncio.Queue[str] | None) -> Result:
         inbox = _Inbox(self.mesh, lines)
         try:
-            self.process(self.table.start(self.now()))
+            if self.restored:
+                self.fresh = set(self.mesh.peers)
+                for seat in self.others:
+                    if seat not in self.mesh.peers:  # not reachable now
+                        self.lost.add(seat)
+                        self.process(self.table.peer_lost(seat, self.now()))
+                        self.start_dial(seat)
+                self.restored_events()
+            else:
+                self.process(self.table.start(self.now()))
             self.decision_point()
             while self.done is None:
                 wake = self.next_wake()
@@ -588,32 +967,112 @@ class _Run:
                     if (wake := self.next_wake()) is not None and wake <= self.now():
                         self.on_wake()
                 self.decision_point()
+        except asyncio.CancelledError:
+            self.leave(quietly=True)  # Ctrl-C / SIGTERM: the others take the seat over
+            raise
         finally:
             inbox.close()
+            self.stop_dialling()
             if self.thought is not None:
                 self.thought.cancel()  # its thread runs on; the answer is dropped
         self.result.last = self.prev
         return self.result
 
 
+async def _restore(mesh: Mesh, config: TableConfig, notes: list[str], *,
+                   timeout_s: float) -> tuple[Table, list[bytes], dict[int, _LogAnswer]]:
+    """A restarted node: ask every connected peer for its log (``sync`` with
+    ``restarted``), rebuild the table with :meth:`Table.restore` from the first complete
+    answer that checks out, and put every other event back for the runner (in order);
+    returns the table, the frames it was rebuilt from and the other peers' partial
+    answers (their further parts come to the runner).
+    Raises :class:`PeerLost` when no peer answers, :class:`TableFailed` when no answer
+    checks out."""
+    node = mesh.node
+    for seat, conn in mesh.peers.items():
+        node.send(conn, Game(to=seat, payload=sync_payload(0, 0, restarted=True)))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    held: list[NetEvent] = []
+    answers: dict[int, _LogAnswer] = {}
+    failures: list[str] = []
+    waiting = set(mesh.peers)
+    while waiting:
+        try:
+            event = await mesh.next_event(max(0.0, deadline - loop.time()))
+        except TimeoutError:
+            break
+        if isinstance(event, Lost) and event.peer.seat is not None:
+            waiting.discard(event.peer.seat)
+        body = event.received.message.body if isinstance(event, Incoming) else None
+        sender = event.received.message.seat if isinstance(event, Incoming) else None
+        if (not isinstance(body, Game) or body.payload[:1] != bytes([LOG_PART])
+                or sender is None or sender not in waiting):
+            held.append(event)
+            continue
+        seat = sender
+        try:
+            frames = answers.setdefault(seat, _LogAnswer()).add(body.payload[1:])
+            if frames is None:
+                continue
+            waiting.discard(seat)
+            records = await asyncio.to_thread(records_from_frames, config, frames,
+                                              me=mesh.seat)
+            table = await asyncio.to_thread(
+                Table.restore, config, me=mesh.seat, records=records, rand=os.urandom,
+                seed=mesh.digest, now=loop.time())
+        except MalformedInput as exc:
+            failures.append(f"{config.names[seat]}'s log: {exc}")
+            continue
+        if table.failed is not None:
+            failures.append(f"{config.names[seat]}'s log: {table.failed.message}")
+            continue
+        notes.append(f"Got the log of the table from {config.names[seat]} "
+                     f"({len(frames)} signed frames, every signature checked).")
+        mesh.early[:0] = held
+        del answers[seat]
+        return table, frames, answers
+    mesh.early[:0] = held
+    if failures:
+        raise TableFailed("could not rebuild the table from the log: " + "; ".join(failures))
+    raise PeerLost("no player of the table sent its log in time; the table cannot be "
+                   "rebuilt", seat=mesh.seat)
+
+
 async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None = None,
                      lines: asyncio.Queue[str] | None = None) -> Result:
     """Play the dealt table on ``mesh`` until the match ends, ``options.rounds`` rounds are
-    played, or the player leaves; then say goodbye to the peers.
+    played, or the player leaves; then say goodbye to the peers. A ``mesh.rejoined``
+    (a restarted node let back in) first rebuilds the table from a peer's log.
 
     ``lines`` are typed lines (:data:`EOF_MARK` at the end of input). Raises
-    :class:`PeerLost` when a player's node leaves mid-match, :class:`TableFailed` when a
-    peer sends invalid data or the table fails; the log is closed (fsynced) either way.
+    :class:`PeerLost` when the match cannot go on without a player who left,
+    :class:`TableFailed` when a peer sends invalid data or the table fails; the log is
+    closed (fsynced) either way.
     """
     options = options or Options()
     log: TableLogWriter | None = None
     run: _Run | None = None
     try:
         config = table_config(mesh, turn_timeout_s=options.turn_timeout_s)
+        table: Table | None = None
+        frames: list[bytes] = []
+        answers: dict[int, _LogAnswer] = {}
+        notes: list[str] = []
+        if mesh.rejoined:
+            table, frames, answers = await _restore(mesh, config, notes,
+                                                    timeout_s=options.log_timeout_s)
         if options.write_log:
             path = log_path(mesh.node.table, mesh.seat, directory=options.log_dir)
-            log = TableLogWriter.create(path, log_header(config, mesh))
-        run = _Run(mesh, frontend, options, log, config)
+            header = log_header(config, mesh)
+            if mesh.rejoined:
+                header["rejoined"] = True
+            log = TableLogWriter.create(path, header)
+            for frame in frames:
+                log.append(frame)
+        run = _Run(mesh, frontend, options, log, config, table=table, frames=frames)
+        run.answers.update(answers)
+        run.notes = notes
         frontend.started(run.table, run.config, log=run.result.log, auto=options.auto)
         result = await run.run(lines)
         frontend.finished(run.table, run.done or "")
@@ -625,4 +1084,4 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
         await mesh.node.flush()
         with contextlib.suppress(Exception):
             await mesh.node.aclose(DONE_REASON if run is not None and run.completed else
-                                   "left the table")
+                                   LEFT_REASON)
