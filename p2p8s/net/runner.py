@@ -81,7 +81,7 @@ TURN_TIMEOUT_S = 30.0
 #: The ``bye`` reason of a player who left the table (``quit``, Ctrl-C).
 LEFT_REASON = "left the table"
 #: Runner payload kinds (protocol/table.md, "Coming back"): carried in ``game`` envelopes
-#: but never given to the table nor logged (the table kinds are 1..7).
+#: but never given to the table nor logged (the table kinds are 1..8).
 #: ``sync`` = msgpack ``[received, posted, restarted]``: the first payload on a new
 #: connection of two roster members after the deal.
 SYNC = 64
@@ -437,7 +437,8 @@ class _Run:
         self.config = config
         self.restored = table is not None
         self.table = table if table is not None else Table(
-            self.config, me=mesh.seat, rand=os.urandom, seed=mesh.digest)
+            self.config, me=mesh.seat, rand=os.urandom, seed=mesh.digest,
+            sign=mesh.node.identity.sign)
         self.result = Result(log=log.path if log is not None else None)
         self.prev = b""
         self.done: str | None = None
@@ -572,8 +573,8 @@ class _Run:
                                "replayed": True, "totals": list(e.result.points)})
         me = self.mesh.seat
         taken = me in self.table.taken_over
-        when = ("from the next round, when the others deal you in" if taken or played
-                else "once the others deal you in")
+        when = ("from your next turn (your hand stays open to the others until this "
+                "round ends)" if taken or played else "once the others deal you in")
         note = [tev.Info(
             f"Rejoined the table at seat {me}; "
             + ("the computer played your seat meanwhile; " if taken or played else "")
@@ -1020,7 +1021,7 @@ async def _restore(mesh: Mesh, config: TableConfig, notes: list[str], *,
                                               me=mesh.seat)
             table = await asyncio.to_thread(
                 Table.restore, config, me=mesh.seat, records=records, rand=os.urandom,
-                seed=mesh.digest, now=loop.time())
+                seed=mesh.digest, now=loop.time(), sign=mesh.node.identity.sign)
         except MalformedInput as exc:
             failures.append(f"{config.names[seat]}'s log: {exc}")
             continue

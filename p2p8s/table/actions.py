@@ -18,15 +18,26 @@ kind  name    body
               in order, for a node that comes back (``Table.restore``)
 7     restarted ``[round]``: the sender was restored from the log and lost its keys
               of ``round``: take its seats of that round over now
+8     choice  :class:`Choice`: the person of a seat taken over, back at its own node,
+              picks the seat's next action; the node that sends the seat's actions
+              puts it (signed) into the action record instead of the computer's move
 ====  ======  ===========================================================
 
 An action record (the ``data`` of an ``Act``) is the msgpack array
-``[round, index, seat, prev, action, positions]``: the round number, the action's index
-in the round log (0, 1, …), the author seat (the seat on turn), ``prev`` — the 32-byte
-chain hash of the log before it (:func:`chain_start`, :func:`chain_next`) — the action
-in compact text (``draw``, ``pass``, ``take``, ``QS,QH``, ``8S/H``) and, for a play, the
-crypto positions ``[[epoch, index], …]`` of the cards in the order of the text (shown
-just before by the author's ``PlayCards``).
+``[round, index, seat, prev, action, positions]`` or, for a seat taken over whose person
+chose the action, ``[round, index, seat, prev, action, positions, choice]``: the round
+number, the action's index in the round log (0, 1, …), the author seat (the seat on
+turn), ``prev`` — the 32-byte chain hash of the log before it (:func:`chain_start`,
+:func:`chain_next`) — the action in compact text (``draw``, ``pass``, ``take``,
+``QS,QH``, ``8S/H``), for a play the crypto positions ``[[epoch, index], …]`` of the
+cards in the order of the text (shown just before by the author's ``PlayCards``), and
+the signed :class:`Choice` array it carries out.
+
+A choice (payload kind 8, and the 7th field of a record) is the msgpack array
+``[round, index, prev, seat, action, signature]``; ``signature`` is the Ed25519
+signature (64 bytes) by the seat's identity key (``TableConfig.seats[seat].key``) over
+``lp("p2p8s/v1/choice") ‖ lp(table) ‖ lp(msgpack [round, index, prev, seat, action])``
+(``lp`` = u32 big-endian length prefix; :meth:`Choice.signed_bytes`).
 """
 
 from __future__ import annotations
@@ -36,6 +47,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import msgpack
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2p8s.crypto.deck import Position
 from p2p8s.engine import Action, format_action, parse_action
@@ -48,9 +61,12 @@ LEAVE = 4
 WELCOME = 5
 RESYNC = 6
 RESTARTED = 7
+CHOICE = 8
 #: Most records a resync payload may hold.
 MAX_RECORDS = 1_000_000
 ACT_TAG = b"p2p8s/v1/act"
+CHOICE_TAG = b"p2p8s/v1/choice"
+SIGNATURE_LENGTH = 64
 
 
 def _lp(data: bytes) -> bytes:
@@ -72,9 +88,91 @@ def chain_next(head: bytes, data: bytes) -> bytes:
 action_text = format_action
 
 
+def _number(v: object) -> int:
+    if type(v) is not int or not 0 <= v < 2**32:
+        raise ValueError("bad number")
+    return v
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Choice:
+    """The action the person of a seat taken over picked at its own node (kind 8).
+
+    ``round_no``, ``index`` and ``prev`` name the place in the round's action log (the
+    index and the chain head before it, as in :class:`ActRecord`), ``seat`` the seat,
+    ``action`` what it does there; ``signature`` (64 bytes) is the Ed25519 signature by
+    the seat's identity key over :meth:`signed_bytes`. msgpack
+    ``[round, index, prev, seat, action, signature]``.
+    """
+
+    round_no: int
+    index: int
+    prev: bytes
+    seat: int
+    action: Action
+    signature: bytes = b""
+
+    def fields(self) -> list[object]:
+        """The signed fields as a msgpack-able list (no signature)."""
+        return [self.round_no, self.index, self.prev, self.seat, action_text(self.action)]
+
+    def signed_bytes(self, table: bytes) -> bytes:
+        """What the signature covers: ``lp(CHOICE_TAG) ‖ lp(table) ‖ lp(msgpack fields)``."""
+        packed: bytes = msgpack.packb(self.fields(), use_bin_type=True)
+        return _lp(CHOICE_TAG) + _lp(table) + _lp(packed)
+
+    def verify(self, table: bytes, key: bytes) -> bool:
+        """True if ``signature`` is the Ed25519 signature of ``key`` (32 raw bytes) over
+        :meth:`signed_bytes` of ``table``; never raises."""
+        try:
+            Ed25519PublicKey.from_public_bytes(key).verify(self.signature,
+                                                           self.signed_bytes(table))
+        except (InvalidSignature, ValueError):
+            return False
+        return True
+
+    def to_obj(self) -> list[object]:
+        """The msgpack array (the signed fields, then the signature)."""
+        return [*self.fields(), self.signature]
+
+    def encode(self) -> bytes:
+        """The canonical msgpack bytes (the body of a ``choice`` payload)."""
+        packed: bytes = msgpack.packb(self.to_obj(), use_bin_type=True)
+        return packed
+
+    @classmethod
+    def from_obj(cls, obj: object) -> Choice:
+        """Parse the msgpack array; raises ValueError / MalformedInput."""
+        if type(obj) is not list or len(obj) != 6:
+            raise ValueError("bad choice")
+        round_no, index, prev, seat, text, signature = obj
+        if type(prev) is not bytes or len(prev) != 32 or type(text) is not str:
+            raise ValueError("bad choice field")
+        if type(signature) is not bytes or len(signature) != SIGNATURE_LENGTH:
+            raise ValueError("bad choice signature")
+        return cls(round_no=_number(round_no), index=_number(index), prev=prev,
+                   seat=_number(seat), action=parse_action(text), signature=signature)
+
+    @classmethod
+    def decode(cls, data: bytes) -> Choice:
+        """Parse canonical bytes; raises MalformedInput (the signature is not checked)."""
+        try:
+            choice = cls.from_obj(msgpack.unpackb(data, raw=False, use_list=True,
+                                                  strict_map_key=True))
+        except MalformedInput:
+            raise
+        except (ValueError, TypeError, msgpack.UnpackException) as exc:
+            raise MalformedInput(f"malformed choice: {exc}") from None
+        if choice.encode() != data:
+            raise MalformedInput("malformed choice: not the canonical encoding")
+        return choice
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ActRecord:
-    """One game action as sent by the seat on turn (see the module docstring)."""
+    """One game action as sent by the seat on turn (see the module docstring); ``choice``:
+    the signed choice of the person of a seat taken over that this action carries out
+    (``None``: the seat's own action, or the takeover computer's move)."""
 
     round_no: int
     index: int
@@ -82,11 +180,14 @@ class ActRecord:
     prev: bytes
     action: Action
     positions: tuple[Position, ...] = ()
+    choice: Choice | None = None
 
     def encode(self) -> bytes:
         """The canonical msgpack bytes."""
-        obj = [self.round_no, self.index, self.seat, self.prev, action_text(self.action),
-               [list(p) for p in self.positions]]
+        obj: list[object] = [self.round_no, self.index, self.seat, self.prev,
+                             action_text(self.action), [list(p) for p in self.positions]]
+        if self.choice is not None:
+            obj.append(self.choice.to_obj())
         packed: bytes = msgpack.packb(obj, use_bin_type=True)
         return packed
 
@@ -95,10 +196,12 @@ class ActRecord:
         """Parse canonical bytes; raises MalformedInput."""
         try:
             obj = msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=True)
-            round_no, index, seat, prev, text, positions = obj
+            if type(obj) is not list or len(obj) not in (6, 7):
+                raise ValueError("bad record")
+            round_no, index, seat, prev, text, positions = obj[:6]
+            choice = Choice.from_obj(obj[6]) if len(obj) == 7 else None
             for v in (round_no, index, seat):
-                if type(v) is not int or not 0 <= v < 2**32:
-                    raise ValueError("bad number")
+                _number(v)
             if type(prev) is not bytes or len(prev) != 32 or type(text) is not str:
                 raise ValueError("bad field")
             if type(positions) is not list or len(positions) > 8:
@@ -110,7 +213,7 @@ class ActRecord:
                     raise ValueError("bad position")
                 pos.append((p[0], p[1]))
             record = cls(round_no=round_no, index=index, seat=seat, prev=prev,
-                         action=parse_action(text), positions=tuple(pos))
+                         action=parse_action(text), positions=tuple(pos), choice=choice)
         except MalformedInput:
             raise
         except (ValueError, TypeError, msgpack.UnpackException) as exc:
@@ -155,7 +258,9 @@ class StopNotice:
                 if type(count) is not int or type(head) is not bytes or len(head) != 32:
                     raise ValueError("bad echo")
                 heads.append((count, head))
-            return cls(round_no=round_no, seat=seat, message=message, echo=tuple(heads))
+            # Shown to every player: no escape sequences or line breaks from a peer.
+            shown = "".join(c if c.isprintable() else "?" for c in message)
+            return cls(round_no=round_no, seat=seat, message=shown, echo=tuple(heads))
         except (ValueError, TypeError, msgpack.UnpackException) as exc:
             raise MalformedInput(f"malformed stop notice: {exc}") from None
 

@@ -33,7 +33,9 @@ How a round runs (protocol/table.md has the full flow):
 Timers (R-TIMER): when the local seat is on turn, :meth:`Table.get_timer` is its
 deadline; :meth:`Table.handle_timer` after it lets the computer play for the seat, and
 for each later turn after a short grace (:data:`AWAY_GRACE_S`) until the player acts.
-Computer seats run by this node act at once.
+Computer seats run by this node act at once; so do seats taken over that it sends for,
+unless their person is back (then :meth:`Table.get_timer` is the deadline it waits for
+their choice until).
 
 A table that survives (issue #6, protocol/table.md "Dropped nodes"):
 :meth:`Table.peer_lost` (the runner's heartbeats failed) or a ``leave`` payload starts
@@ -41,13 +43,21 @@ the takeover of the gone node's seats — its escrowed keys are rebuilt from the
 nodes' shares, the hands are open and a deterministic computer plays them, sent by the
 lowest live seat and checked by every node; in later rounds the lowest live seat runs
 them (key revealed at once). With no escrow (2 live nodes) the game pauses.
-:meth:`Table.peer_back` and the ``welcome`` payload deal a returning node in again from
-the next round; :meth:`Table.resync_payload` and :meth:`Table.restore` rebuild a
-restarted node from a peer's records, checking everything.
+:meth:`Table.resync_payload` and :meth:`Table.restore` rebuild a restarted node from a
+peer's records, checking everything. A returning player (:meth:`Table.peer_back`, or a
+restored table) plays its seat again **from its next turn**: while the seat is still
+taken over, :attr:`Table.my_turn` / :attr:`Table.choosing` is true on its own node at its
+turn and :meth:`Table.act` broadcasts a ``choice`` payload signed with the node's
+identity key (the ``sign`` argument); the node sending the seat's actions carries it out
+inside the ``Act`` record (the signed choice embedded), or plays the takeover computer's
+move at the R-TIMER deadline (:meth:`Table.get_timer`), and every node checks the
+embedded choice's signature, place in the log and legality (a fault names the sender).
+The ``welcome`` payload deals the node in again (its own sessions) from the next round.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import random
 from collections.abc import Callable, Sequence
@@ -68,12 +78,13 @@ from p2p8s.crypto.group import Rand
 from p2p8s.crypto.messages import Message, decode
 from p2p8s.crypto.session import Session, SessionConfig
 from p2p8s.crypto.session import chain_next as message_chain_next
-from p2p8s.engine import Action, Draw, EndedBy, Play, Round, Take
+from p2p8s.engine import Action, Draw, EndedBy, Play, Round, Take, parse_action
 from p2p8s.errors import IllegalAction, LocalError, MalformedInput
 from p2p8s.match import Match, RoundResult
 from p2p8s.rules import hand_size
 from p2p8s.table import events as tev
 from p2p8s.table.actions import (
+    CHOICE,
     CRYPTO,
     LEAVE,
     RESTARTED,
@@ -82,7 +93,9 @@ from p2p8s.table.actions import (
     STOP,
     WELCOME,
     ActRecord,
+    Choice,
     StopNotice,
+    action_text,
     chain_next,
     chain_start,
     decode_records,
@@ -241,6 +254,13 @@ class _RoundState:
         self.journal: list[Message | Callable[[Session], CryptoOutput]] = []
         self.dropped: set[bytes] = set()
         self.rebuild = False
+        #: signed choices of people whose seat is taken over, by log index (the first
+        #: one for an index counts); ``chose``: the last index this node's person chose
+        #: for; ``told``: the person was told it plays its seat again
+        self.choices: dict[int, Choice] = {}
+        self.chose = -1
+        self.told = False
+        self.turn_at = 0.0  #: when the current turn started (``now``)
 
     def runner(self, seat: int) -> int | None:
         """The node (human seat) that sends ``seat``'s messages, once decided."""
@@ -262,13 +282,18 @@ class Table:
 
     ``config`` is the final roster and rules, ``me`` this node's seat, ``rand(n)`` the
     source of secret randomness (``os.urandom`` in production), ``seed`` seeds the
-    computer players this node runs (deterministic in tests). ``me=OBSERVER`` makes a
+    computer players this node runs (deterministic in tests). ``sign(data)`` returns the
+    64-byte Ed25519 signature of ``data`` by this node's identity key (the key of
+    ``config.seats[me]``): with it, the person plays its seat again from its next turn
+    when it was taken over and the node is back (signed choices); without it the
+    computer plays the seat until the next round. ``me=OBSERVER`` makes a
     passive table that plays no seat and sends nothing: it checks every message and
     action it is given and audits each round (:mod:`p2p8s.table.logverify`).
     Raises MalformedInput if ``me`` is not a human seat.
     """
 
-    def __init__(self, config: TableConfig, *, me: int, rand: Rand, seed: bytes = b"") -> None:
+    def __init__(self, config: TableConfig, *, me: int, rand: Rand, seed: bytes = b"",
+                 sign: Callable[[bytes], bytes] | None = None) -> None:
         self.observing = me == OBSERVER
         if not self.observing and (not 0 <= me < config.players or config.computer(me)):
             raise MalformedInput(f"seat {me} is not a human seat of this table")
@@ -308,6 +333,13 @@ class Table:
         #: taken in are skipped and messages after a gap wait for it to fill
         self._catching_up = False
         self._away_turns = 0  # turns the computer played for the local player (R-TIMER)
+        self._sign = sign
+        #: turns the takeover computer played for the local seat (told with _away_turns)
+        self._bot_turns = 0
+        #: seats taken over whose person was back but missed a turn (the computer played
+        #: it at the deadline): their next turns wait only AWAY_GRACE_S (R-TIMER)
+        self._missed: set[int] = set()
+        self._back_at: dict[int, float] = {}  # node -> when it was last back
 
     # ------------------------------------------------------------------ public state
 
@@ -353,7 +385,14 @@ class Table:
         """True when :meth:`act` may be called now."""
         rs = self._rs
         return (rs is not None and self._ready_to_author(self.me) and not self._leaving
-                and self.me in rs.sessions and self.me not in rs.bots)
+                and self.me in rs.sessions and self.me not in rs.bots) or self._choosing()
+
+    @property
+    def choosing(self) -> bool:
+        """True when :attr:`my_turn` is a turn of this node's seat while it is taken
+        over: :meth:`act` then sends a signed choice that the node sending the seat's
+        actions carries out (protocol/table.md, "Coming back")."""
+        return self._choosing()
 
     @property
     def taken_over(self) -> frozenset[int]:
@@ -394,8 +433,10 @@ class Table:
                  if s in self._gone and t > self._now and rs is not None and not any(
                      rs.runner(d) == s and (d in rs.recovered or d in rs.asked)
                      for d in range(self.config.players))]
-        if rs is not None and self.my_turn and rs.deadline is not None:
+        if rs is not None and self.my_turn and not self._choosing() and rs.deadline is not None:
             times.append(rs.deadline)
+        if rs is not None and (wait := self._choice_wait(rs)) is not None:
+            times.append(wait)
         return min(times, default=None)
 
     # ------------------------------------------------------------------ inputs
@@ -436,21 +477,24 @@ class Table:
     @classmethod
     def restore(cls, config: TableConfig, *, me: int, records: bytes | Sequence[
                     tuple[int, bytes]], rand: Rand, seed: bytes = b"",
-                now: float = 0.0) -> Table:
+                now: float = 0.0, sign: Callable[[bytes], bytes] | None = None) -> Table:
         """Rebuild a node whose process restarted (its secret keys are lost) from a peer's
         log: ``records`` is that peer's :meth:`resync_payload` (or its records). Every
         payload is replayed and checked as by an observer — every message, proof, action
         and audit — so the state is the match's, not the peer's word. The restored node
         plays no seat until the round after the current one, when the lowest live seat
-        welcomes it back (its seat stays taken over until then). Its events so far come
-        with its next call. Raises MalformedInput for undecodable records."""
+        welcomes it back (its seat stays taken over until then); with ``sign`` (as for
+        the constructor) its person plays the seat again from its next turn through
+        signed choices. Its events so far come with its next call. Raises
+        MalformedInput for undecodable records."""
         if isinstance(records, bytes):
             if records[:1] != bytes([RESYNC]):
                 raise MalformedInput("not a resync payload")
             records = decode_records(records[1:])
-        table = cls(config, me=me, rand=rand, seed=seed)
+        table = cls(config, me=me, rand=rand, seed=seed, sign=sign)
         table._restoring = table._catching_up = table._started = True
         table._now = now
+        table._back_at[me] = now
         table._guarded(table._begin_round)
         table._guarded(lambda: table._replay(records))
         table._restoring = False
@@ -483,21 +527,48 @@ class Table:
 
     def act(self, action: Action, now: float) -> Output:
         """The local player's action. Raises IllegalAction (nothing changes) when it is
-        not this seat's turn, or the action breaks a rule (the message names the rule)."""
+        not this seat's turn, or the action breaks a rule (the message names the rule).
+
+        While the seat is taken over (:attr:`choosing`) the action goes out as a signed
+        ``choice`` payload (``sign``, protocol/table.md "Coming back"): the node sending
+        the seat's actions carries it out if it arrives before its deadline (R-TIMER)."""
         self._now = max(self._now, now)
         rs = self._rs
         if rs is None or rs.round is None or not self.my_turn:
             raise IllegalAction("it is not your turn")
+        choosing = self._choosing()  # its open hand is in the engine (_ready_choice)
         rs.round.check(action)
-        positions = self._positions_for(self.me, action, self.me)
-        if self._away_turns:
-            n = self._away_turns
-            self._away_turns = 0
+        if choosing:
+            action = rs.round.canonical(action)
+            try:
+                action = parse_action(action_text(action))
+            except MalformedInput as e:
+                raise IllegalAction(f"{action_text(action)}: {e}") from None
+        positions = () if choosing else self._positions_for(self.me, action, self.me)
+        if self._away_turns or self._bot_turns:
+            n = self._away_turns + self._bot_turns
+            self._away_turns = self._bot_turns = 0
             self._events.append(tev.Info(
                 f"you were away — the computer played {n} turn{'s' if n != 1 else ''} "
                 "for you"))
-        self._guarded(lambda: self._author(self.me, action, positions, self.me))
+        if choosing:
+            self._guarded(lambda: self._choose(rs, action))
+        else:
+            self._guarded(lambda: self._author(self.me, action, positions, self.me))
         return self._flush()
+
+    def _choose(self, rs: _RoundState, action: Action) -> None:
+        """Send the local person's signed choice for its seat taken over (kind 8)."""
+        assert self._sign is not None
+        choice = Choice(round_no=rs.number, index=rs.applied, prev=rs.chain, seat=self.me,
+                        action=action)
+        signature = self._sign(choice.signed_bytes(self.config.table))
+        if len(signature) != 64:
+            raise LocalError("the signer returned no Ed25519 signature")
+        choice = dataclasses.replace(choice, signature=signature)
+        rs.chose = rs.applied
+        rs.choices.setdefault(rs.applied, choice)
+        self._out.append(Outgoing(None, bytes([CHOICE]) + choice.encode()))
 
     def peer_lost(self, seat: int, now: float) -> Output:
         """The runner's heartbeats to ``seat``'s node failed: take its seats over.
@@ -520,20 +591,28 @@ class Table:
 
     def peer_back(self, seat: int, now: float) -> Output:
         """``seat``'s node is reachable again (same identity key). A paused game goes on;
-        a seat that was taken over is dealt in again from the next round this node starts
-        as its adopter (a ``welcome``). The runner must make sure the node has every
-        payload it missed (its own table survived) or restored its table from the log
-        (:meth:`restore`)."""
+        a seat that was taken over is played by its person again from its next turn
+        (signed choices, the node sending its actions waits for them until the R-TIMER
+        deadline) and dealt in again from the next round this node starts as its adopter
+        (a ``welcome``). The runner must make sure the node has every payload it missed
+        (its own table survived) or restored its table from the log (:meth:`restore`)."""
         self._now = max(self._now, now)
         self._check_peer(seat)
         if seat in self._gone:
+            rs = self._rs
+            was_cut = rs is not None and self._isolated()
             self._gone.discard(seat)
             self._left.discard(seat)
-            rs = self._rs
+            self._back_at[seat] = now
+            self._missed.difference_update(
+                d for d in range(self.config.players) if self.config.node_of(d) == seat)
             if rs is not None:
                 rs.paused.discard(seat)
                 if not self._isolated():
                     rs.paused.discard(self.me)
+                    if was_cut:
+                        self._back_at[self.me] = now
+                self._refresh_deadline(rs)
             self._events.append(tev.SeatBack(f"{self.names[seat]} is back", seat))
         return self._flush()
 
@@ -561,6 +640,7 @@ class Table:
     # ------------------------------------------------------------------ plumbing
 
     def _flush(self) -> Output:
+        self._ready_choice()
         messages, self._out = self._out, []
         if self._holding():
             # cut off from most of the table: keep what this node sends until it knows
@@ -673,6 +753,9 @@ class Table:
             return
         if kind == WELCOME:
             self._on_welcome(sender, decode_round(body))
+            return
+        if kind == CHOICE:
+            self._on_choice(sender, body)
             return
         if kind == RESTARTED:
             number = decode_round(body)
@@ -1078,11 +1161,14 @@ class Table:
     def _start_turn(self, rs: _RoundState) -> None:
         assert rs.round is not None
         seat = rs.round.turn
+        rs.turn_at = self._now
         timeout = self.config.turn_timeout_s
         if seat == self.me and self._away_turns:
             timeout = min(timeout, AWAY_GRACE_S)  # R-TIMER: still away, a short grace
-        rs.deadline = (None if self.config.computer(seat) or seat in rs.bots
-                       else self._now + timeout)
+        if seat in rs.bots:  # its person may choose until then, if its node is back
+            rs.deadline = self._choice_deadline(rs, seat)
+        else:
+            rs.deadline = None if self.config.computer(seat) else self._now + timeout
         rs.stood_in = False
         self._events.append(tev.TurnStarted(seat, rs.deadline))
 
@@ -1177,9 +1263,10 @@ class Table:
         return tuple(chosen)
 
     def _author(self, seat: int, action: Action, positions: tuple[Position, ...],
-                by: int | None = None) -> None:
+                by: int | None = None, choice: Choice | None = None) -> None:
         """Send ``seat``'s action from the local session ``by`` (``seat`` itself, or the
-        proxy for a seat whose key was recovered)."""
+        proxy for a seat whose key was recovered), carrying the person's signed
+        ``choice`` when it is one."""
         rs = self._rs
         assert rs is not None
         by = seat if by is None else by
@@ -1187,7 +1274,7 @@ class Table:
         if positions:
             self._emit_quiet(by, session.play(positions, seat=None if by == seat else seat))
         record = ActRecord(round_no=rs.number, index=rs.applied, seat=seat, prev=rs.chain,
-                           action=action, positions=positions)
+                           action=action, positions=positions, choice=choice)
         data = record.encode()
         rs.authored = rs.applied
         self._emit_quiet(by, session.announce(data))
@@ -1197,7 +1284,9 @@ class Table:
 
     def _auto_step(self, rs: _RoundState) -> bool:
         """Computer seats of this node act; so do seats taken over when this node sends
-        for them; past the deadline the computer plays for the local player."""
+        for them (their person's signed choice, or the deterministic computer — at once
+        while their node is gone, else at the R-TIMER deadline); past the deadline the
+        computer plays for the local player."""
         assert rs.round is not None
         seat = rs.round.turn
         if self._leaving or not self._ready_to_author(seat):
@@ -1205,8 +1294,18 @@ class Table:
         by = self._author_for(rs, seat)
         if by is None:
             return False
+        choice: Choice | None = None
         if seat in rs.bots:
-            action = self._takeover_move(rs, seat)
+            choice = self._choice_for(rs, seat)
+            if choice is not None:
+                action = choice.action
+            else:
+                wait = self._choice_deadline(rs, seat)
+                if wait is not None:
+                    if self._now < wait:
+                        return False  # its person is back: wait for its choice
+                    self._missed.add(seat)  # R-TIMER: the next turns get a short grace
+                action = self._takeover_move(rs, seat)
         else:
             if seat == self.me:
                 if rs.deadline is None or self._now < rs.deadline:
@@ -1223,7 +1322,7 @@ class Table:
             legal = rs.round.legal_actions()
             action = bot.choose(view_of(rs.round, seat, self.match), legal,
                                 self._bot_rng(seat))
-        self._author(seat, action, self._positions_for(seat, action, by), by)
+        self._author(seat, action, self._positions_for(seat, action, by), by, choice)
         return True
 
     def _takeover_move(self, rs: _RoundState, seat: int,
@@ -1325,7 +1424,9 @@ class Table:
                                 f"over (the computer plays it, sent by "
                                 f"{self.names[rs.proxy()]})", seat=author,
                                 fault=CryptoFault.UNEXPECTED)
-        if seat in rs.bots and rnd.turn == seat:
+        if record.choice is not None:
+            self._check_choice(rs, record, author, shown)
+        elif seat in rs.bots and rnd.turn == seat:
             expected = self._takeover_move(rs, seat, shown)
             if record.action != expected:
                 raise CheatDetected(
@@ -1409,6 +1510,14 @@ class Table:
         rs.chain = chain_next(rs.chain, pending.data)
         rs.applied += 1
         rs.actions.append((seat, record.action))
+        rs.choices = {i: c for i, c in rs.choices.items() if i >= rs.applied}
+        if record.choice is not None:
+            self._missed.discard(seat)  # its person is back at the table
+        elif seat == self.me and seat in rs.bots:
+            if not isinstance(record.action, Draw):
+                self._bot_turns += 1  # told when the person acts again
+            if self._home_back(seat) and rs.told:
+                self._missed.add(seat)  # it was back and missed this turn (R-TIMER)
         self._note(rs.number.to_bytes(4, "big") + pending.data)
         text = describe(event, names=self.names, me=self.me, rules=rnd.rules,
                         direction=direction, out=rnd.over)
@@ -1422,6 +1531,151 @@ class Table:
     def _note(self, entry: bytes) -> None:
         self._transcript = hashlib.sha512(TRANSCRIPT_TAG + self._transcript + entry).digest()[:32]
         self._entries += 1
+
+    # ------------------------------------------------------------------ choices
+
+    def _home_back(self, seat: int) -> bool:
+        """True when the person of ``seat`` (taken over) may choose its actions, as far
+        as this node knows: a person's seat whose node is not gone — for this node's own
+        seat: it can sign and is not cut off from most of the table."""
+        if self.config.computer(seat):
+            return False
+        home = self.config.node_of(seat)
+        if home == self.me:
+            return (self._sign is not None and not self._leaving and not self.observing
+                    and not self._isolated())
+        return home not in self._gone
+
+    def _choosing(self) -> bool:
+        """This node's seat is taken over, on turn, and its person may choose now."""
+        rs = self._rs
+        return (rs is not None and not self._restoring and self.me in rs.bots
+                and rs.chose < rs.applied and self._ready_to_author(self.me)
+                and self._home_back(self.me))
+
+    def _choice_deadline(self, rs: _RoundState, seat: int) -> float | None:
+        """Until when the person of ``seat`` (taken over, on turn) may choose (R-TIMER:
+        the full timer from the turn start or its return, ``AWAY_GRACE_S`` after a
+        missed turn); ``None`` while its node is gone."""
+        if not self._home_back(seat):
+            return None
+        start = max(rs.turn_at, self._back_at.get(self.config.node_of(seat), rs.turn_at))
+        grace = AWAY_GRACE_S if seat in self._missed else self.config.turn_timeout_s
+        return start + grace
+
+    def _choice_wait(self, rs: _RoundState) -> float | None:
+        """The deadline this node waits for a person's choice until (it sends the
+        actions of the seat on turn, taken over), or ``None``."""
+        rnd = rs.round
+        if rnd is None or self._leaving or rs.phase is not Phase.PLAY:
+            return None
+        seat = rnd.turn
+        if (seat not in rs.bots or not self._ready_to_author(seat)
+                or self._author_for(rs, seat) is None or rs.applied in rs.choices):
+            return None
+        return self._choice_deadline(rs, seat)
+
+    def _refresh_deadline(self, rs: _RoundState) -> None:
+        """A node came back: the turn of a seat taken over gets its choice deadline."""
+        rnd = rs.round
+        if rs.phase is Phase.PLAY and rnd is not None and not rnd.over and rnd.turn in rs.bots:
+            rs.deadline = self._choice_deadline(rs, rnd.turn)
+
+    def _ready_choice(self) -> None:
+        """When the local person may choose for its seat taken over: open its hand in
+        the engine (for :meth:`view` / :meth:`legal_actions`) and tell it once a round."""
+        rs = self._rs
+        if self.failed is not None or rs is None or not self._choosing():
+            return
+        try:
+            self._open_hand(rs, self.me, ())
+        except CheatDetected as e:
+            self._fault(e.seat, str(e))
+            return
+        if not rs.told:
+            rs.told = True
+            self._events.append(tev.Info(
+                "you are back: you play your seat again from this turn (your hand is open "
+                "to the others until the round ends)"))
+
+    def _on_choice(self, sender: int, body: bytes) -> None:
+        """A person's signed choice for its seat taken over: kept for its log index
+        (the node sending the seat's actions carries it out); a choice for a place of the
+        log already past, or another round, is stale and ignored."""
+        name = self.names[sender]
+        try:
+            choice = Choice.decode(body)
+        except MalformedInput as e:
+            self._fault(sender, f"{name} sent a {e}")
+            return
+        seat = choice.seat
+        if (seat >= self.config.players or self.config.computer(seat)
+                or self.config.node_of(seat) != sender):
+            self._fault(sender, f"{name} sent a choice for seat {seat}, which is not its own")
+            return
+        if not choice.verify(self.config.table, self.config.seats[seat].key):
+            self._fault(sender, f"{name} sent a choice that its key did not sign (forged)")
+            return
+        rs = self._rs
+        if (rs is None or choice.round_no != rs.number or choice.index < rs.applied
+                or choice.index <= rs.authored):
+            return  # stale: that place of the log is taken (by the computer's move)
+        if choice.index > rs.applied + MAX_AHEAD or len(rs.choices) >= MAX_AHEAD:
+            return  # far ahead of this node's log: it cannot be the one sending it
+        rs.choices.setdefault(choice.index, choice)
+        if sender == self.me:  # restoring: this node's person chose there already
+            rs.chose = max(rs.chose, choice.index)
+
+    def _choice_for(self, rs: _RoundState, seat: int) -> Choice | None:
+        """The choice of ``seat``'s person for the next place of the log, checked
+        against the log and the engine (a wrong one is a fault naming its node)."""
+        choice = rs.choices.get(rs.applied)
+        if choice is None:
+            return None
+        rnd = rs.round
+        assert rnd is not None
+        home = self.config.node_of(choice.seat)
+        name = self.names[home]
+        if choice.seat != seat:
+            raise CheatDetected(f"{name} chose for place {choice.index} of the log, where "
+                                f"it is {self.names[seat]}'s turn", seat=home,
+                                fault=CryptoFault.UNEXPECTED)
+        if choice.prev != rs.chain:
+            raise CheatDetected(f"{name} sent a choice that does not follow the log "
+                                "(replayed or forged)", seat=home, fault=CryptoFault.REPLAY)
+        self._open_hand(rs, seat, ())
+        try:
+            rnd.check(choice.action)
+        except IllegalAction as e:
+            rule = f" ({e.rule})" if e.rule else ""
+            raise CheatDetected(f"{name} chose an illegal move ({choice.action}): {e}{rule}",
+                                seat=home, fault=CryptoFault.ILLEGAL_CLAIM) from None
+        return choice
+
+    def _check_choice(self, rs: _RoundState, record: ActRecord, author: int,
+                      shown: Sequence[Position]) -> None:
+        """An action for a seat taken over that carries its person's choice: the choice
+        must be signed by the seat's key and name exactly this record (round, index,
+        prev, seat, action); a fault names the node that sent it. The engine check of
+        the action follows in :meth:`_take_up`."""
+        choice = record.choice
+        assert choice is not None
+        seat, who, name = record.seat, self.names[author], self.names[record.seat]
+        if seat not in rs.bots or self.config.computer(seat):
+            raise CheatDetected(f"{who} sent a person's choice for {name}, which is not "
+                                "a person's seat taken over", seat=author,
+                                fault=CryptoFault.UNEXPECTED)
+        if ((choice.round_no, choice.index, choice.prev, choice.seat, choice.action)
+                != (record.round_no, record.index, record.prev, seat, record.action)):
+            raise CheatDetected(f"{who} sent {record.action} for {name} (taken over) with a "
+                                "choice made for another place of the log or another "
+                                "action (replayed or forged)", seat=author,
+                                fault=CryptoFault.REPLAY)
+        if not choice.verify(self.config.table, self.config.seats[seat].key):
+            raise CheatDetected(f"{who} sent {record.action} for {name} (taken over) with a "
+                                f"choice {name}'s key did not sign (forged)", seat=author,
+                                fault=CryptoFault.ILLEGAL_CLAIM)
+        self._open_hand(rs, seat, shown)
 
     # ------------------------------------------------------------------ round end
 

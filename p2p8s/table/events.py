@@ -105,7 +105,8 @@ class SeatTakenOver(Info):
 @dataclass(frozen=True, slots=True)
 class SeatBack(Info):
     """``seat``'s node is back (:meth:`~p2p8s.table.Table.peer_back`); a seat that was
-    taken over plays again from the next round it is dealt in."""
+    taken over is played by its person again from its next turn (signed choices, its
+    hand open until the round ends) and run by its own node from the next round."""
 
     seat: int
 

@@ -7,9 +7,11 @@ person at the keyboard would: when its node says ``my_turn``, it asks a bot and 
 out and the node's own computer plays. Time is simulated: when nothing is in flight the
 clock jumps to the earliest timer.
 
-With ``keys`` every payload is also wrapped in a signed wire frame (``p2p8s.wire``
-``game`` envelope) and appended to the sender's and the receiver's ``frames`` — the log
-a runner writes, for :mod:`p2p8s.table.logverify`.
+Each node signs its choices (a returning player's moves for its seat taken over) with
+its seat's key of ``keys`` — or of the default :func:`make_keys` when the config holds
+those keys (:attr:`TableNet.signers`). With ``keys`` every payload is also wrapped in a
+signed wire frame (``p2p8s.wire`` ``game`` envelope) and appended to the sender's and the
+receiver's ``frames`` — the log a runner writes, for :mod:`p2p8s.table.logverify`.
 """
 
 from __future__ import annotations
@@ -73,8 +75,15 @@ class TableNet:
                  order_seed: bytes | None = None) -> None:
         self.config = config
         self.humans = [s.seat for s in config.seats if s.computer is None]
+        signers = keys if keys is not None else make_keys(config.players)
+        #: each seat's signer of choices (protocol/table.md "Coming back"), when the
+        #: config holds the key of ``keys`` (or of the default :func:`make_keys`)
+        self.signers: dict[int, Callable[[bytes], bytes]] = {
+            s: signers[s].sign for s in self.humans
+            if s < len(signers) and wire.public_key_bytes(signers[s]) == config.seats[s].key}
         self.nodes = {s: Table(config, me=s, rand=seeded(seed + b"/rand/" + bytes([s])),
-                               seed=seed + bytes([s])) for s in self.humans}
+                               seed=seed + bytes([s]), sign=self.signers.get(s))
+                      for s in self.humans}
         self.tamper = tamper
         self.idle = set(idle)
         self.driver = get_bot(driver)
