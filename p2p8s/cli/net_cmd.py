@@ -59,6 +59,8 @@ AUTO_DEFAULT = "expert"
 REJOIN_TRIES = 8
 #: Seconds one mDNS look-up for a lost peer may take.
 FIND_PEER_S = 2.0
+#: What the host may type in its lobby (p2p8s.net.lobby.host_lobby reads them).
+LOBBY_WORDS = ("deal", "d", "start", "quit", "q", "exit")
 
 
 def play_card(mesh: Mesh) -> TableCard:
@@ -253,10 +255,13 @@ def tables_cmd(timeout_s: float) -> None:
         if not cards:
             click.echo(f"No tables found on the local network in {timeout_s:g} s.")
             return 0
-        click.echo(f"{len(cards)} table{'s' if len(cards) != 1 else ''} on the local network:")
+        from p2p8s.cli.terminal import Terminal
+
+        term = Terminal()  # wraps to the terminal's width (piped output is not wrapped)
+        term.say(f"{len(cards)} table{'s' if len(cards) != 1 else ''} on the local network:")
         for card in cards:
-            click.echo(f"  {card.describe()}")
-        click.echo("Ask the host for the code, then run: p2p8s join CODE")
+            term.say(f"  {card.describe()}")
+        term.say("Ask the host for the code, then run: p2p8s join CODE")
         return 0
 
     _run(main)
@@ -339,8 +344,8 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
                             with contextlib.suppress(Exception):
                                 await advertiser.async_update(
                                     with_free(card, roster.free))
-                click.echo("Waiting for players. Type deal (or press Enter) to start, "
-                           "quit to close the table.")
+                click.echo("Waiting for players. Type deal to start, quit to close the "
+                           "table.")
                 click.echo(f"  seat 0: {player} (you)")
                 filtered: asyncio.Queue[str] = asyncio.Queue()
 
@@ -351,7 +356,13 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
                             click.echo("input ended; closing the table")
                             filtered.put_nowait("quit")
                             return
-                        filtered.put_nowait(line)
+                        word = line.strip().lower()
+                        if word in LOBBY_WORDS:
+                            filtered.put_nowait(word)
+                        elif word:  # a stray Enter does not deal; anything else is said
+                            shown = word if len(word) <= 20 else word[:20] + "…"
+                            click.echo(f"'{shown}' is not a lobby command: type deal to "
+                                       "start, quit to close the table.")
 
                 forwarder = asyncio.ensure_future(forward())
                 try:
@@ -386,11 +397,13 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
 @click.option("--timeout", "timeout_s", type=click.FloatRange(0.5, 120), default=8.0,
               show_default=True, help="Seconds to look for the table by mDNS.")
 @click.option("--yes", "-y", is_flag=True, help="Sit down without asking.")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="TCP port to listen on for the other players (0: any free port).")
 @click.option("--no-mdns", is_flag=True,
               help="Do not advertise this node by mDNS while playing.")
 @_game_options
-def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, no_mdns: bool,
-             auto: str | None, rounds: int | None, ascii_: bool) -> None:
+def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: int,
+             no_mdns: bool, auto: str | None, rounds: int | None, ascii_: bool) -> None:
     """Join a friend's table: INVITE is CODE, CODE@HOST:PORT or p2p8s://CODE@HOST:PORT."""
     parsed: Invite = parse_invite(invite)
     player = _check_name(name or _default_name())
@@ -428,7 +441,8 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, no_mdns
                 return False
             return answer.strip().lower() in ("", "y", "yes")
 
-        async with Node(identity=identity, name=player, code_key=key, table=tid) as node:
+        async with Node(identity=identity, name=player, code_key=key, table=tid,
+                        port=port) as node:
             click.echo(f"Your key: {identity_fingerprint(identity)}")
             view = _TerminalView(me=node.key, ascii=ascii_)
             for attempt in range(REJOIN_TRIES):
@@ -476,10 +490,15 @@ def audit_cmd(file: Path) -> None:
     except CorruptLog as exc:
         click.echo(f"p2p8s: {exc}", err=True)
         sys.exit(2)
-    seat = log.header.get("me")
-    click.echo(f"{file}: the log of seat {seat}, {len(log.frames)} signed frames"
+    click.echo(f"{file}: {len(log.frames)} signed frames"
                + (" (the last record was cut short and is left out)" if log.torn else ""))
     report = verify(log.frames)
+    seat = log.header.get("me")
+    if isinstance(seat, int) and report.config is not None and 0 <= seat < len(
+            report.config.names):  # the header is not signed: named only as its claim
+        click.echo(f"  kept by the node of {report.config.names[seat]} (seat {seat}), as "
+                   "its unsigned header says; everything below is checked from the "
+                   "signed frames")
     for line in report.lines():
         click.echo(f"  {line}")
     if not report.ok:

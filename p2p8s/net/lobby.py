@@ -23,6 +23,7 @@ from p2p8s.errors import LocalError, RemoteError
 from p2p8s.net.node import Connected, Connection, Incoming, JoinRefused, Lost, NetEvent, Node
 from p2p8s.rules import Ruleset
 from p2p8s.wire import (
+    MAX_NAME,
     Echo,
     Game,
     Role,
@@ -53,6 +54,24 @@ class LobbyClosed(LocalError):
 
 # --- pure seat bookkeeping ------------------------------------------------------------
 
+def unique_name(name: str, taken: Iterable[str]) -> str:
+    """``name``, or ``name 2``, ``name 3``… if a player of that name (in any case) sits
+    already; at most :data:`~p2p8s.wire.MAX_NAME` characters.
+
+    >>> unique_name("Ann", ["ann", "Bob"])
+    'Ann 2'
+    >>> unique_name("Cat", ["Ann"])
+    'Cat'
+    """
+    used = {t.casefold() for t in taken}
+    unique, n = name, 2
+    while unique.casefold() in used:
+        suffix = f" {n}"
+        unique = name[:MAX_NAME - len(suffix)] + suffix
+        n += 1
+    return unique
+
+
 class Seating:
     """Who sits where at the host's table (pure; the host's node owns it).
 
@@ -74,7 +93,8 @@ class Seating:
         return self._roster
 
     def sit(self, *, name: str, key: bytes, addrs: tuple[str, ...], port: int) -> SeatEntry:
-        """Seat a player at the lowest free seat and return the entry.
+        """Seat a player at the lowest free seat and return the entry; a name already at
+        the table gets a number (:func:`unique_name`), so every seat reads differently.
 
         Raises :class:`LobbyClosed` after :meth:`close`, :class:`TableFull` when full.
         """
@@ -87,7 +107,8 @@ class Seating:
             raise LocalError("this player is already seated")
         taken = {e.seat for e in roster.seats}
         seat = min(set(range(roster.size)) - taken)
-        entry = SeatEntry(seat=seat, name=name, key=key, addrs=addrs, port=port)
+        entry = SeatEntry(seat=seat, name=unique_name(name, [e.name for e in roster.seats]),
+                          key=key, addrs=addrs, port=port)
         self._roster = replace(roster, seats=tuple(sorted((*roster.seats, entry),
                                                           key=lambda e: e.seat)))
         return entry

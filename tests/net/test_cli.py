@@ -203,3 +203,36 @@ def test_joining_another_program_says_it_is_not_a_table(procs: list[Proc],
     assert (f"p2p8s: 127.0.0.1:{port} is not a p2p8s table (it answered with something "
             "else)") in eve.output, eve.output
     assert "Traceback" not in eve.output
+
+
+def test_the_lobby_ignores_a_stray_enter_and_names_unknown_words(
+        procs: list[Proc], tmp_path: Path) -> None:
+    host, code, port = _host(procs, tmp_path, "--seats", "2")
+    host.send("")
+    host.send("dael")
+    host.expect(r"^'dael' is not a lobby command: type deal to start, quit to close the "
+                r"table\.$")
+    bob = Proc(["join", f"{code}@127.0.0.1:{port}", "--name", "Ann", "--yes"],
+               home=tmp_path / "bob")
+    procs.append(bob)
+    # a second Ann gets a number, so every seat reads differently
+    host.expect(r"^Ann 2 \[key .*\] sat down at seat 1$", timeout_s=15)
+    bob.expect(r"^Ann 2 \[key .*\] \(you\) sat down at seat 1$")
+    assert "Dealing" not in host.output  # the stray Enter did not deal
+    host.send("quit")
+    assert host.wait(10) == 0
+    assert "Table closed." in host.output
+
+
+def test_seating_numbers_a_name_already_at_the_table() -> None:
+    from p2p8s.net.lobby import Seating, unique_name
+    from p2p8s.rules import Ruleset
+    from p2p8s.wire import MAX_NAME, SeatEntry
+
+    seating = Seating(size=4, rules=Ruleset(), host=SeatEntry(
+        seat=0, name="Ann", key=bytes(32), addrs=(), port=1))
+    assert seating.sit(name="ann", key=b"b" * 32, addrs=(), port=2).name == "ann 2"
+    assert seating.sit(name="ANN", key=b"c" * 32, addrs=(), port=3).name == "ANN 3"
+    assert seating.sit(name="Bob", key=b"d" * 32, addrs=(), port=4).name == "Bob"
+    long = "x" * MAX_NAME
+    assert unique_name(long, [long]) == "x" * (MAX_NAME - 2) + " 2"
