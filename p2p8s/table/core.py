@@ -116,6 +116,9 @@ TAKEOVER_TAG = b"p2p8s/v1/takeover"
 #: Once the computer has played a turn for the local player (R-TIMER), their next turns
 #: get this grace (seconds) instead of the full timer, until they act again.
 AWAY_GRACE_S = 3.0
+#: What the local player is told when the computer played a turn for them (R-TIMER); the
+#: first time of an absence also says why and what "away" means.
+STOOD_IN = "the computer played for you"
 #: A node waits this long (seconds) after :meth:`Table.peer_lost` before it publishes its
 #: escrow shares: a node cut off from everyone sees all its peers lost by then and knows
 #: it is the one cut off (it never helps take a live node over).
@@ -1313,7 +1316,11 @@ class Table:
                 if not rs.stood_in:
                     rs.stood_in = True
                     self._away_turns += 1
-                    self._events.append(tev.Info("the computer played for you"))
+                    self._events.append(tev.Info(
+                        STOOD_IN if self._away_turns > 1 else
+                        f"{STOOD_IN} (your {self.config.turn_timeout_s:g} s ran out); until "
+                        f"you play again you count as away and each turn waits only "
+                        f"{AWAY_GRACE_S:g} s"))
                 bot = get_bot(STAND_IN)
             else:
                 name = self.config.seats[seat].computer

@@ -14,7 +14,11 @@ def test_an_idle_seat_is_played_by_its_own_node_after_the_deadline() -> None:
     net.run()
     assert net.faults() == {}
     infos = {s: [e for e in net.events[s] if isinstance(e, tev.Info)] for s in net.humans}
-    assert infos[1] and all(i.text == "the computer played for you" for i in infos[1])
+    assert infos[1] and all(i.text.startswith("the computer played for you") for i in infos[1])
+    # the first stand-in of an absence explains "away"; later ones are short
+    assert "count as away and each turn waits only 3 s" in infos[1][0].text
+    assert len(infos[1]) > 1 and all(i.text == "the computer played for you"
+                                     for i in infos[1][1:])
     assert infos[0] == infos[2] == []
     played = [e for e in net.events[0] if isinstance(e, tev.Applied) and e.seat == 1]
     assert played  # the others saw seat 1's moves like any other
@@ -36,5 +40,7 @@ def test_the_timer_is_the_turn_deadline_and_fires_only_after_it() -> None:
     early = node.handle_timer(9.9)
     assert early.messages == [] and early.events == [] and node.my_turn
     late = node.handle_timer(10.0)
-    assert late.events[0] == tev.Info("the computer played for you")
+    assert late.events[0] == tev.Info(
+        "the computer played for you (your 10 s ran out); until you play again you count "
+        "as away and each turn waits only 3 s")
     assert late.messages and not node.my_turn
