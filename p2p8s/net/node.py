@@ -59,6 +59,9 @@ log = logging.getLogger(__name__)
 
 #: Seconds a connection may take to connect and finish the handshake.
 HANDSHAKE_TIMEOUT_S = 5.0
+#: Most accepted connections that may be in their handshake at once; more are turned
+#: away at once, so a flood of connections cannot hold unbounded memory or descriptors.
+MAX_HANDSHAKES = 64
 _READ_SIZE = 65536
 
 
@@ -179,6 +182,7 @@ class Node:
         self._events: asyncio.Queue[NetEvent] = asyncio.Queue()
         self._tasks: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
+        self._handshaking = 0
         self.peers: dict[bytes, Connection] = {}
         self.port = 0
 
@@ -356,6 +360,12 @@ class Node:
         peer = writer.get_extra_info("peername")
         host = str(peer[0]) if peer else "?"
         where = format_address(host, int(peer[1])) if peer else "?"
+        if self._handshaking >= MAX_HANDSHAKES:
+            log.info("turned %s away: %d connections are already in their handshake",
+                     where, self._handshaking)
+            writer.transport.abort()
+            return
+        self._handshaking += 1
         try:
             await asyncio.wait_for(self._handshake(reader, writer, address=host, where=where,
                                                    role=None, dialled=False),
@@ -364,6 +374,12 @@ class Node:
                 asyncio.IncompleteReadError) as exc:
             log.info("handshake with %s failed: %s", where, exc)
             writer.close()
+        except asyncio.CancelledError:
+            # The node or the program is closing. End quietly: Python 3.11's
+            # start_server callback would log a cancelled task with a traceback.
+            writer.close()
+        finally:
+            self._handshaking -= 1
 
     async def _read_one(self, reader: asyncio.StreamReader, decoder: FrameDecoder,
                         pending: list[Received], *, first: bool = False) -> Received:
@@ -432,9 +448,9 @@ class Node:
         self._heartbeats.add(conn, now=asyncio.get_running_loop().time())
         self._wake.set()
         self._events.put_nowait(Connected(conn))
-        for received in pending:
-            self._deliver(conn, received)
-        conn.task = self._spawn(self._read_loop(conn))
+        # Frames that came with the proof are checked by the read loop, so a bad one
+        # loses the connection like any later frame (not a half-dead peer).
+        conn.task = self._spawn(self._read_loop(conn, pending))
         return conn
 
     # --- reading, heartbeats ----------------------------------------------------------
@@ -457,9 +473,11 @@ class Node:
             return
         self._events.put_nowait(Incoming(conn, received))
 
-    async def _read_loop(self, conn: Connection) -> None:
+    async def _read_loop(self, conn: Connection, pending: list[Received]) -> None:
         loop = asyncio.get_running_loop()
         try:
+            for received in pending:
+                self._deliver(conn, received)
             while not conn.closed:
                 data = await conn.reader.read(_READ_SIZE)
                 if not data:

@@ -97,6 +97,14 @@ class TableConfig:
         try:
             obj = msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=True)
             table, rules, target, timeout, seats = obj
+            # Exact types first: bytes(n) of a huge int would allocate n bytes (or raise
+            # OverflowError) before the canonical check could refuse it.
+            if (type(table) is not bytes or type(target) is not int
+                    or type(timeout) is not float or type(seats) is not list
+                    or not all(type(s) is list and len(s) == 4 and type(s[0]) is int
+                               and type(s[1]) is str and type(s[2]) is bytes
+                               and (s[3] is None or type(s[3]) is str) for s in seats)):
+                raise ValueError("a field has the wrong type")
             config = cls(
                 table=bytes(table), rules=Ruleset.from_dict(rules), target=int(target),
                 turn_timeout_s=float(timeout),
