@@ -41,6 +41,7 @@ from p2p8s.net.discovery import (
     browse,
     find_node,
     find_table,
+    follow_addresses,
     lan_addresses,
     open_zeroconf,
     with_free,
@@ -81,13 +82,20 @@ def _finder(aiozc: MdnsHandle, table: bytes) -> Callable[[int], Awaitable[list[
     return find
 
 
+def _moved(addresses: list[str]) -> None:
+    click.echo(f"(This computer's address changed: now advertised at "
+               f"{', '.join(addresses)}.)", err=True)
+
+
 async def _advertise_in_play(mesh: Mesh, ready: asyncio.Future[MdnsHandle | None]) -> None:
-    """Advertise this node in play until cancelled (mDNS errors are reported once)."""
+    """Advertise this node in play until cancelled, following this machine's address
+    changes (:func:`~p2p8s.net.discovery.follow_addresses`); mDNS errors are reported
+    once."""
     try:
         async with open_zeroconf() as aiozc, Advertiser(aiozc, play_card(mesh),
-                                                        port=mesh.node.port):
+                                                        port=mesh.node.port) as advertiser:
             ready.set_result(aiozc)
-            await asyncio.Event().wait()
+            await follow_addresses(advertiser, changed=_moved)
     except Exception as exc:  # multicast may be unavailable: the roster addresses remain
         if not ready.done():
             ready.set_result(None)
@@ -96,13 +104,15 @@ async def _advertise_in_play(mesh: Mesh, ready: asyncio.Future[MdnsHandle | None
 
 def table_runner(*, auto: str | None = None, rounds: int | None = None,
                  ascii: bool = False, lines: asyncio.Queue[str] | None = None,
-                 mdns: bool = False, aiozc: MdnsHandle | None = None) -> GameRunner:
+                 mdns: bool = False, aiozc: MdnsHandle | None = None,
+                 advertiser: Advertiser | None = None) -> GameRunner:
     """A game runner that plays the dealt table in this terminal.
 
     ``auto`` (a personality; ``""`` = the expert) lets the computer play the local seat,
     ``rounds`` stops after that many rounds, ``lines`` are the typed lines (default: a
     fresh reader of stdin). ``mdns`` advertises this node in play (:func:`play_card`)
-    and looks lost peers up by mDNS; ``aiozc``: the caller advertises, look up with it.
+    and looks lost peers up by mDNS; ``aiozc``: the caller advertises, look up with it
+    (its ``advertiser``, if given, then follows this machine's address changes).
     Raises :class:`~p2p8s.errors.LocalError` subclasses when the match cannot go on
     without a player who left, or the table fails.
     """
@@ -119,6 +129,9 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
         advertising: asyncio.Task[None] | None = None
         if aiozc is not None:
             options.find_peer = _finder(aiozc, mesh.node.table)
+            if advertiser is not None:
+                advertising = asyncio.ensure_future(
+                    follow_addresses(advertiser, changed=_moved))
         elif mdns:
             ready: asyncio.Future[MdnsHandle | None] = asyncio.Future()
             advertising = asyncio.ensure_future(_advertise_in_play(mesh, ready))
@@ -381,7 +394,7 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
                         click.echo(f"(mDNS: could not advertise the table in play: {exc})",
                                    err=True)
                 runner = table_runner(auto=auto, rounds=rounds, ascii=ascii_, lines=commands,
-                                      aiozc=aiozc)
+                                      aiozc=aiozc, advertiser=advertiser)
                 await runner(mesh)
                 await node.flush()
         return 0

@@ -198,6 +198,8 @@ class TableScreen:
                 who = self._name(event.seat) if event.seat is not None else "a player"
                 message = card_message(event.message, self.look.card)
                 self.say(self.look.paint(f"Fault by {who}: {message}", "red"))
+            elif isinstance(event, tev.SeatBack):
+                pass  # the runner's presence line has said so, with how it came back
             elif isinstance(event, tev.Info):
                 self.say(event.text)
 

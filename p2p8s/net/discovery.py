@@ -35,6 +35,9 @@ SERVICE_TYPE = "_p2p8s._tcp.local."
 RESOLVE_TIMEOUT_S = 3.0
 #: The process's zeroconf handle (:func:`open_zeroconf`), for callers outside p2p8s.net.
 MdnsHandle = AsyncZeroconf
+#: Seconds between two looks at this machine's addresses while a node is advertised in
+#: play (:func:`follow_addresses`).
+ADDRESS_POLL_S = 2.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -163,6 +166,27 @@ class Advertiser:
         self._info = self._service_info(self._info.name)
         await (await self._aiozc.async_update_service(self._info))
 
+    @property
+    def addresses(self) -> list[str]:
+        """The addresses advertised now (A/AAAA records of the SRV target)."""
+        return list(self._addresses)
+
+    async def async_readdress(self, addresses: list[str]) -> None:
+        """Advertise ``addresses`` instead (this machine's addresses changed): zeroconf
+        first rescans the interfaces (a socket for a new address, none for a gone one;
+        zeroconf >= 0.150), then the records are announced again with the cache-flush
+        bit, so peers drop the old address (RFC 6762 §10.2)."""
+        before, self._addresses = self._addresses, list(addresses)
+        try:
+            rescan = getattr(self._aiozc, "async_update_interfaces", None)
+            if rescan is not None:
+                await rescan()
+            self._info = self._service_info(self._info.name)
+            await (await self._aiozc.async_update_service(self._info))
+        except BaseException:
+            self._addresses = before  # not advertised: the next look tries again
+            raise
+
     async def async_replace(self, card: TableCard) -> None:
         """Publish ``card`` under its own name instead (the table is dealt: the host
         now advertises itself as a node in play, like every other node)."""
@@ -172,6 +196,26 @@ class Advertiser:
         self.card = card
         self._info = self._service_info(_instance_name(card))
         await (await self._aiozc.async_register_service(self._info, allow_name_change=True))
+
+
+async def follow_addresses(advertiser: Advertiser, *, poll_s: float = ADDRESS_POLL_S,
+                           addresses: Callable[[], list[str]] = lan_addresses,
+                           changed: Callable[[list[str]], None] | None = None) -> None:
+    """Keep ``advertiser`` on this machine's current addresses until cancelled: every
+    ``poll_s`` seconds compare ``addresses()`` with the advertised ones and, on a
+    change, :meth:`Advertiser.async_readdress` (then ``changed(new)`` is called). A
+    failed update is tried again at the next look."""
+    while True:
+        await asyncio.sleep(poll_s)
+        now = addresses()
+        if sorted(now) == sorted(advertiser.addresses):
+            continue
+        try:
+            await advertiser.async_readdress(now)
+        except Exception:  # multicast trouble: the next look tries again
+            continue
+        if changed is not None:
+            changed(now)
 
 
 async def find_node(aiozc: AsyncZeroconf, table_id_hex: str, seat: int, *,

@@ -31,11 +31,16 @@
   resends exactly the missing suffix of what it posted for that peer, then
   :meth:`Table.peer_back`. A restarted node (``mesh.rejoined``) asks for the log
   instead: the peers answer with their signed game frames in ``log`` parts, and the
-  table is rebuilt with :meth:`Table.restore` from the first complete answer;
+  table is rebuilt with :meth:`Table.restore` from the first complete answer. A node
+  whose seats were taken over while payloads it sent were lost on the way (a
+  blackholed link: sent before it noticed) learns it from the peer's ``sync``
+  (``taken``) and rebuilds its table from the log in the same way, without restarting;
 - ``quit`` sends :meth:`Table.leave` (the others take the seat over at once).
   :class:`PeerLost` remains only where the match cannot go on: the only other person
-  left for good, or a peer stopped after the rounds it asked for. Connections of nodes
-  not in the roster (a newcomer after the deal) are refused and their loss is ignored.
+  left for good, a peer stopped after the rounds it asked for, or a node restarted
+  where nobody can rebuild its keys of the round (:attr:`Table.stranded`: two people).
+  Connections of nodes not in the roster (a newcomer after the deal) are refused and
+  their loss is ignored.
 
 The frontend (the terminal client, or a test's recorder) does all the talking.
 """
@@ -57,6 +62,7 @@ import msgpack
 
 from p2p8s.bots.base import Bot
 from p2p8s.bots.registry import get_bot
+from p2p8s.codes import format_address
 from p2p8s.crypto.messages import decode as decode_crypto
 from p2p8s.engine import Action
 from p2p8s.errors import IllegalAction, LocalError, MalformedInput, RemoteError
@@ -98,28 +104,35 @@ LOG_TIMEOUT_S = 60.0
 LOG_PART_BYTES = MAX_GAME_PAYLOAD - 4096
 
 
-def sync_payload(received: int, posted: int, *, restarted: bool) -> bytes:
+def sync_payload(received: int, posted: int, *, restarted: bool, taken: bool = False
+                 ) -> bytes:
     """A runner ``sync`` payload: ``received`` game payloads from the peer so far,
-    ``posted`` game payloads meant for it so far, and whether this node ``restarted``
-    (lost its state: it asks for the log instead of a resend).
+    ``posted`` game payloads meant for it so far, whether this node ``restarted`` (lost
+    its state: it asks for the log instead of a resend) and whether this node has
+    ``taken`` the peer's seats over while it was away (then the peer's payloads this
+    node never received are void: the peer rebuilds its table from this node's log).
 
     >>> parse_sync(sync_payload(3, 5, restarted=False)[1:])
-    (3, 5, False)
+    (3, 5, False, False)
     """
-    packed: bytes = msgpack.packb([received, posted, restarted])
+    packed: bytes = msgpack.packb([received, posted, restarted, taken])
     return bytes([SYNC]) + packed
 
 
-def parse_sync(body: bytes) -> tuple[int, int, bool]:
-    """The ``(received, posted, restarted)`` of a ``sync`` body; raises MalformedInput."""
+def parse_sync(body: bytes) -> tuple[int, int, bool, bool]:
+    """The ``(received, posted, restarted, taken)`` of a ``sync`` body (a body of three
+    fields has ``taken`` false); raises MalformedInput."""
     try:
-        received, posted, restarted = msgpack.unpackb(body, raw=False)
+        fields = msgpack.unpackb(body, raw=False)
+        if type(fields) is not list or len(fields) not in (3, 4):
+            raise ValueError("not a list of 3 or 4 fields")
+        received, posted, restarted, taken = (*fields, False)[:4]
         if (type(received) is not int or type(posted) is not int or received < 0
-                or posted < 0 or type(restarted) is not bool):
+                or posted < 0 or type(restarted) is not bool or type(taken) is not bool):
             raise ValueError("bad field")
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
         raise MalformedInput(f"a bad sync payload: {exc}") from None
-    return received, posted, restarted
+    return received, posted, restarted, taken
 
 
 def log_parts(frames: Sequence[bytes], *, limit: int = LOG_PART_BYTES) -> list[bytes]:
@@ -188,6 +201,16 @@ class PeerLost(LocalError):
 
 class TableFailed(LocalError):
     """The table stopped: a peer broke the rules or the logs disagree (the message says who)."""
+
+
+class _Rebuild(Exception):  # a signal inside the runner, not an error
+    """This node's seats were taken over while some of its payloads were lost on the way
+    (sent before it noticed the link was down): its table has taken in moves the others
+    never saw. It rebuilds the table from a peer's log (as a restarted node does)."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(seat)
+        self.seat = seat
 
 
 @dataclass(frozen=True, slots=True)
@@ -467,12 +490,20 @@ class _Run:
         self.lost: set[int] = set()  # seats whose node this runner misses
         self.gone_for_good: list[int] = []  # seats that left (leave payload), in order
         self.fresh: set[int] = set()  # peers told this node restarted (no resend due)
+        #: a restored node: peers not reached yet, told ``restarted`` when they are, and
+        #: those whose log answer is awaited before :meth:`Table.peer_back`
+        self.restart_to: set[int] = set()
+        self.await_log: set[int] = set()
+        #: seat -> the connection whose ``sync`` told it its seats were taken over
+        self.told_taken: dict[int, Connection] = {}
         self.answers: dict[int, _LogAnswer] = {}
         self.notes: list[str] = []  # said once the table is shown (a rebuilt table)
         self.dialers: dict[int, asyncio.Task[None]] = {}
         self.where: dict[int, list[tuple[str, int]]] = {}
         for entry in mesh.roster.seats:
             self.where[entry.seat] = [(a, entry.port) for a in entry.addrs]
+        #: where each seat listened at the deal (a peer back from elsewhere moved)
+        self.dealt_at = {s: set(w) for s, w in self.where.items()}
         for seat, conn in mesh.peers.items():
             self._note_address(seat, conn)
 
@@ -551,6 +582,21 @@ class _Run:
             self.result.match_over = True
             self.done = "the match is over"
             self.completed = True
+        stranded = self.table.stranded
+        if stranded and self.done is None:
+            raise PeerLost(self._stranded_message(min(stranded)), seat=min(stranded))
+
+    def _stranded_message(self, node: int) -> str:
+        """Why the match ends when ``node``'s program restarted and nobody can rebuild its
+        keys of this round (:attr:`Table.stranded`)."""
+        two = len(self.others) == 1
+        who = ("Your program restarted and lost your cards" if node == self.mesh.seat
+               else f"{self.names[node]}'s program restarted and lost their cards")
+        why = "with two people nobody holds a share of them" if two else (
+            "nobody holds a share of them yet")
+        kept = "Both logs are kept" if two else "Every log is kept"
+        audit = f" (p2p8s audit {self.result.log})" if self.result.log is not None else ""
+        return f"{who} of this round; {why}, so this match cannot go on. {kept}{audit}."
 
     def _logged(self, body: bytes) -> None:
         self.frames.append(body)
@@ -782,30 +828,61 @@ class _Run:
         if conn.hello.role is Role.JOIN:  # `p2p8s join` again: it needs the roster
             self.mesh.node.send(conn, Welcome(seat=seat, roster=self.mesh.roster))
         self.pending[seat] = conn
+        taken = self._took_over(seat)
+        if taken:
+            self.told_taken[seat] = conn
         self.mesh.node.send(conn, Game(to=seat, payload=sync_payload(
-            self.got[seat], len(self.posted[seat]), restarted=False)))
+            self.got[seat], len(self.posted[seat]), restarted=seat in self.restart_to,
+            taken=taken)))
+
+    def _took_over(self, node: int) -> bool:
+        """Whether the computer plays a seat of ``node``'s node at this table now (so its
+        payloads this node never received are void)."""
+        return any(self.config.node_of(d) == node for d in self.table.taken_over)
 
     def runner_payload(self, conn: Connection, seat: int, kind: int, body: bytes) -> None:
         """A ``sync`` or ``log`` payload (protocol/table.md, "Coming back")."""
         now = self.now()
         if kind == SYNC:
-            received, posted, restarted = parse_sync(body)
-            if self.pending.get(seat) is conn:
-                del self.pending[seat]
-            elif self.mesh.peers.get(seat) is not conn:
+            received, posted, restarted, taken = parse_sync(body)
+            if self.pending.get(seat) is not conn and self.mesh.peers.get(seat) is not conn:
                 return  # a connection already replaced
             if restarted:
-                # its state is lost: it gets the log (the signed frames this node has),
-                # then everything from now on; the counts start again
+                # its state is lost (or void): it gets the log (the signed frames this
+                # node has), then everything from now on; the counts start again
+                self.pending.pop(seat, None)
+                self.told_taken.pop(seat, None)
+                self.expect.pop(seat, None)
                 self.posted[seat] = []
                 self.got[seat] = 0
                 for part in log_parts(self.frames):
                     self.mesh.node.send(conn, Game(to=seat, payload=part))
                 self.mesh.peers[seat] = conn
-                self._back(seat, restarted=True)
+                rejoined = conn.hello.role is Role.JOIN  # a new process: a new port
+                self._back(seat, restarted=True, rejoined=rejoined,
+                           moved=None if rejoined else self._moved(seat, conn))
                 self.process(self.table.peer_back(seat, now))
                 return
-            if seat in self.fresh:  # this node restarted: nothing of the old run is due
+            if (self.told_taken.get(seat) is conn and posted > self.got[seat]
+                    and seat not in self.restart_to):
+                return  # it rebuilds from this node's log: its ``restarted`` sync follows
+            if (taken and received < len(self.posted[seat]) and seat not in self.fresh
+                    and seat not in self.restart_to):
+                # what the peer missed of this node's payloads is void (its table took
+                # this node's seats over without them): rebuild from a peer's log
+                self.pending.pop(seat, None)
+                self.mesh.peers[seat] = conn
+                raise _Rebuild(seat)
+            self.pending.pop(seat, None)
+            self.told_taken.pop(seat, None)
+            if seat in self.restart_to:
+                # told it this node restarted: it starts counting again from 0, and its
+                # log (coming) holds everything it sent; resend all posted since
+                self.restart_to.discard(seat)
+                for to, payload in self.posted[seat]:
+                    self.mesh.node.send(conn, Game(to=to, payload=payload), prev=self.prev)
+                self.await_log.add(seat)
+            elif seat in self.fresh:  # this node restarted: nothing of the old run is due
                 self.fresh.discard(seat)
             else:
                 for to, payload in self.posted[seat][received:]:
@@ -814,7 +891,7 @@ class _Run:
                 self.expect[seat] = posted
             self.mesh.peers[seat] = conn
             if seat in self.lost:
-                self._back(seat, restarted=False)
+                self._back(seat, restarted=False, moved=self._moved(seat, conn))
             self._maybe_back(seat)
         elif kind == LOG_PART:
             answer = self.answers.setdefault(seat, _LogAnswer())
@@ -827,15 +904,31 @@ class _Run:
                 self._logged(frame)
             self.process(self.table.receive(
                 seat, bytes([RESYNC]) + encode_records(records), now))
+            if seat in self.await_log:  # everything it sent is in now
+                self.await_log.discard(seat)
+                if seat in self.table.gone:
+                    self.process(self.table.peer_back(seat, self.now()))
 
-    def _back(self, seat: int, *, restarted: bool) -> None:
+    def _moved(self, seat: int, conn: Connection) -> str | None:
+        """``HOST:PORT`` where ``seat``'s node listens now, if not where it did at the
+        deal (its address changed), else None."""
+        where = (conn.address, conn.hello.port)
+        if not conn.hello.port or where in self.dealt_at.get(seat, {where}):
+            return None
+        return format_address(*where)
+
+    def _back(self, seat: int, *, restarted: bool, rejoined: bool = True,
+              moved: str | None = None) -> None:
         self.lost.discard(seat)
         if seat in self.gone_for_good:
             self.gone_for_good.remove(seat)
         task = self.dialers.pop(seat, None)
         if task is not None:
             task.cancel()
-        why = "restarted; it gets the log" if restarted else "reconnected"
+        why = ("reconnected" if not restarted else "restarted; it gets the log" if rejoined
+               else "reconnected; it gets the log")
+        if moved is not None:
+            why += f" at {moved}"
         self.frontend.presence(seat, self._who(seat), connected=True, reason=why)
 
     def _maybe_back(self, seat: int) -> None:
@@ -874,26 +967,45 @@ class _Run:
 
     async def _dial(self, seat: int) -> None:
         """Try the seat's addresses with backoff until a connection is made (its
-        ``Connected`` event then starts the sync) or it is back by itself."""
+        ``Connected`` event then starts the sync) or it is back by itself: first the
+        addresses known (the roster's, the last connection's), then — when none answers
+        — where mDNS says it listens now (its address may have changed; the look-up
+        runs meanwhile)."""
         delay = REDIAL_FIRST_S
         node = self.mesh.node
         key = self.config.seats[seat].key
         while self.done is None and seat in self.lost:
             if key in node.peers:
                 return
-            addresses = list(self.where.get(seat, []))
-            if self.options.find_peer is not None:
-                with contextlib.suppress(Exception):
-                    for found in await self.options.find_peer(seat):
-                        if found not in addresses:
-                            addresses.append(found)
+            known = list(self.where.get(seat, []))
+            finding = (asyncio.ensure_future(self.options.find_peer(seat))
+                       if self.options.find_peer is not None else None)
             try:
-                await node.connect_any(addresses, role=Role.PEER, timeout_s=3.0)
-                return
-            except (JoinRefused, LocalError, RemoteError, OSError):
-                pass
+                if await self._try(known):
+                    return
+                found: list[tuple[str, int]] = []
+                if finding is not None:
+                    with contextlib.suppress(Exception):
+                        found = [f for f in await finding if f not in known]
+                if found and await self._try(found):
+                    self.result.extra["found_by_mdns"] = (
+                        self.result.extra.get("found_by_mdns", 0) + 1)
+                    return
+            finally:
+                if finding is not None:
+                    finding.cancel()
             await asyncio.sleep(delay * (0.75 + 0.5 * self.rng.random()))
             delay = min(delay * 2, REDIAL_MAX_S)
+
+    async def _try(self, addresses: list[tuple[str, int]]) -> bool:
+        """Dial the first of ``addresses`` that answers; whether one did."""
+        if not addresses:
+            return False
+        try:
+            await self.mesh.node.connect_any(addresses, role=Role.PEER, timeout_s=3.0)
+        except (JoinRefused, LocalError, RemoteError, OSError):
+            return False
+        return True
 
     def stop_dialling(self) -> None:
         for task in self.dialers.values():
@@ -942,6 +1054,7 @@ class _Run:
         try:
             if self.restored:
                 self.fresh = set(self.mesh.peers)
+                self.restart_to = set(self.others) - self.fresh
                 for seat in self.others:
                     if seat not in self.mesh.peers:  # not reachable now
                         self.lost.add(seat)
@@ -1040,6 +1153,19 @@ async def _restore(mesh: Mesh, config: TableConfig, notes: list[str], *,
                    "rebuilt", seat=mesh.seat)
 
 
+def _new_log(mesh: Mesh, config: TableConfig, options: Options, frames: Sequence[bytes],
+             *, rejoined: bool) -> TableLogWriter:
+    """A new table log file (a ``-2``… name if one exists) starting with ``frames``."""
+    path = log_path(mesh.node.table, mesh.seat, directory=options.log_dir)
+    header = log_header(config, mesh)
+    if rejoined:
+        header["rejoined"] = True
+    log = TableLogWriter.create(path, header)
+    for frame in frames:
+        log.append(frame)
+    return log
+
+
 async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None = None,
                      lines: asyncio.Queue[str] | None = None) -> Result:
     """Play the dealt table on ``mesh`` until the match ends, ``options.rounds`` rounds are
@@ -1064,18 +1190,43 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
             table, frames, answers = await _restore(mesh, config, notes,
                                                     timeout_s=options.log_timeout_s)
         if options.write_log:
-            path = log_path(mesh.node.table, mesh.seat, directory=options.log_dir)
-            header = log_header(config, mesh)
-            if mesh.rejoined:
-                header["rejoined"] = True
-            log = TableLogWriter.create(path, header)
-            for frame in frames:
-                log.append(frame)
+            log = _new_log(mesh, config, options, frames, rejoined=mesh.rejoined)
         run = _Run(mesh, frontend, options, log, config, table=table, frames=frames)
         run.answers.update(answers)
         run.notes = notes
         frontend.started(run.table, run.config, log=run.result.log, auto=options.auto)
-        result = await run.run(lines)
+        while True:
+            try:
+                result = await run.run(lines)
+                break
+            except _Rebuild as rebuild:
+                old = run
+                # Every peer connected now is asked for its log (the one that said so
+                # among them); the seats still missed are dialled again afterwards.
+                mesh.peers.update(old.pending)
+                for seat in old.lost:
+                    if seat != rebuild.seat and seat not in old.pending:
+                        mesh.peers.pop(seat, None)
+                notes = [f"Your seat was taken over while the connection was down, and "
+                         f"{config.names[rebuild.seat]} never got your last moves: "
+                         "rebuilding the table from the others' signed log."]
+                table, frames, answers = await _restore(mesh, config, notes,
+                                                        timeout_s=options.log_timeout_s)
+                if log is not None:
+                    with contextlib.suppress(OSError):
+                        log.close()
+                    log = None
+                if options.write_log:
+                    log = _new_log(mesh, config, options, frames, rejoined=True)
+                    notes.append(f"The log of the table goes on in {log.path}.")
+                run = _Run(mesh, frontend, options, log, config, table=table, frames=frames)
+                run.answers.update(answers)
+                run.notes = notes
+                run.where.update(old.where)
+                run.result.extra.update(old.result.extra)
+                run.result.extra["rebuilt"] = run.result.extra.get("rebuilt", 0) + 1
+                run.result.sent += old.result.sent
+                run.result.received += old.result.received
         frontend.finished(run.table, run.done or "")
         return result
     finally:

@@ -343,6 +343,7 @@ class Table:
         #: it at the deadline): their next turns wait only AWAY_GRACE_S (R-TIMER)
         self._missed: set[int] = set()
         self._back_at: dict[int, float] = {}  # node -> when it was last back
+        self._keys_lost: int | None = None  # restored: the round whose keys it lost
 
     # ------------------------------------------------------------------ public state
 
@@ -402,6 +403,26 @@ class Table:
         """Seats the deterministic computer plays now (their node is gone, or was)."""
         rs = self._rs
         return frozenset(rs.bots) if rs is not None else frozenset()
+
+    @property
+    def stranded(self) -> frozenset[int]:
+        """Nodes (human seats) whose process restarted and lost their secret keys of the
+        current round (a ``restarted`` payload; this node itself after :meth:`restore`)
+        while a seat they run has no escrow to rebuild its key (no holders — fewer than
+        three live nodes — or its key not announced yet): nobody can finish the round,
+        so the match cannot go on. Empty otherwise, and once the match is over."""
+        rs = self._rs
+        if rs is None or self.match.over or self.failed is not None or not rs.holders:
+            return frozenset()
+        nodes = set(rs.restarted)
+        if self._keys_lost == rs.number:
+            nodes.add(self.me)
+        primary = rs.sessions.get(rs.primary)
+        return frozenset(
+            node for node in nodes if any(
+                rs.runner(d) == node and d not in rs.recovered and (
+                    not rs.holders[d] or primary is None or primary.public_key(d) is None)
+                for d in range(self.config.players)))
 
     @property
     def gone(self) -> frozenset[int]:
@@ -506,6 +527,7 @@ class Table:
         if rs is not None and rs.cands.get(me) == {me} and not table.match.over:
             # its keys of this round are lost: the others must take its seats over
             table._out.append(Outgoing(None, bytes([RESTARTED]) + encode_round(rs.number)))
+            table._keys_lost = rs.number
         return table
 
     def _replay(self, records: Sequence[tuple[int, bytes]]) -> None:
@@ -767,8 +789,10 @@ class Table:
                 rs.restarted.add(sender)
                 self._lost_at.setdefault(sender, self._now)
                 self._events.append(tev.SeatAway(
-                    f"{self.names[sender]} restarted and lost its cards of this round: "
-                    "the computer plays its seat until the next round", sender, False))
+                    f"{self.names[sender]}'s node lost its cards of this round (its program "
+                    "restarted, or it rebuilt its table from the log): the others rebuild its "
+                    "key from the escrow and the computer plays its seat until "
+                    f"{self.names[sender]} plays again", sender, False))
             return
         if kind == SETUP:
             if body != self.config.to_bytes():
