@@ -105,7 +105,7 @@ async def _advertise_in_play(mesh: Mesh, ready: asyncio.Future[MdnsHandle | None
 def table_runner(*, auto: str | None = None, rounds: int | None = None,
                  ascii: bool = False, lines: asyncio.Queue[str] | None = None,
                  mdns: bool = False, aiozc: MdnsHandle | None = None,
-                 advertiser: Advertiser | None = None) -> GameRunner:
+                 advertiser: Advertiser | None = None, code: str | None = None) -> GameRunner:
     """A game runner that plays the dealt table in this terminal.
 
     ``auto`` (a personality; ``""`` = the expert) lets the computer play the local seat,
@@ -113,6 +113,7 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
     fresh reader of stdin). ``mdns`` advertises this node in play (:func:`play_card`)
     and looks lost peers up by mDNS; ``aiozc``: the caller advertises, look up with it
     (its ``advertiser``, if given, then follows this machine's address changes).
+    ``code``: the table code, to tell a lost player how to come back through this node.
     Raises :class:`~p2p8s.errors.LocalError` subclasses when the match cannot go on
     without a player who left, or the table fails.
     """
@@ -126,6 +127,11 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
         term = Terminal(ascii=ascii)
         screen = TableScreen(term, me=mesh.seat)
         options = Options(auto=bot, rounds=rounds, auto_delay_s=term.pace_s if bot else 0.0)
+        if code is not None:
+            where = format_address(lan_addresses()[0], mesh.node.port)
+            options.come_back = (f"p2p8s join {code} (or p2p8s join {code}@{where})"
+                                 if mdns or aiozc is not None
+                                 else f"p2p8s join {code}@{where}")
         advertising: asyncio.Task[None] | None = None
         if aiozc is not None:
             options.find_peer = _finder(aiozc, mesh.node.table)
@@ -394,6 +400,7 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
                         click.echo(f"(mDNS: could not advertise the table in play: {exc})",
                                    err=True)
                 runner = table_runner(auto=auto, rounds=rounds, ascii=ascii_, lines=commands,
+                                      code=code,
                                       aiozc=aiozc, advertiser=advertiser)
                 await runner(mesh)
                 await node.flush()
@@ -476,7 +483,7 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
                                     if e.seat in mesh.peers)
                 click.echo(f"This table is in play and your key holds seat {mesh.seat}: "
                            f"rejoining (connected to {reached}); asking for the log{dots}")
-            await table_runner(auto=auto, rounds=rounds, ascii=ascii_, lines=lines,
+            await table_runner(auto=auto, rounds=rounds, ascii=ascii_, lines=lines, code=code,
                                mdns=not no_mdns)(mesh)
             await node.flush()
         return 0

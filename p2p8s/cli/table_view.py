@@ -120,8 +120,9 @@ class TableScreen:
     # --- the runner's calls -----------------------------------------------------------
 
     def started(self, table: Table, config: TableConfig, *, log: Path | None,
-                auto: Bot | None) -> None:
-        """Who sits where, the rules, the timer, where the log goes."""
+                auto: Bot | None, rejoined: bool = False) -> None:
+        """Who sits where, the rules, the timer, where the log goes (``rejoined``: back
+        at a match in play)."""
         self.names = [s.name for s in config.seats]
         self.computers = {s.seat: s.computer for s in config.seats if s.computer}
         self.host = self.names[0]
@@ -131,7 +132,9 @@ class TableScreen:
         cast = f"{people} {'person' if people == 1 else 'people'}"
         if computers:
             cast += f" and {computers} computer player{'s' if computers != 1 else ''}"
-        self.say(self.look.paint(f"Everyone is connected ({cast}); the game begins.", "bold"))
+        self.say(self.look.paint(f"Back at the table ({cast}); the game goes on." if rejoined
+                                 else f"Everyone is connected ({cast}); the game begins.",
+                                 "bold"))
         for s in config.seats:
             who = "you" if s.seat == self.me else (
                 f"computer, plays like {s.computer}, run by {self.host}'s node"

@@ -247,8 +247,9 @@ class Frontend(Protocol):
     """The people's side of a running table (the terminal client, a test recorder)."""
 
     def started(self, table: Table, config: TableConfig, *, log: Path | None,
-                auto: Bot | None) -> None:
-        """The match begins: who sits where, where the log goes."""
+                auto: Bot | None, rejoined: bool = False) -> None:
+        """The match begins (``rejoined``: this node came back to a match in play): who
+        sits where, where the log goes."""
 
     def show(self, table: Table, events: Sequence[object], now: float) -> None:
         """Report the table's events (in order) after one step."""
@@ -290,6 +291,9 @@ class Options:
     #: by mDNS; None: only the roster's and the last connection's addresses).
     find_peer: Callable[[int], Awaitable[list[tuple[str, int]]]] | None = None
     log_timeout_s: float = LOG_TIMEOUT_S
+    #: The command a lost player can run to come back through this node (told to the
+    #: others when a peer is lost, so they can pass it on), e.g. ``p2p8s join CODE``.
+    come_back: str | None = None
 
 
 @dataclass(slots=True)
@@ -807,6 +811,10 @@ class _Run:
         if seat in self.gone_for_good:
             return  # it said so (leave); its bye follows
         self.frontend.presence(seat, name, connected=False, reason=event.reason)
+        if self.options.come_back is not None and seat not in self.lost:
+            self.frontend.show(self.table, [tev.Info(
+                f"If {self.names[seat]}'s program stopped, they come back by running: "
+                f"{self.options.come_back}")], self.now())
         self.lost.add(seat)
         self.expect.pop(seat, None)
         self.process(self.table.peer_lost(seat, self.now()))
@@ -1194,7 +1202,8 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
         run = _Run(mesh, frontend, options, log, config, table=table, frames=frames)
         run.answers.update(answers)
         run.notes = notes
-        frontend.started(run.table, run.config, log=run.result.log, auto=options.auto)
+        frontend.started(run.table, run.config, log=run.result.log, auto=options.auto,
+                         rejoined=run.restored)
         while True:
             try:
                 result = await run.run(lines)

@@ -101,13 +101,18 @@ def test_a_killed_node_started_again_rejoins_and_ends_with_the_same_scores(
     cat.signal(signal.SIGKILL)
     ann = table.procs[0]
     ann.expect(r"^Lost the connection to Cat \(seat 2\)", timeout_s=10)
+    # the others are told how Cat comes back through them (the address is Ann's node)
+    ann.expect(rf"^If Cat's program stopped, they come back by running: p2p8s join "
+               rf"{table.code}@\S+:\d+$", timeout_s=10)
     port = re.search(r"run: p2p8s join \w{6}@\S+:(\d+)$", ann.output, re.M)
     assert port is not None
     again = Proc(join_args(f"{table.code}@127.0.0.1:{port.group(1)}", 2, 3),
                  home=table.homes[2])
     procs.append(again)
     again.expect(r"your key holds seat 2: rejoining", timeout_s=20)
+    again.expect(r"^Back at the table \(3 people\); the game goes on\.$", timeout_s=30)
     again.expect(r"^Rejoined the table at seat 2; ", timeout_s=30)
+    assert "the game begins" not in again.output
     for proc in (ann, table.procs[1], again):
         _done(proc, 120)
     assert "Cat (seat 2) is back (restarted; it gets the log)." in ann.output
