@@ -62,6 +62,9 @@ HANDSHAKE_TIMEOUT_S = 5.0
 #: Most accepted connections that may be in their handshake at once; more are turned
 #: away at once, so a flood of connections cannot hold unbounded memory or descriptors.
 MAX_HANDSHAKES = 64
+#: Bytes that may wait unsent for one peer; a peer that stops reading while more piles
+#: up is disconnected ("stopped reading"), so it cannot make this node's memory grow.
+MAX_UNSENT = 4 * 1024 * 1024
 _READ_SIZE = 65536
 
 
@@ -275,6 +278,10 @@ class Node:
     def send_frame(self, conn: Connection, frame: bytes) -> None:
         """Queue a signed frame on a connection (no-op if the connection is closed)."""
         if conn.closed:
+            return
+        if conn.writer.transport.get_write_buffer_size() + len(frame) > MAX_UNSENT:
+            self._lose(conn, f"{conn} stopped reading: more than {MAX_UNSENT // 2**20} MiB "
+                             "waited unsent")
             return
         conn.writer.write(frame)
         self._heartbeats.on_sent(conn, now=asyncio.get_running_loop().time())

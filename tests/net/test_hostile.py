@@ -1107,3 +1107,25 @@ async def test_an_honest_table_plays_a_round_through_a_flood(
     _no_tracebacks(caplog)
     gc.collect()
     assert not loop_errors, loop_errors
+
+
+async def test_a_peer_that_stops_reading_is_dropped_before_memory_grows(
+        honest: Honest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A seated peer that never reads: what waits unsent for it is capped (MAX_UNSENT),
+    then it is lost, named; the honest pair goes on."""
+    monkeypatch.setattr(node_module, "MAX_UNSENT", 256 * 1024)
+    rogue, conn = await rogue_on(honest)
+    rogue.writer.transport.pause_reading()  # it reads nothing more
+    payload = os.urandom(60_000)
+    sent = 0
+    async with asyncio.timeout(10):
+        while not conn.closed:
+            honest.ann.send(conn, Game(to=None, payload=payload))
+            sent += 1
+            await asyncio.sleep(0)  # let the kernel buffers fill
+    lost = await lost_of(honest, rogue)
+    assert lost.reason.startswith(f"Rogue ({conn.address}") and "stopped reading" in lost.reason
+    assert conn.writer.transport.get_write_buffer_size() <= 256 * 1024 + 70_000
+    assert sent < 1000  # it stopped long before the payloads sent add up to 60 MB
+    await honest.ping()
+    honest.unaffected()
