@@ -498,10 +498,18 @@ class FrameDecoder:
         """Bytes received but not yet part of a complete frame."""
         return len(self._buffer)
 
+    @property
+    def error(self) -> RemoteError | None:
+        """The error that failed this decoder, or None."""
+        return self._error
+
     def receive_data(self, data: bytes) -> list[Received]:
         """Feed bytes; return every message completed by them, in order.
 
-        Raises :class:`~p2p8s.errors.RemoteError` (and stays failed) on bad data.
+        Raises :class:`~p2p8s.errors.RemoteError` (and stays failed) on bad data. Good
+        frames that came before the bad one in the same bytes are returned first; the
+        error then shows in :attr:`error` at once and is raised by the next call
+        (:meth:`receive_data` or :meth:`receive_eof`).
         """
         if self._error is not None:
             raise self._error
@@ -524,12 +532,16 @@ class FrameDecoder:
         except RemoteError as exc:
             self._error = exc
             self._buffer.clear()
-            raise
+            if not out:
+                raise
         return out
 
     def receive_eof(self) -> None:
-        """The peer closed the stream; raises RemoteError if it stopped mid-frame."""
-        if self._buffer and self._error is None:
+        """The peer closed the stream; raises RemoteError if it stopped mid-frame (or the
+        decoder had failed)."""
+        if self._error is not None:
+            raise self._error
+        if self._buffer:
             self._error = RemoteError(self._who("closed the connection in the middle of a "
                                                 "message"), seat=self.seat)
             self._buffer.clear()

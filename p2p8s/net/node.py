@@ -485,6 +485,8 @@ class Node:
         try:
             for received in pending:
                 self._deliver(conn, received)
+            if conn.decoder.error is not None:
+                raise conn.decoder.error
             while not conn.closed:
                 data = await conn.reader.read(_READ_SIZE)
                 if not data:
@@ -494,6 +496,8 @@ class Node:
                 self._heartbeats.on_received(conn, now=loop.time())
                 for received in conn.decoder.receive_data(data):
                     self._deliver(conn, received)
+                if conn.decoder.error is not None:  # after the good frames before it
+                    raise conn.decoder.error
         except RemoteError as exc:
             self._lose(conn, str(exc), error=exc)
         except ConnectionResetError:

@@ -1129,3 +1129,17 @@ async def test_a_peer_that_stops_reading_is_dropped_before_memory_grows(
     assert sent < 1000  # it stopped long before the payloads sent add up to 60 MB
     await honest.ping()
     honest.unaffected()
+
+
+async def test_a_good_frame_sent_with_garbage_in_one_write_still_arrives(
+        honest: Honest) -> None:
+    rogue, _ = await rogue_on(honest)
+    tag = b"the last good words"
+    rogue.send(rogue.frame(Game(to=None, payload=tag)) + b"\x00\x00\x01\x00" + b"\xff" * 256)
+    lost = await lost_of(honest, rogue)
+    assert lost.error is not None and lost.reason.startswith(rogue.where)
+    got = [e for e in honest.ann_events.seen if isinstance(e, Incoming)
+           and e.peer.key == rogue.key and isinstance(e.received.message.body, Game)]
+    assert [e.received.message.body.payload for e in got] == [tag]  # type: ignore[union-attr]
+    await honest.ping()
+    honest.unaffected()

@@ -251,3 +251,22 @@ def test_encode_payload_keys_in_spec_order() -> None:
     import msgpack
 
     assert list(msgpack.unpackb(encode_payload(_msg()))) == ["k", "t", "a", "n", "p", "b"]
+
+
+def test_good_frames_before_a_bad_one_in_the_same_bytes_are_kept() -> None:
+    """What TCP delivers in one read must not decide which good frames count: the frames
+    before the bad one come out, then the decoder is failed (error set, next call raises)."""
+    good = [encode(_msg(seq=i), KEY) for i in range(2)]
+    bad = bytearray(encode(_msg(seq=2), KEY))
+    bad[-1] ^= 1
+    decoder = FrameDecoder(peer="10.0.0.3:7")
+    got = decoder.receive_data(b"".join(good) + bytes(bad))
+    assert [r.message.seq for r in got] == [0, 1]
+    assert decoder.error is not None and "bad signature" in str(decoder.error)
+    with pytest.raises(RemoteError, match="bad signature"):
+        decoder.receive_data(b"")
+    with pytest.raises(RemoteError, match="bad signature"):
+        decoder.receive_eof()
+    only_bad = FrameDecoder()
+    with pytest.raises(RemoteError):  # nothing good first: raised at once
+        only_bad.receive_data(bytes(bad))
