@@ -73,6 +73,20 @@ def new_code(random: bytes) -> str:
     return "".join(ALPHABET[(value >> (5 * i)) & 31] for i in reversed(range(CODE_LENGTH)))
 
 
+def _shown(text: str, limit: int = 24) -> str:
+    """``text`` quoted for a message, cut to ``limit`` characters (a pasted page is not
+    echoed back).
+
+    >>> _shown("7KQ4MX")
+    "'7KQ4MX'"
+    >>> _shown("A" * 30)
+    "'AAAAAAAAAAAAAAAAAAAAAAAA…' (30 characters)"
+    """
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}"[:-1] + f"…' ({len(text)} characters)"
+
+
 def normalize_code(text: str) -> str:
     """The canonical upper-case form of a code typed by a person.
 
@@ -83,14 +97,15 @@ def normalize_code(text: str) -> str:
         raise MalformedInput("the table code is empty; it has 6 characters, like 7KQ4MX")
     bad = sorted({ch for ch in cleaned if ch not in _DECODE})
     if bad:
-        shown = ", ".join(repr(ch) for ch in bad)
+        shown = ", ".join(repr(ch) for ch in bad[:8]) + (", …" if len(bad) > 8 else "")
         raise MalformedInput(
             f"a table code uses only digits and letters other than U, not {shown} "
-            f"(got {text.strip()!r})"
+            f"(got {_shown(text.strip())})"
         )
     if len(cleaned) != CODE_LENGTH:
         raise MalformedInput(
-            f"a table code has {CODE_LENGTH} characters, {text.strip()!r} has {len(cleaned)}"
+            f"a table code has {CODE_LENGTH} characters, {_shown(text.strip())} has "
+            f"{len(cleaned)}"
         )
     return "".join(_DECODE[ch] for ch in cleaned)
 
@@ -144,7 +159,8 @@ def parse_invite(text: str) -> Invite:
     if rest.lower().startswith(SCHEME):
         rest = rest[len(SCHEME):].rstrip("/")
         if "@" not in rest:
-            raise MalformedInput(f"a p2p8s:// link looks like p2p8s://CODE@HOST:PORT, not {text!r}")
+            raise MalformedInput("a p2p8s:// link looks like p2p8s://CODE@HOST:PORT, not "
+                                 f"{_shown(text)}")
     if "@" not in rest:
         return Invite(normalize_code(rest))
     code_text, _, address = rest.partition("@")

@@ -186,9 +186,10 @@ class _TerminalView:
         click.echo(f"{entry.name} left seat {entry.seat} ({reason})")
 
     def dealing(self, roster: Roster) -> None:
-        n = len(roster.seats)
-        click.echo(f"Dealing for {n} player{'s' if n != 1 else ''}; connecting the "
-                   f"table{self._dots}")
+        n, empty = len(roster.seats), roster.size - len(roster.seats)
+        cast = f"{n} {'person' if n == 1 else 'people'}" + (
+            f" and {empty} computer player{'s' if empty != 1 else ''}" if empty else "")
+        click.echo(f"Dealing for {cast}; connecting the table{self._dots}")
 
 
 def _who(entry: SeatEntry) -> str:

@@ -200,11 +200,12 @@ class TableScreen:
             elif isinstance(event, tev.Fault):
                 who = self._name(event.seat) if event.seat is not None else "a player"
                 message = card_message(event.message, self.look.card)
-                self.say(self.look.paint(f"Fault by {who}: {message}", "red"))
+                who = "you" if event.seat == self.me else who
+                self.say(self.look.paint(f"Fault ({who}): {message}", "red"))
             elif isinstance(event, tev.SeatBack):
                 pass  # the runner's presence line has said so, with how it came back
             elif isinstance(event, tev.Info):
-                self.say(event.text)
+                self.say(event.text[:1].upper() + event.text[1:])  # a sentence of its own
 
     def presence(self, seat: int, name: str, *, connected: bool, reason: str) -> None:
         """A node left, was lost, or came back (``reason`` says how)."""

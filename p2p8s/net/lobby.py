@@ -373,7 +373,8 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
                 case Lost(peer=conn, reason=reason) if conn is host:
                     if node.seat is None:
                         raise JoinRefused(f"the table refused: {reason}", code="refused")
-                    raise LocalError(f"the host left; the table is closed ({reason})")
+                    raise LocalError("the host left, so the table is closed" + (
+                        "" if reason in ("left the table", "left") else f" ({reason})"))
         assert roster is not None and node.seat is not None
         view.dealing(roster)
         return await _complete_mesh(node, roster, node.seat, inbox, echoes, view=view,

@@ -122,7 +122,7 @@ async def test_a_person_who_does_not_answer_is_warned_then_the_computer_plays(
     assert "s left]: " in text  # the prompt shows the seconds left
     assert re.search(r"\n\d seconds left . then the computer plays this turn for you\.\n",
                      text), text
-    assert "the computer played for you" in text
+    assert "\nThe computer played for you (your 0.4 s ran out)" in text  # a sentence
     assert AUDIT_OK.replace("✓", "ok") in text  # StringIO: an ASCII terminal
     assert re.search(r"Leaving the table: (played the 1 round asked for|the match is over)\.",
                      text)

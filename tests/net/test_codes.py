@@ -113,3 +113,11 @@ def test_any_text_parses_or_is_malformed(text: str) -> None:
 def test_format_link_round_trips(host: str, port: int) -> None:
     invite = parse_invite(format_link("7KQ4MX", host, port))
     assert (invite.host, invite.port) == (host, port)
+
+
+def test_a_pasted_page_is_not_echoed_back_in_full() -> None:
+    from p2p8s.codes import parse_invite
+
+    with pytest.raises(MalformedInput) as info:
+        parse_invite("A" * 5000)
+    assert len(str(info.value)) < 120 and "(5000 characters)" in str(info.value)
