@@ -57,14 +57,18 @@ TABLE_HELP = (
 
 
 def seats_line(names: Sequence[str], me: int, *, computers: dict[int, str],
-               gone: dict[int, str], host: str) -> str:
-    """Who sits where and who is connected: ``Seats: Ann (you) · Bob · Hanna (computer)``."""
+               gone: dict[int, str], host: str, taken: frozenset[int] = frozenset()) -> str:
+    """Who sits where and who is connected: ``Seats: Ann (you) · Bob · Hanna (computer)``;
+    ``taken``: seats the computer plays for a player whose node went (hand open)."""
     parts = []
     for s, name in enumerate(names):
         if s == me:
             parts.append(f"{name} (you)")
         elif s in computers:
             parts.append(f"{name} (computer, on {host}'s node)")
+        elif s in taken:
+            parts.append(f"{name} ({'gone' if s in gone else 'back'}; the computer plays, "
+                         "hand open)")
         elif s in gone:
             parts.append(f"{name} (gone)")
         else:
@@ -295,8 +299,15 @@ class TableScreen:
         if view is None:
             return
         lines = v.render_table(view, self.names, self.look, round_number=self._round)
+        taken = table.taken_over - {self.me}
         lines.insert(1, seats_line(self.names, self.me, computers=self.computers,
-                                   gone=self.gone, host=self.host))
+                                   gone=self.gone, host=self.host, taken=taken))
+        rnd = table.round
+        for s in sorted(taken):  # its key was rebuilt: every node sees the hand
+            hand = rnd.hands[s] if rnd is not None else []
+            if hand and all(c is not None for c in hand):
+                lines.insert(2, f"{self.names[s]}'s open hand: "
+                                f"{self.look.cards([c for c in hand if c is not None])}")
         playable = (v.playable_cards(view, table.legal_actions())
                     if table.my_turn else set())
         self.say(*lines, *v.render_hand(view.hand, playable, self.look))

@@ -67,3 +67,10 @@ def test_ascii_mode_writes_no_tick_and_a_lost_player_line_says_the_reason_once()
     assert "Lost the connection to Cat (seat 2) (connection closed)." in text
     screen.presence(2, "Cat (seat 2)", connected=True, reason="reconnected")
     assert "Cat (seat 2) is back (reconnected)." in out.getvalue()
+
+
+def test_the_seats_line_says_who_the_computer_plays_for() -> None:
+    line = seats_line(["Ann", "Bob", "Cat"], 0, computers={}, gone={1: "closed"}, host="Ann",
+                      taken=frozenset({1, 2}))
+    assert line == ("Seats: Ann (you) · Bob (gone; the computer plays, hand open) · "
+                    "Cat (back; the computer plays, hand open)")
