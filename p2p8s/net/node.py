@@ -68,6 +68,23 @@ MAX_UNSENT = 4 * 1024 * 1024
 _READ_SIZE = 65536
 
 
+def _why(exc: BaseException) -> str:
+    """A failed connect in words (no errno numbers).
+
+    >>> _why(ConnectionRefusedError(111, "Connect call failed"))
+    'nothing listens there (the program may have stopped, or the port is wrong)'
+    >>> _why(TimeoutError())
+    'no answer (timed out)'
+    """
+    if isinstance(exc, ConnectionRefusedError):
+        return "nothing listens there (the program may have stopped, or the port is wrong)"
+    if isinstance(exc, TimeoutError):
+        return "no answer (timed out)"
+    if isinstance(exc, socket.gaierror):
+        return "that host name is not known on this network"
+    return exc.strerror or str(exc) if isinstance(exc, OSError) else str(exc)
+
+
 class JoinRefused(LocalError):
     """The other node refused the connection; the message says why."""
 
@@ -335,7 +352,7 @@ class Node:
             reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port),
                                                     timeout_s)
         except (OSError, TimeoutError) as exc:
-            raise Unreachable(f"cannot reach {where}: {exc or 'timed out'}") from None
+            raise Unreachable(f"cannot reach {where}: {_why(exc)}") from None
         try:
             conn = await asyncio.wait_for(
                 self._handshake(reader, writer, address=host, where=where, role=role,

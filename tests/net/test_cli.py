@@ -237,3 +237,19 @@ def test_seating_numbers_a_name_already_at_the_table() -> None:
     assert seating.sit(name="Bob", key=b"d" * 32, addrs=(), port=4).name == "Bob"
     long = "x" * MAX_NAME
     assert unique_name(long, [long]) == "x" * (MAX_NAME - 2) + " 2"
+
+
+def test_joining_an_address_where_nothing_listens_says_so_in_words(
+        procs: list[Proc], tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port that was free a moment ago
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    bob = Proc(["join", f"7KQ4MX@127.0.0.1:{port}", "--name", "Bob", "--yes"],
+               home=tmp_path / "bob")
+    procs.append(bob)
+    assert bob.wait(30) != 0
+    assert (f"cannot reach 127.0.0.1:{port}: nothing listens there (the program may have "
+            "stopped, or the port is wrong)") in bob.output
+    assert "Errno" not in bob.output and "Traceback" not in bob.output
