@@ -354,6 +354,10 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
                             answer = asyncio.ensure_future(confirm(body.roster))
                             try:  # a person is answering: no timeout, but host news ends it
                                 if not await _while_connected(answer, host):
+                                    if host.closed:
+                                        raise LocalError(
+                                            "the lobby closed before you sat down (the host "
+                                            "dealt, or left); ask the host for a new table")
                                     node.close_peer(host, "changed their mind")
                                     return None
                             finally:
