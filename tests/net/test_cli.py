@@ -253,3 +253,16 @@ def test_joining_an_address_where_nothing_listens_says_so_in_words(
     assert (f"cannot reach 127.0.0.1:{port}: nothing listens there (the program may have "
             "stopped, or the port is wrong)") in bob.output
     assert "Errno" not in bob.output and "Traceback" not in bob.output
+
+
+def test_a_joiner_still_deciding_when_the_host_deals_is_told_why(
+        procs: list[Proc], tmp_path: Path) -> None:
+    host, code, port = _host(procs, tmp_path, "--seats", "3")
+    bob = Proc(["join", f"{code}@127.0.0.1:{port}", "--name", "Bob"], home=tmp_path / "bob")
+    procs.append(bob)
+    bob.expect(r"^  seat 0: Ann \[key ", timeout_s=15)  # then it asks (no newline)
+    time.sleep(0.5)
+    host.send("deal")
+    assert bob.wait(20) != 0
+    assert "the lobby closed before you sat down (the host dealt, or left)" in bob.output
+    assert "Traceback" not in bob.output
