@@ -68,10 +68,13 @@ class OpDone:
 
 @dataclass(frozen=True, slots=True)
 class CardsPlayed:
-    """``seat`` showed ``items`` — ``(position, card, k)`` each — with a valid proof."""
+    """``seat`` showed ``items`` — ``(position, card, k)`` each — with a valid proof;
+    ``by`` is the seat whose message it was (``seat`` itself, or the proxy of a seat
+    whose key was recovered)."""
 
     seat: int
     items: tuple[tuple[Position, Card, int], ...]
+    by: int = -1
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,6 +44,7 @@ call raises the same error.
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -103,6 +104,9 @@ CHAIN_TAG = b"p2p8s/v1/chain"
 NO_PROOF = proofs.Proof(Scalar(bytes(32)), Scalar(bytes(32)))
 COMMIT_TAG = b"p2p8s/v1/commit"
 ROUND_TAG = b"p2p8s/v1/round-id"
+ROUND_KEY_TAG = b"p2p8s/v1/round-key"
+#: the length of a per-table key secret (:func:`round_key`)
+KEY_SEED_BYTES = 32
 
 
 def _lp(data: bytes) -> bytes:
@@ -122,6 +126,21 @@ def round_id_of(table: bytes, round_no: int, nonces: Sequence[bytes]) -> bytes:
     for n in nonces:
         data += _lp(n)
     return hashlib.sha512(data).digest()[:32]
+
+
+def round_key(key_seed: bytes, table: bytes, round_no: int, seat: int) -> Scalar:
+    """The round key ``e_j`` a node derives from its per-table secret ``key_seed``
+    (32 bytes): ``HMAC-SHA512(key_seed, tag ‖ lp(table) ‖ u64 round ‖ u8 seat)`` read
+    little-endian and reduced mod the group order (a restarted node recomputes it and
+    proves it by ``e_j·G = Y_j``). Raises ValueError for a seed of the wrong length, or
+    for the (probability 2^-252) zero scalar."""
+    if len(key_seed) != KEY_SEED_BYTES:
+        raise ValueError(f"a key seed is {KEY_SEED_BYTES} bytes")
+    data = ROUND_KEY_TAG + _lp(table) + round_no.to_bytes(8, "big") + bytes([seat])
+    key = group.scalar_reduce(hmac.new(key_seed, data, hashlib.sha512).digest())
+    if not any(key):
+        raise ValueError("the derived round key is zero")
+    return key
 
 
 def chain_start(table: bytes, round_no: int, seat: int) -> bytes:
@@ -148,6 +167,11 @@ class SessionConfig:
     whose nodes run several seats passes one holder per *other node* (a node must never
     hold several shares of one key, nor a share of a key its own node holds). Each list
     is empty (no escrow for that seat) or has 2+ seats (threshold = its length).
+
+    ``key_seed`` (32 bytes, the node's per-table secret): this seat's round key ``e_j``
+    is :func:`round_key` of it instead of random, so a node that lost its state can
+    recompute it (everything else stays random). ``None``: ``e_j`` is drawn from
+    ``rand``.
     """
 
     table: bytes
@@ -157,8 +181,11 @@ class SessionConfig:
     deck_size: int
     observer: bool = False
     escrow: tuple[tuple[int, ...], ...] | None = None
+    key_seed: bytes | None = None
 
     def __post_init__(self) -> None:
+        if self.key_seed is not None and len(self.key_seed) != KEY_SEED_BYTES:
+            raise ValueError(f"key_seed is {KEY_SEED_BYTES} bytes")
         if not 2 <= self.players <= 7 or not 0 <= self.seat < self.players:
             raise ValueError("players must be 2..7 and seat one of them")
         if self.deck_size not in (52, 104):
@@ -242,7 +269,9 @@ class Session:
         self._nonces: list[bytes | None] = [None] * n
         self._revealed_nonce = False
         self.round_id: bytes | None = None
-        self._key = group.random_scalar(rand)
+        self._key = (group.random_scalar(rand) if config.key_seed is None or config.observer
+                     else round_key(config.key_seed, config.table, config.round_no,
+                                    config.seat))
         self._key_inv = group.scalar_inv(self._key)
         self._keys: list[Point | None] = [None] * n
         self._escrow: list[tuple[Point, ...]] = [()] * n
@@ -316,8 +345,22 @@ class Session:
         return seat in self._announced_recoveries
 
     def recovered(self, seat: int) -> bool:
-        """True once ``seat``'s key was rebuilt from the escrow here."""
+        """True once ``seat``'s key was rebuilt from the escrow (or learnt through
+        :meth:`learn_key`) here."""
         return seat in self._recovered
+
+    def give_up_key(self) -> Scalar | None:
+        """This seat's round secret ``e_j`` once its ``KeyAnnounce`` is out (None before,
+        and for an observer), for a player who leaves the table for good: sent to the
+        others (protocol/table.md, "Leaving") it lets them play the seat, its hand open —
+        as after an escrow recovery, and also where there is no escrow (two people)."""
+        if self.config.observer or self.public_key(self._me) is None:
+            return None
+        return self._key
+
+    def knows_key(self, seat: int) -> bool:
+        """True once this node knows ``seat``'s secret key (recovered or revealed)."""
+        return 0 <= seat < self._n and self._secrets[seat] is not None
 
     @property
     def key_revealed(self) -> bool:
@@ -448,7 +491,7 @@ class Session:
         proof = (proofs.prove_dleq_batch(t, secret, public, pairs, self._rand)
                  if pairs else NO_PROOF)
         self._send(PlayCards, holder=holder, items=items, proof=proof)
-        self._apply_play(holder, items)
+        self._apply_play(holder, items, by=self._me)
         return self._run()
 
     def _recovered_hand(self, seat: int) -> dict[Position, int]:
@@ -527,6 +570,28 @@ class Session:
         self._announced_recoveries.add(seat)
         self._send(ShareReveal, dealer=seat, share=share)
         self._record_share(seat, self._me, share)
+        return self._run()
+
+    def learn_key(self, seat: int, key: Scalar) -> Output:
+        """``seat``'s key ``e_seat``, recomputed by its restarted node (which lost its
+        state, not its per-table secret): taken exactly as if the escrow had rebuilt it
+        — stored, the seat marked recovered, event KeyRecovered — so the lowest seat
+        whose key was not recovered acts for it from now on. The caller checks the key
+        first; raises ProtocolMisuse for this node's own seat, a seat whose key is
+        already known or not announced yet, or a key with ``key·G != Y_seat``."""
+        self._guard()
+        if not 0 <= seat < self._n or seat == self._me:
+            raise ProtocolMisuse(f"cannot learn the key of seat {seat}")
+        public = self._keys[seat]
+        if public is None or self._secrets[seat] is not None or seat in self._recovered:
+            raise ProtocolMisuse(f"seat {seat}'s key is not announced, or already known")
+        if (not group.is_canonical_scalar(key) or not any(key)
+                or group.base_mul(key) != public):
+            raise ProtocolMisuse(f"the key given for seat {seat} does not match Y")
+        self._secrets[seat] = key
+        self._recovered.add(seat)
+        self._announced_recoveries.add(seat)
+        self._events.append(KeyRecovered(seat))
         return self._run()
 
     def record(self) -> RoundRecord:
@@ -835,7 +900,7 @@ class Session:
                 else not proofs.verify_dleq_batch(t, key, pairs, msg.proof)):
             raise CheatDetected("played card proof fails (card not held)", seat=msg.seat,
                                 fault=Fault.BAD_PLAY)
-        self._apply_play(s, msg.items)
+        self._apply_play(s, msg.items, by=msg.seat)
         return True
 
     def _on_dispute(self, msg: Dispute) -> bool:
@@ -1175,14 +1240,15 @@ class Session:
             self._recovered.add(dealer)
             self._events.append(KeyRecovered(dealer))
 
-    def _apply_play(self, seat: int, items: Sequence[tuple[int, int, int]]) -> None:
+    def _apply_play(self, seat: int, items: Sequence[tuple[int, int, int]], *,
+                    by: int) -> None:
         shown = []
         for e, i, k in items:
             pos = self._positions[(e, i)]
             pos.played = k
             pos.k = k
             shown.append(((e, i), card_face(k), k))
-        self._events.append(CardsPlayed(seat, tuple(shown)))
+        self._events.append(CardsPlayed(seat, tuple(shown), by))
 
 
 def _usable_box_key(key: bytes) -> bool:

@@ -538,8 +538,18 @@ class Node:
 
     async def _heartbeat_loop(self) -> None:
         loop = asyncio.get_running_loop()
+        hb = self._heartbeats
+        polled = loop.time()
         while True:
-            due, dead = self._heartbeats.poll(now=loop.time())
+            now = loop.time()
+            if now - polled > max(2 * hb.interval_s, hb.timeout_s / 2):
+                # this process did not run (suspended): nobody could be heard meanwhile,
+                # so a live peer's frames wait unread; its silence counts from now (a
+                # peer that closed the connection meanwhile is lost by its end)
+                for conn in hb.peers:
+                    hb.on_received(conn, now=now)
+            polled = now
+            due, dead = self._heartbeats.poll(now=now)
             for conn in dead:
                 self._lose(conn, f"no heartbeat for {self._heartbeats.timeout_s:g} s")
             if due:

@@ -35,6 +35,10 @@
   whose seats were taken over while payloads it sent were lost on the way (a
   blackholed link: sent before it noticed) learns it from the peer's ``sync``
   (``taken``) and rebuilds its table from the log in the same way, without restarting;
+- notices when its own process did not run for a while (:data:`FROZEN_S`, a laptop that
+  slept: every timer and buffered frame due at once) and sends nothing from its table
+  until the peers' ``sync`` tells whether they took its seats over meanwhile (then it
+  rebuilds from the log) or not (then it plays on);
 - ``quit`` sends :meth:`Table.leave` (the others take the seat over at once).
   :class:`PeerLost` remains only where the match cannot go on: the only other person
   left for good, a peer stopped after the rounds it asked for, or a node restarted
@@ -52,6 +56,7 @@ import contextlib
 import os
 import random
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -70,13 +75,13 @@ from p2p8s.net.lobby import Mesh
 from p2p8s.net.node import Connected, Connection, Incoming, JoinRefused, Lost, NetEvent
 from p2p8s.rules import default_target
 from p2p8s.solo import pick_opponents
-from p2p8s.store.tablelog import TableLogWriter, log_path
-from p2p8s.table import Output, SeatInfo, Table, TableConfig
+from p2p8s.store.tablelog import TableLogWriter, log_path, table_secret
+from p2p8s.table import Outgoing, Output, SeatInfo, Table, TableConfig
 from p2p8s.table import events as tev
 from p2p8s.table.actions import CRYPTO, LEAVE, RESYNC, encode_records
 from p2p8s.table.core import STAND_IN
 from p2p8s.table.logverify import records_from_frames
-from p2p8s.wire import MAX_GAME_PAYLOAD, MAX_NAME, Game, Role, Welcome
+from p2p8s.wire import MAX_GAME_PAYLOAD, MAX_NAME, Game, Role, Welcome, decode_body
 
 #: The ``bye`` reason of a node that played to the end (its peers let it go quietly).
 DONE_REASON = "finished playing"
@@ -87,14 +92,21 @@ TURN_TIMEOUT_S = 30.0
 #: The ``bye`` reason of a player who left the table (``quit``, Ctrl-C).
 LEFT_REASON = "left the table"
 #: Runner payload kinds (protocol/table.md, "Coming back"): carried in ``game`` envelopes
-#: but never given to the table nor logged (the table kinds are 1..8).
+#: but never given to the table nor logged (the table kinds are 1..9).
 #: ``sync`` = msgpack ``[received, posted, restarted]``: the first payload on a new
 #: connection of two roster members after the deal.
 SYNC = 64
 #: ``log`` = msgpack ``[part, parts, [frame, …]]``: the sender's signed game frames, to a
 #: restarted node that asked for them (its ``sync`` said ``restarted``).
 LOG_PART = 65
-RUNNER_KINDS = frozenset({SYNC, LOG_PART})
+#: ``relay`` = msgpack ``[seat, [frame, …]]``: the last crypto broadcasts this node
+#: received from ``seat``'s node, sent to every other peer when it loses that node: a
+#: node killed in the middle of a broadcast reached only some peers, and the others take
+#: what they missed from it (the signed frames) before its seats are taken over.
+RELAY = 66
+RUNNER_KINDS = frozenset({SYNC, LOG_PART, RELAY})
+#: How many of a peer's last crypto broadcasts a ``relay`` carries.
+RELAY_FRAMES = 16
 #: Seconds between dial attempts to a lost peer: from the first, doubling to the last.
 REDIAL_FIRST_S = 0.5
 REDIAL_MAX_S = 8.0
@@ -102,6 +114,18 @@ REDIAL_MAX_S = 8.0
 LOG_TIMEOUT_S = 60.0
 #: Bytes of frames in one ``log`` part (the payload stays under the wire limit).
 LOG_PART_BYTES = MAX_GAME_PAYLOAD - 4096
+#: The runner's inbox wait is at most this long, so the loop's clock is read often.
+TICK_S = 0.5
+#: A gap of at least this many seconds between two loop iterations means this process
+#: did not run (suspended, a laptop asleep): its peers may have declared it lost (after
+#: 5 s of silence) and taken its seat over, so it sends nothing from its table until it
+#: knows (protocol/table.md "The runner's part", "Frozen").
+FROZEN_S = 3.0
+#: After a freeze, seconds to wait for the ends of connections the peers closed meanwhile.
+SETTLE_S = 1.0
+#: After a freeze, seconds to wait for the peers it lost to connect again before playing
+#: on without them (as after a lost connection).
+ASLEEP_MAX_S = 30.0
 
 
 def sync_payload(received: int, posted: int, *, restarted: bool, taken: bool = False
@@ -206,11 +230,13 @@ class TableFailed(LocalError):
 class _Rebuild(Exception):  # a signal inside the runner, not an error
     """This node's seats were taken over while some of its payloads were lost on the way
     (sent before it noticed the link was down): its table has taken in moves the others
-    never saw. It rebuilds the table from a peer's log (as a restarted node does)."""
+    never saw. It rebuilds the table from a peer's log (as a restarted node does).
+    ``note`` (else the default) tells the player why."""
 
-    def __init__(self, seat: int) -> None:
+    def __init__(self, seat: int, note: str | None = None) -> None:
         super().__init__(seat)
         self.seat = seat
+        self.note = note
 
 
 @dataclass(frozen=True, slots=True)
@@ -465,7 +491,7 @@ class _Run:
         self.restored = table is not None
         self.table = table if table is not None else Table(
             self.config, me=mesh.seat, rand=os.urandom, seed=mesh.digest,
-            sign=mesh.node.identity.sign)
+            sign=mesh.node.identity.sign, key_secret=_key_secret(mesh, options))
         self.result = Result(log=log.path if log is not None else None)
         self.prev = b""
         self.done: str | None = None
@@ -485,6 +511,12 @@ class _Run:
         self.others = [s.seat for s in config.seats if s.computer is None and s.seat != me]
         #: every signed game frame this node logged, in order (a restarted peer's log)
         self.frames: list[bytes] = list(frames)
+        self.seen_frames: set[bytes] = set(self.frames)
+        #: per peer seat: its last crypto broadcasts received (what a ``relay`` carries),
+        #: and the frames other peers relayed (taken once this node lost it too)
+        self.recent: dict[int, deque[bytes]] = {
+            s: deque(maxlen=RELAY_FRAMES) for s in self.others}
+        self.relayed: dict[int, list[bytes]] = {}
         #: per peer seat: the game payloads posted for it, in order ``(to, payload)``,
         #: and the count of game payloads received from it (the ``sync`` numbers)
         self.posted: dict[int, list[tuple[int | None, bytes]]] = {s: [] for s in self.others}
@@ -502,6 +534,16 @@ class _Run:
         self.told_taken: dict[int, Connection] = {}
         self.answers: dict[int, _LogAnswer] = {}
         self.notes: list[str] = []  # said once the table is shown (a rebuilt table)
+        #: when this process was last found to have been frozen (``FROZEN_S``), until it
+        #: knows whether its seats were taken over meanwhile (None: playing normally);
+        #: meanwhile it sends nothing from its table (``held``), drives no timer or
+        #: move, calls no ``peer_lost`` (it was the one gone) and holds its ``sync`` on
+        #: new connections (``unsynced``) until the peer's tells it ``taken``
+        self.asleep: float | None = None
+        self.asleep_lost: set[int] = set()  # peers whose connection ended meanwhile
+        self.asleep_told = False  # the player was told what it waits for
+        self.held: list[Outgoing] = []
+        self.unsynced: dict[int, Connection] = {}
         self.dialers: dict[int, asyncio.Task[None]] = {}
         self.where: dict[int, list[tuple[str, int]]] = {}
         for entry in mesh.roster.seats:
@@ -518,6 +560,9 @@ class _Run:
 
     def process(self, out: Output) -> None:
         """Send the messages, log them, show the events, note round and match ends."""
+        if self.asleep is not None and out.messages:  # sent once it knows (_asleep_check)
+            self.held.extend(out.messages)
+            out = Output([], out.events)
         limit = self.options.rounds
         for msg in out.messages:
             if limit is not None and _round_of(msg.payload) > limit:
@@ -578,8 +623,10 @@ class _Run:
         if gone is not None and self.done is None:
             raise PeerLost(gone, seat=min(self.finished_peers))
         if (self.done is None and self.others and not self.table.finished
-                and all(s in self.gone_for_good for s in self.others)):
-            last = self.gone_for_good[-1]  # every other person left for good
+                and all(s in self.gone_for_good for s in self.others)
+                and self.table.paused & set(self.gone_for_good)):
+            last = self.gone_for_good[-1]  # every other person left for good, and the
+            # table cannot play their seats (they left before giving their keys)
             raise PeerLost(f"{self._who(last)} left the table; the match cannot go on "
                            "without them", seat=last)
         if self.table.finished and self.done is None:
@@ -604,6 +651,7 @@ class _Run:
 
     def _logged(self, body: bytes) -> None:
         self.frames.append(body)
+        self.seen_frames.add(body)
         if self.log is not None:
             self.log.append(body)
 
@@ -638,6 +686,9 @@ class _Run:
 
     def decision_point(self) -> None:
         """Prompt the person (or arm the auto player) when the table waits for us."""
+        if self.asleep is not None:
+            self.decision = self.auto_at = None  # prompted again once it knows
+            return
         if self.done is not None or not self.table.my_turn:
             self.decision = None
             return
@@ -684,6 +735,8 @@ class _Run:
         thought, then = self.thought, self.then
         self.thought = self.then = None
         assert thought is not None and then is not None
+        if self.asleep is not None:
+            return  # thought out before a freeze: the decision is made again afterwards
         self.answer(then(thought.result(), self.now()))
 
     def answer(self, answer: Typed) -> None:
@@ -701,6 +754,8 @@ class _Run:
         if self.left or self.completed or self.table.failed is not None:
             return
         self.left = True
+        self.asleep = None  # after a freeze: the ``leave`` only, nothing it held
+        self.held = []
         out = self.table.leave(self.now())
         self.process(Output(out.messages, []))
         if not quietly:
@@ -728,10 +783,17 @@ class _Run:
                     f"Your input ended: the computer ({STAND_IN}) plays your seat from now "
                     "on.")], self.now())
             return
+        if self.asleep is not None and line.strip().lower() not in QUIT_WORDS:
+            self.frontend.show(self.table, [tev.Info(
+                "Still catching up with the table after this computer did not run — "
+                "wait a moment (quit to leave).")], self.now())
+            return
         if self.auto is not None:
             if line.strip().lower() in QUIT_WORDS:
                 self.leave()  # the computer plays, but the person may still leave
             return
+        if line.strip():  # anything typed says the person is back (R-TIMER: no short grace)
+            self.process(self.table.present(self.now()))
         self.answer(self.frontend.typed(self.table, line, self.now()))
 
     # --- the network ---------------------------------------------------------------------
@@ -770,6 +832,8 @@ class _Run:
         self.got[seat] += 1
         self.last_round[seat] = max(self.last_round.get(seat, 0), _round_of(body.payload))
         self._logged(rec.body)
+        if kind == CRYPTO and body.to is None:
+            self.recent[seat].append(rec.body)
         if kind == LEAVE and seat not in self.gone_for_good:
             self.gone_for_good.append(seat)
             self.lost.add(seat)
@@ -811,14 +875,96 @@ class _Run:
         if seat in self.gone_for_good:
             return  # it said so (leave); its bye follows
         self.frontend.presence(seat, name, connected=False, reason=event.reason)
+        if self.asleep is not None:
+            # this node was the one gone (frozen): the peer most likely closed the
+            # connection because of that; its table is not told (_asleep_check)
+            self.lost.add(seat)
+            self.expect.pop(seat, None)
+            self.asleep_lost.add(seat)
+            self.start_dial(seat)
+            return
         if self.options.come_back is not None and seat not in self.lost:
             self.frontend.show(self.table, [tev.Info(
                 f"If {self.names[seat]}'s program stopped, they come back by running: "
                 f"{self.options.come_back}")], self.now())
         self.lost.add(seat)
         self.expect.pop(seat, None)
+        self._relay(seat)
+        self._take_relayed(seat)
         self.process(self.table.peer_lost(seat, self.now()))
         self.start_dial(seat)
+
+    def _relay(self, seat: int) -> None:
+        """Send every other connected peer the last crypto broadcasts received from
+        ``seat``'s node, just lost: if it died in the middle of a broadcast, a peer it
+        did not reach takes the rest from here (``relay``)."""
+        frames: list[bytes] = []
+        size = 0
+        for frame in reversed(self.recent[seat]):
+            size += len(frame) + 8
+            if size > LOG_PART_BYTES:
+                break
+            frames.insert(0, frame)
+        if not frames:
+            return
+        body = bytes([RELAY]) + msgpack.packb([seat, frames])
+        for other, conn in list(self.mesh.peers.items()):
+            if other != seat and other in self.got and other not in self.lost:
+                self.mesh.node.send(conn, Game(to=other, payload=body))
+
+    def _on_relay(self, sender: int, body: bytes) -> None:
+        """A ``relay`` from ``sender``: keep the frames of the lost node it names (checked:
+        signed by that node, crypto broadcasts of this table); take them in once this
+        node lost that node too (before that, they still come straight from it)."""
+        try:
+            seat, frames = msgpack.unpackb(body)
+            if (type(seat) is not int or seat not in self.got or seat == sender
+                    or not isinstance(frames, list) or len(frames) > RELAY_FRAMES
+                    or not all(isinstance(f, bytes) for f in frames)):
+                raise ValueError("bad relay")
+        except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError,
+                msgpack.StackError) as exc:
+            raise MalformedInput(f"malformed relay: {exc}") from None
+        key = self.config.seats[seat].key
+        for frame in frames:
+            try:
+                received = decode_body(frame)
+            except RemoteError as exc:
+                raise MalformedInput(f"relayed a frame that does not verify: {exc}") from None
+            content = received.message.body
+            if (received.key != key or received.message.table != self.config.table
+                    or not isinstance(content, Game) or content.to is not None
+                    or content.payload[:1] != bytes([CRYPTO])):
+                raise MalformedInput(f"relayed a frame that is not a crypto broadcast "
+                                     f"signed by seat {seat}")
+        kept = self.relayed.setdefault(seat, [])
+        kept += [f for f in frames if f not in kept]
+        del kept[:-RELAY_FRAMES * 4]
+        if seat in self.lost:
+            self._take_relayed(seat)
+
+    def _take_relayed(self, seat: int) -> None:
+        """Take in the relayed frames of ``seat``'s node (lost) this node never got, in
+        order, as if they had come from it."""
+        for frame in self.relayed.pop(seat, []):
+            if frame in self.seen_frames:
+                continue
+            content = decode_body(frame).message.body
+            assert isinstance(content, Game)
+            self.got[seat] += 1
+            self.last_round[seat] = max(self.last_round.get(seat, 0),
+                                        _round_of(content.payload))
+            self._logged(frame)
+            self.recent[seat].append(frame)
+            self.result.extra["relayed"] = self.result.extra.get("relayed", 0) + 1
+            try:
+                out = self.table.receive(seat, content.payload, self.now())
+            except RemoteError as exc:
+                bad = exc.seat if exc.seat is not None else seat
+                self.frontend.show(self.table, [tev.Fault(seat=bad, message=str(exc))],
+                                   self.now())
+                raise TableFailed(f"{self._who(bad)} sent invalid data: {exc}") from None
+            self.process(out)
 
     def connected(self, conn: Connection) -> None:
         """A node finished the handshake after the deal: a roster member coming back
@@ -836,6 +982,13 @@ class _Run:
         if conn.hello.role is Role.JOIN:  # `p2p8s join` again: it needs the roster
             self.mesh.node.send(conn, Welcome(seat=seat, roster=self.mesh.roster))
         self.pending[seat] = conn
+        if self.asleep is not None:
+            self.unsynced[seat] = conn  # its sync first: was this node taken over?
+            return
+        self._send_sync(seat, conn)
+
+    def _send_sync(self, seat: int, conn: Connection) -> None:
+        """This node's ``sync`` on a new connection of ``seat``'s node."""
         taken = self._took_over(seat)
         if taken:
             self.told_taken[seat] = conn
@@ -849,12 +1002,26 @@ class _Run:
         return any(self.config.node_of(d) == node for d in self.table.taken_over)
 
     def runner_payload(self, conn: Connection, seat: int, kind: int, body: bytes) -> None:
-        """A ``sync`` or ``log`` payload (protocol/table.md, "Coming back")."""
+        """A ``sync``, ``log`` or ``relay`` payload (protocol/table.md, "Coming back")."""
         now = self.now()
+        if kind == RELAY:
+            self._on_relay(seat, body)
+            return
         if kind == SYNC:
             received, posted, restarted, taken = parse_sync(body)
             if self.pending.get(seat) is not conn and self.mesh.peers.get(seat) is not conn:
                 return  # a connection already replaced
+            if self.unsynced.get(seat) is conn:  # this node was frozen (asleep)
+                del self.unsynced[seat]
+                if (taken and not restarted and seat not in self.fresh
+                        and seat not in self.restart_to):
+                    # its seats were taken over meanwhile: whatever its table did since
+                    # is void; rebuild from the log instead of resending
+                    self.pending.pop(seat, None)
+                    self.mesh.peers[seat] = conn
+                    raise _Rebuild(seat, self._asleep_note(
+                        f"{self.names[seat]}'s node took your seat over meanwhile"))
+                self._send_sync(seat, conn)
             if restarted:
                 # its state is lost (or void): it gets the log (the signed frames this
                 # node has), then everything from now on; the counts start again
@@ -928,6 +1095,7 @@ class _Run:
     def _back(self, seat: int, *, restarted: bool, rejoined: bool = True,
               moved: str | None = None) -> None:
         self.lost.discard(seat)
+        self.relayed.pop(seat, None)  # it resends, or rebuilds: relays are not due
         if seat in self.gone_for_good:
             self.gone_for_good.remove(seat)
         task = self.dialers.pop(seat, None)
@@ -1034,7 +1202,10 @@ class _Run:
 
     def next_wake(self) -> float | None:
         """The earliest of: the table's timer, the timer warning, the auto player (not
-        while a thought runs)."""
+        while a thought runs); while asleep, only the end of the settling time."""
+        if self.asleep is not None:
+            settled = self.asleep + SETTLE_S
+            return settled if settled > self.now() else None
         auto_at = self.auto_at if self.thought is None else None
         times = [t for t in (self.table.get_timer(), auto_at) if t is not None]
         deadline = self.table.deadline if self.table.my_turn else None
@@ -1044,6 +1215,10 @@ class _Run:
         return min(times) if times else None
 
     def on_wake(self) -> None:
+        if self.asleep is not None:
+            self._asleep_check()
+            if self.asleep is not None:
+                return  # no timer, no move while its seat may be someone else's
         now = self.now()
         timer = self.table.get_timer()
         if timer is not None and timer <= now:
@@ -1056,6 +1231,62 @@ class _Run:
             self.warned = deadline
             if deadline > now:
                 self.frontend.warn(self.table, deadline - now)
+
+    def _frozen(self, mark: float, timeout: float) -> float:
+        """Check the loop's clock (returned) against its previous read ``mark`` and the
+        inbox wait ``timeout`` since: a gap (not waiting) of ``FROZEN_S`` or more means
+        the process did not run (or the loop was blocked) — this node may have been
+        declared lost and its seats taken over meanwhile, while its table knows nothing
+        of it (and its timers are all due at once). It then sends nothing more from that
+        table until it knows (:meth:`_asleep_check`)."""
+        now = self.now()
+        gap = now - mark - timeout
+        if gap < FROZEN_S or self.done is not None:
+            return now
+        self.asleep = self.now()
+        self.asleep_told = False
+        self.decision = self.auto_at = None
+        self.result.extra["frozen"] = self.result.extra.get("frozen", 0) + 1
+        self.frontend.show(self.table, [tev.Info(
+            f"This computer did not run for {gap:.0f} s (asleep?): catching up with the "
+            "table…")], self.now())
+        return now
+
+    def _asleep_note(self, why: str) -> str:
+        return (f"This computer did not run for a while and {why}: rebuilding the table "
+                "from the others' signed log.")
+
+    def _asleep_check(self) -> None:
+        """After a freeze: once the connections that ended meanwhile are back (each
+        peer's ``sync`` said its table did not take this node's seats over, else the
+        table is rebuilt) — or after ``ASLEEP_MAX_S`` — play on: send what the table
+        held, and count the peers still missing as lost."""
+        now = self.now()
+        if self.asleep is None or now < self.asleep + SETTLE_S:
+            return
+        missing = sorted(self.asleep_lost & self.lost)
+        if missing and now < self.asleep + ASLEEP_MAX_S:
+            if not self.asleep_told:
+                self.asleep_told = True
+                who = " and ".join(self.names[s] for s in missing)
+                self.frontend.show(self.table, [tev.Info(
+                    f"Waiting for {who} to connect again, to learn whether the others "
+                    "played your seat meanwhile…")], now)
+            return
+        self.asleep = None
+        self.asleep_lost.clear()
+        held, self.held = self.held, []
+        for seat, conn in list(self.unsynced.items()):
+            del self.unsynced[seat]
+            if self.pending.get(seat) is conn:
+                self._send_sync(seat, conn)
+        said = ("Caught up with the table: play goes on." if not missing else
+                f"{' and '.join(self.names[s] for s in missing)} did not connect again "
+                f"within {ASLEEP_MAX_S:g} s (the table may have ended meanwhile): going on "
+                "as after a lost connection.")
+        self.process(Output(held, [tev.Info(said)]))
+        for seat in missing:
+            self.process(self.table.peer_lost(seat, now))
 
     async def run(self, lines: asyncio.Queue[str] | None) -> Result:
         inbox = _Inbox(self.mesh, lines)
@@ -1072,14 +1303,18 @@ class _Run:
             else:
                 self.process(self.table.start(self.now()))
             self.decision_point()
+            mark = self.now()  # the last clock read in the loop (see _frozen)
             while self.done is None:
                 wake = self.next_wake()
-                timeout = None if wake is None else max(0.0, wake - self.now())
+                timeout = TICK_S if wake is None else min(TICK_S, max(0.0, wake - self.now()))
                 try:
                     item = await inbox.next(timeout, self.thought)
                 except TimeoutError:
+                    mark = self._frozen(mark, timeout)
                     self.on_wake()
                 else:
+                    # before handling what it woke up for (a timer, a buffered payload)
+                    mark = self._frozen(mark, timeout)
                     if self.thought is not None and item is self.thought:
                         self.thought_done()
                     elif isinstance(item, str):
@@ -1101,8 +1336,18 @@ class _Run:
         return self.result
 
 
+def _key_secret(mesh: Mesh, options: Options) -> bytes | None:
+    """The per-table secret the round keys of this node derive from (a restarted node
+    sends them back: protocol/table.md "Coming back"), kept beside the table log; None
+    when no log is written. Raises CorruptSecret (MalformedInput) for a damaged file."""
+    if not options.write_log:
+        return None
+    return table_secret(mesh.node.table, mesh.seat, options.log_dir)
+
+
 async def _restore(mesh: Mesh, config: TableConfig, notes: list[str], *,
-                   timeout_s: float) -> tuple[Table, list[bytes], dict[int, _LogAnswer]]:
+                   timeout_s: float, key_secret: bytes | None = None
+                   ) -> tuple[Table, list[bytes], dict[int, _LogAnswer]]:
     """A restarted node: ask every connected peer for its log (``sync`` with
     ``restarted``), rebuild the table with :meth:`Table.restore` from the first complete
     answer that checks out, and put every other event back for the runner (in order);
@@ -1142,7 +1387,8 @@ async def _restore(mesh: Mesh, config: TableConfig, notes: list[str], *,
                                               me=mesh.seat)
             table = await asyncio.to_thread(
                 Table.restore, config, me=mesh.seat, records=records, rand=os.urandom,
-                seed=mesh.digest, now=loop.time(), sign=mesh.node.identity.sign)
+                seed=mesh.digest, now=loop.time(), sign=mesh.node.identity.sign,
+                key_secret=key_secret)
         except MalformedInput as exc:
             failures.append(f"{config.names[seat]}'s log: {exc}")
             continue
@@ -1196,7 +1442,8 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
         notes: list[str] = []
         if mesh.rejoined:
             table, frames, answers = await _restore(mesh, config, notes,
-                                                    timeout_s=options.log_timeout_s)
+                                                    timeout_s=options.log_timeout_s,
+                                                    key_secret=_key_secret(mesh, options))
         if options.write_log:
             log = _new_log(mesh, config, options, frames, rejoined=mesh.rejoined)
         run = _Run(mesh, frontend, options, log, config, table=table, frames=frames)
@@ -1216,11 +1463,13 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
                 for seat in old.lost:
                     if seat != rebuild.seat and seat not in old.pending:
                         mesh.peers.pop(seat, None)
-                notes = [f"Your seat was taken over while the connection was down, and "
-                         f"{config.names[rebuild.seat]} never got your last moves: "
-                         "rebuilding the table from the others' signed log."]
-                table, frames, answers = await _restore(mesh, config, notes,
-                                                        timeout_s=options.log_timeout_s)
+                notes = [rebuild.note or (
+                    f"Your seat was taken over while the connection was down, and "
+                    f"{config.names[rebuild.seat]} never got your last moves: "
+                    "rebuilding the table from the others' signed log.")]
+                table, frames, answers = await _restore(
+                    mesh, config, notes, timeout_s=options.log_timeout_s,
+                    key_secret=_key_secret(mesh, options))
                 if log is not None:
                     with contextlib.suppress(OSError):
                         log.close()

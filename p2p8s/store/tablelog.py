@@ -27,8 +27,10 @@ round end and on close, so a crash loses at most the moves since the last round 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +38,7 @@ from types import TracebackType
 from typing import Any, BinaryIO
 
 from p2p8s.errors import MalformedInput
-from p2p8s.store.paths import data_dir
+from p2p8s.store.paths import _fsync_dir, data_dir
 
 #: The first bytes of every table log (format version 1).
 MAGIC = b"p2p8s-table-log/1\n"
@@ -47,6 +49,9 @@ MARK = 3
 MAX_RECORD = 1 << 20
 #: File name suffix of table logs.
 SUFFIX = ".p2p8slog"
+#: File name suffix and length of per-table secrets (:func:`table_secret`).
+SECRET_SUFFIX = ".key"
+SECRET_BYTES = 32
 
 
 class CorruptLog(MalformedInput):
@@ -82,6 +87,62 @@ def log_path(table: bytes, seat: int, *, when: float | None = None,
         path = base.with_name(f"{base.name}-{n}{SUFFIX}")
         n += 1
     return path
+
+
+class CorruptSecret(MalformedInput):
+    """A table secret file that is not 32 bytes (cut short or overwritten)."""
+
+
+def secret_path(table: bytes, seat: int, *, directory: Path | None = None) -> Path:
+    """The file of the per-table secret of ``seat`` at ``table`` (id bytes), beside the
+    table logs: ``<table id hex>-seat<n>.key`` (no date: a restart after midnight finds
+    it)."""
+    return (directory or tables_dir()) / f"{table.hex()}-seat{seat}{SECRET_SUFFIX}"
+
+
+def table_secret(table: bytes, seat: int, directory: Path | None = None) -> bytes:
+    """This node's per-table secret for ``seat`` at ``table`` (32 bytes): the round keys
+    of the seats it runs derive from it, so a restarted node can send them back
+    (protocol/table.md "Coming back"). Created on the first call (random, mode 0600,
+    written to a temporary file, fsynced and renamed into place), returned as-is
+    afterwards. Whoever reads the file can open this node's hands of that table.
+    Raises CorruptSecret for a file that is not exactly 32 bytes, OSError if the disk
+    refuses."""
+    path = secret_path(table, seat, directory=directory)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        pass
+    else:
+        if len(data) != SECRET_BYTES:
+            raise CorruptSecret(f"{path} is not a table secret ({len(data)} bytes, not "
+                                f"{SECRET_BYTES}): move it aside to play this table on "
+                                "(a restart then cannot recover its round keys)")
+        return data
+    secret = os.urandom(SECRET_BYTES)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(secret)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, path)  # never replaces a secret another process just wrote
+        except FileExistsError:
+            return table_secret(table, seat, directory)
+        except OSError:  # no hard links here: rename (replaces)
+            os.replace(tmp, path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+    return secret
 
 
 def _record(kind: int, data: bytes) -> bytes:

@@ -21,6 +21,11 @@ kind  name    body
 8     choice  :class:`Choice`: the person of a seat taken over, back at its own node,
               picks the seat's next action; the node that sends the seat's actions
               puts it (signed) into the action record instead of the computer's move
+9     ownkey  ``[round, node, [[seat, key], …]]``: ``node`` restarted and recomputed
+              its round keys ``e_seat`` (32-byte scalars) of the seats it runs in
+              ``round`` from its per-table secret; every node checks
+              ``key·G = Y_seat`` and takes the seats over as after an escrow recovery
+              (any node relays it once, unchanged)
 ====  ======  ===========================================================
 
 An action record (the ``data`` of an ``Act``) is the msgpack array
@@ -62,6 +67,7 @@ WELCOME = 5
 RESYNC = 6
 RESTARTED = 7
 CHOICE = 8
+OWNKEY = 9
 #: Most records a resync payload may hold.
 MAX_RECORDS = 1_000_000
 ACT_TAG = b"p2p8s/v1/act"
@@ -283,6 +289,41 @@ def decode_round(data: bytes) -> int:
     if encode_round(round_no) != data:
         raise MalformedInput("malformed round notice: not the canonical encoding")
     return round_no
+
+
+def encode_ownkey(round_no: int, node: int, keys: Sequence[tuple[int, bytes]]) -> bytes:
+    """The body of an ``ownkey`` payload: msgpack ``[round, node, [[seat, key], …]]``."""
+    packed: bytes = msgpack.packb([round_no, node, [[s, k] for s, k in keys]],
+                                  use_bin_type=True)
+    return packed
+
+
+def decode_ownkey(data: bytes) -> tuple[int, int, tuple[tuple[int, bytes], ...]]:
+    """Inverse of :func:`encode_ownkey`: ``(round, node, ((seat, key), …))`` with 1..16
+    distinct seats in 0..255 and 32-byte keys; raises MalformedInput."""
+    try:
+        round_no, node, items = msgpack.unpackb(data, raw=False, use_list=True)
+        if type(round_no) is not int or not 0 <= round_no < 2**32:
+            raise ValueError("bad round")
+        if type(node) is not int or not 0 <= node < 256:
+            raise ValueError("bad node")
+        if type(items) is not list or not 1 <= len(items) <= 16:
+            raise ValueError("bad key list")
+        keys = []
+        for item in items:
+            seat, key = item
+            if type(seat) is not int or not 0 <= seat < 256:
+                raise ValueError("bad seat")
+            if type(key) is not bytes or len(key) != 32:
+                raise ValueError("bad key")
+            keys.append((seat, key))
+        if len({s for s, _ in keys}) != len(keys):
+            raise ValueError("a seat twice")
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        raise MalformedInput(f"malformed ownkey payload: {exc}") from None
+    if encode_ownkey(round_no, node, keys) != data:
+        raise MalformedInput("malformed ownkey payload: not the canonical encoding")
+    return round_no, node, tuple(keys)
 
 
 def encode_records(records: Sequence[tuple[int, bytes]]) -> bytes:

@@ -58,6 +58,7 @@ The ``welcome`` payload deals the node in again (its own sessions) from the next
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import random
 from collections.abc import Callable, Sequence
@@ -74,9 +75,9 @@ from p2p8s.crypto.errors import CheatDetected
 from p2p8s.crypto.errors import Fault as CryptoFault
 from p2p8s.crypto.events import Announced, CardsPlayed, Disputed, KeyRecovered
 from p2p8s.crypto.events import Output as CryptoOutput
-from p2p8s.crypto.group import Rand
+from p2p8s.crypto.group import Rand, Scalar, base_mul, is_canonical_scalar
 from p2p8s.crypto.messages import Message, decode
-from p2p8s.crypto.session import Session, SessionConfig
+from p2p8s.crypto.session import KEY_SEED_BYTES, Session, SessionConfig, round_key
 from p2p8s.crypto.session import chain_next as message_chain_next
 from p2p8s.engine import Action, Draw, EndedBy, Play, Round, Take, parse_action
 from p2p8s.errors import IllegalAction, LocalError, MalformedInput
@@ -87,6 +88,7 @@ from p2p8s.table.actions import (
     CHOICE,
     CRYPTO,
     LEAVE,
+    OWNKEY,
     RESTARTED,
     RESYNC,
     SETUP,
@@ -98,8 +100,10 @@ from p2p8s.table.actions import (
     action_text,
     chain_next,
     chain_start,
+    decode_ownkey,
     decode_records,
     decode_round,
+    encode_ownkey,
     encode_records,
     encode_round,
 )
@@ -220,6 +224,9 @@ class _RoundState:
         self.buffer: list[tuple[int, ActRecord, bytes, list[Position], int]] = []
         self.pending: _Pending | None = None
         self.played: dict[int, list[Position]] = {}
+        #: positions a seat's own node showed (PlayCards) whose action is not applied
+        #: yet: if the node goes before its Act, the takeover plays exactly these
+        self.owner_shown: dict[int, list[Position]] = {}
         self.actions: list[tuple[int, Action]] = []
         self.deadline: float | None = None
         self.stood_in = False
@@ -251,6 +258,10 @@ class _RoundState:
         self.unsent = 0  #: messages of this node's seat it never sent (silent)
         self.gaps: list[tuple[int, Message]] = []  # catching up: after a gap of their seat
         self.restarted: set[int] = set()  # nodes that lost their keys of this round
+        #: seats whose key their restarted node sent back (``ownkey``): recovered; and
+        #: keys received before this node had the seat's ``Y`` (sender, node, seat, key)
+        self.ownkeys: set[int] = set()
+        self.waiting_keys: list[tuple[int, int, int, bytes]] = []
         #: every message this node's sessions took in or produced and every operation
         #: declared, in order (to rebuild an observer session), and the payloads never
         #: sent (silent); ``rebuild``: replace the sessions by an observer now
@@ -289,15 +300,23 @@ class Table:
     64-byte Ed25519 signature of ``data`` by this node's identity key (the key of
     ``config.seats[me]``): with it, the person plays its seat again from its next turn
     when it was taken over and the node is back (signed choices); without it the
-    computer plays the seat until the next round. ``me=OBSERVER`` makes a
+    computer plays the seat until the next round. ``key_secret`` (32 bytes, kept by the
+    runner for this table and seat): the round keys of the seats this node runs derive
+    from it (:func:`~p2p8s.crypto.session.round_key`), so after a restart
+    (:meth:`restore` with the same secret) the node sends them back and its seats go on
+    as after an escrow recovery — also with two people. ``me=OBSERVER`` makes a
     passive table that plays no seat and sends nothing: it checks every message and
     action it is given and audits each round (:mod:`p2p8s.table.logverify`).
     Raises MalformedInput if ``me`` is not a human seat.
     """
 
     def __init__(self, config: TableConfig, *, me: int, rand: Rand, seed: bytes = b"",
-                 sign: Callable[[bytes], bytes] | None = None) -> None:
+                 sign: Callable[[bytes], bytes] | None = None,
+                 key_secret: bytes | None = None) -> None:
         self.observing = me == OBSERVER
+        if key_secret is not None and len(key_secret) != KEY_SEED_BYTES:
+            raise MalformedInput(f"key_secret must be {KEY_SEED_BYTES} bytes")
+        self._key_secret = key_secret
         if not self.observing and (not 0 <= me < config.players or config.computer(me)):
             raise MalformedInput(f"seat {me} is not a human seat of this table")
         self.config = config
@@ -313,6 +332,7 @@ class Table:
         self._events: list[tev.Event] = []
         self._queue: list[tuple[int, Message]] = []
         self._future: list[tuple[int, Message]] = []
+        self._future_keys: list[tuple[int, bytes]] = []  # ownkey bodies of the next round
         self._transcript = hashlib.sha512(TRANSCRIPT_TAG + config.to_bytes()).digest()[:32]
         self._entries = 0
         self._started = False
@@ -336,6 +356,7 @@ class Table:
         #: taken in are skipped and messages after a gap wait for it to fill
         self._catching_up = False
         self._away_turns = 0  # turns the computer played for the local player (R-TIMER)
+        self._present = False  # the person typed something since the computer stood in
         self._sign = sign
         #: turns the takeover computer played for the local seat (told with _away_turns)
         self._bot_turns = 0
@@ -405,12 +426,21 @@ class Table:
         return frozenset(rs.bots) if rs is not None else frozenset()
 
     @property
+    def paused(self) -> frozenset[int]:
+        """Nodes (human seats) the game waits for: gone, and no way to take their seats
+        over this round (no escrow, no key given up); empty while the game goes on."""
+        rs = self._rs
+        return frozenset(rs.paused) if rs is not None else frozenset()
+
+    @property
     def stranded(self) -> frozenset[int]:
         """Nodes (human seats) whose process restarted and lost their secret keys of the
         current round (a ``restarted`` payload; this node itself after :meth:`restore`)
         while a seat they run has no escrow to rebuild its key (no holders — fewer than
         three live nodes — or its key not announced yet): nobody can finish the round,
-        so the match cannot go on. Empty otherwise, and once the match is over."""
+        so the match cannot go on. Empty otherwise, once the match is over, and once the
+        node sent its keys back (``ownkey``: restored with its key secret after its
+        ``KeyAnnounce``)."""
         rs = self._rs
         if rs is None or self.match.over or self.failed is not None or not rs.holders:
             return frozenset()
@@ -501,7 +531,8 @@ class Table:
     @classmethod
     def restore(cls, config: TableConfig, *, me: int, records: bytes | Sequence[
                     tuple[int, bytes]], rand: Rand, seed: bytes = b"",
-                now: float = 0.0, sign: Callable[[bytes], bytes] | None = None) -> Table:
+                now: float = 0.0, sign: Callable[[bytes], bytes] | None = None,
+                key_secret: bytes | None = None) -> Table:
         """Rebuild a node whose process restarted (its secret keys are lost) from a peer's
         log: ``records`` is that peer's :meth:`resync_payload` (or its records). Every
         payload is replayed and checked as by an observer — every message, proof, action
@@ -509,13 +540,20 @@ class Table:
         plays no seat until the round after the current one, when the lowest live seat
         welcomes it back (its seat stays taken over until then); with ``sign`` (as for
         the constructor) its person plays the seat again from its next turn through
-        signed choices. Its events so far come with its next call. Raises
-        MalformedInput for undecodable records."""
+        signed choices. Its events so far come with its next call.
+
+        With ``key_secret`` (the one the node ran the round with) it recomputes the round
+        keys of the seats it runs this round, checks them against their ``Y`` and sends
+        them (an ``ownkey`` payload): every node then takes those seats over as after an
+        escrow recovery, at once and with any number of people (no ``restarted``, not
+        :attr:`stranded`). Seats whose key was not announced yet (or does not derive
+        from ``key_secret``) are left to the escrow (``restarted``). Raises
+        MalformedInput for undecodable records or a ``key_secret`` not of 32 bytes."""
         if isinstance(records, bytes):
             if records[:1] != bytes([RESYNC]):
                 raise MalformedInput("not a resync payload")
             records = decode_records(records[1:])
-        table = cls(config, me=me, rand=rand, seed=seed, sign=sign)
+        table = cls(config, me=me, rand=rand, seed=seed, sign=sign, key_secret=key_secret)
         table._restoring = table._catching_up = table._started = True
         table._now = now
         table._back_at[me] = now
@@ -526,9 +564,41 @@ class Table:
         rs = table._rs
         if rs is not None and rs.cands.get(me) == {me} and not table.match.over:
             # its keys of this round are lost: the others must take its seats over
-            table._out.append(Outgoing(None, bytes([RESTARTED]) + encode_round(rs.number)))
             table._keys_lost = rs.number
+            if not table._own_keys(rs):
+                table._out.append(Outgoing(None, bytes([RESTARTED]) + encode_round(rs.number)))
         return table
+
+    def _own_keys(self, rs: _RoundState) -> bool:
+        """Restored with a key secret: recompute the round keys of the seats this node
+        runs whose key nobody knows yet, check each against its ``Y``, send them (an
+        ``ownkey`` payload) and take them in here. True when no seat it runs is left
+        without a key (else the escrow must rebuild the rest: ``restarted``)."""
+        if self._key_secret is None or self.failed is not None:
+            return False
+        primary = self._primary
+        keys: list[tuple[int, bytes]] = []
+        complete = True
+        for seat in range(self.config.players):
+            if rs.runner(seat) != self.me or primary.knows_key(seat):
+                continue
+            public = primary.public_key(seat)
+            key = round_key(self._key_secret, self.config.table, rs.number, seat)
+            if public is None or base_mul(key) != public:
+                complete = False  # not announced yet, or not derived from this secret
+                continue
+            keys.append((seat, bytes(key)))
+        if keys:
+            self._out.append(Outgoing(None, bytes([OWNKEY]) + encode_ownkey(
+                rs.number, self.me, keys)))
+            for seat, secret in keys:
+                self._guarded(functools.partial(self._learn_key, rs, seat, secret))
+        return complete and self.failed is None
+
+    def _learn_key(self, rs: _RoundState, seat: int, key: bytes) -> None:
+        """Take ``seat``'s key (checked) into every local session, as an escrow recovery."""
+        rs.ownkeys.add(seat)
+        self._each(lambda session: session.learn_key(seat, Scalar(key)))
 
     def _replay(self, records: Sequence[tuple[int, bytes]]) -> None:
         """Take in a peer's records (restore / resync), skipping what is not for us."""
@@ -595,6 +665,20 @@ class Table:
         rs.choices.setdefault(rs.applied, choice)
         self._out.append(Outgoing(None, bytes([CHOICE]) + choice.encode()))
 
+    def present(self, now: float) -> Output:
+        """The local person typed something (a command, even a mistake): they are back
+        (R-TIMER). An away player's short grace ends: the turn on now, if it is theirs,
+        gets the full turn timer from ``now``, and so do their next turns."""
+        self._now = max(self._now, now)
+        rs = self._rs
+        if self._away_turns and not self._present:
+            self._present = True
+            if (rs is not None and self.my_turn and rs.deadline is not None
+                    and rs.deadline < now + self.config.turn_timeout_s):
+                rs.deadline = now + self.config.turn_timeout_s
+                self._events.append(tev.TurnStarted(self.me, rs.deadline))
+        return self._flush()
+
     def peer_lost(self, seat: int, now: float) -> Output:
         """The runner's heartbeats to ``seat``'s node failed: take its seats over.
 
@@ -647,6 +731,16 @@ class Table:
         self._now = max(self._now, now)
         if not self._leaving and not self.observing:
             self._leaving = True
+            rs = self._rs
+            if rs is not None and self.failed is None and not self.match.over:
+                # its keys go first (``ownkey``): the others play its seats at once, hand
+                # open, with or without an escrow (two people)
+                keys = [(seat, bytes(key)) for seat, session in sorted(rs.sessions.items())
+                        if seat != OBSERVER and rs.runner(seat) == self.me
+                        and (key := session.give_up_key()) is not None]
+                if keys:
+                    self._out.append(Outgoing(None, bytes([OWNKEY]) + encode_ownkey(
+                        rs.number, self.me, keys)))
             self._out.append(Outgoing(None, bytes([LEAVE]) + encode_round(self.round_number)))
         return self._flush()
 
@@ -687,8 +781,9 @@ class Table:
         rs = self._rs
         if rs is None or self.observing:
             return False
-        reach = [s for s in rs.live if s == self.me or s not in self._gone]
-        if len(rs.live) >= 3 and 2 * len(reach) <= len(rs.live):
+        live = [s for s in rs.live if s not in self._left]  # who left said so: not a cut
+        reach = [s for s in live if s == self.me or s not in self._gone]
+        if len(live) >= 3 and 2 * len(reach) <= len(live):
             rs.cut = True
             return True
         return False
@@ -794,6 +889,9 @@ class Table:
                     "key from the escrow and the computer plays its seat until "
                     f"{self.names[sender]} plays again", sender, False))
             return
+        if kind == OWNKEY:
+            self._on_ownkey(sender, body)
+            return
         if kind == SETUP:
             if body != self.config.to_bytes():
                 self._fault(sender, f"{self.names[sender]} plays under a different table "
@@ -879,8 +977,10 @@ class Table:
         if rs is None:
             return
         self._recover_gone(rs)
-        if seat not in rs.paused and self.me not in rs.paused:
+        escrowed = bool(rs.holders) and bool(rs.holders[seat])
+        if seat not in rs.paused and self.me not in rs.paused and (escrowed or left):
             self._events.append(tev.SeatAway(
+                f"{what}: the computer plays its seat" if left else
                 f"{what}: the others rebuild its key from the escrow and the computer "
                 "plays its seat", seat, False))
 
@@ -981,6 +1081,82 @@ class Table:
                 self._emit_quiet(seat, rs.sessions[seat].receive(msg))
             self._drain()
 
+    def _on_ownkey(self, sender: int, body: bytes) -> None:
+        """A restarted node's round keys (``ownkey``, sent by it or relayed by a peer):
+        for this round, of seats that node runs, each matching its ``Y`` — else a fault
+        naming the sender. A key not known yet is taken in (the seat is taken over as
+        after an escrow recovery) and relayed once to every node, before anything this
+        node sends for the seat; a key already known is a copy (skipped). A key whose
+        ``Y`` has not arrived yet waits for it; keys of the next round wait for it."""
+        name = self.names[sender]
+        try:
+            number, node, keys = decode_ownkey(body)
+        except MalformedInput as e:
+            self._fault(sender, f"{name} sent a {e}")
+            return
+        rs = self._rs
+        if rs is None or number == rs.number + 1:
+            if len(self._future_keys) >= self.config.players ** 2:  # copies: n per seat
+                self._fault(sender, f"{name} floods keys for a later round")
+            else:
+                self._future_keys.append((sender, body))
+            return
+        if number < rs.number:
+            return  # a late copy (relayed, resent): every key of that round is out anyway
+        if number != rs.number:
+            self._fault(sender, f"{name} sent round keys of round {number} during round "
+                                f"{rs.number}")
+            return
+        if node == self.me and not self._restoring:
+            if all(self._primary.knows_key(seat) for seat, _ in keys):
+                return  # a relayed copy of the keys this node sent
+            self._fault(sender, f"{name} sent round keys of this node's own seats (forged)")
+            return
+        for seat, _ in keys:
+            if not 0 <= node < self.config.players or rs.runner(seat) != node:
+                self._fault(sender, f"{name} sent a round key of seat {seat}, which the "
+                                    f"node of seat {node} does not run this round")
+                return
+        for seat, key in keys:
+            if self.failed is not None or self._rs is not rs:
+                return
+            if self._primary.public_key(seat) is None:
+                if all(w[2] != seat for w in rs.waiting_keys):
+                    rs.waiting_keys.append((sender, node, seat, key))
+                continue
+            self._take_key(rs, sender, node, seat, key)
+
+    def _take_key(self, rs: _RoundState, sender: int, node: int, seat: int,
+                  key: bytes) -> bool:
+        """Check one key of an ``ownkey`` payload against ``Y_seat`` (a fault names the
+        sender) and take it in if new, relaying it first; True if taken in."""
+        primary = self._primary
+        public = primary.public_key(seat)
+        if not is_canonical_scalar(key) or not any(key) or base_mul(Scalar(key)) != public:
+            raise CheatDetected(f"{self.names[sender]} sent a round key of "
+                                f"{self.names[seat]} that does not match its public key "
+                                "(forged)", seat=sender, fault=CryptoFault.BAD_KEY)
+        if primary.knows_key(seat):
+            return False  # a copy, or the escrow rebuilt it first
+        if not self.observing and not self._replaying:
+            # relayed before anything this node sends for the seat (links keep order)
+            self._out.append(Outgoing(None, bytes([OWNKEY]) + encode_ownkey(
+                rs.number, node, [(seat, key)])))
+        self._learn_key(rs, seat, key)
+        return True
+
+    def _waiting_keys(self, rs: _RoundState) -> bool:
+        """Take the keys of ``ownkey`` payloads whose seat's ``Y`` has arrived since."""
+        primary = self._primary
+        ready = [w for w in rs.waiting_keys if primary.public_key(w[2]) is not None]
+        if not ready:
+            return False
+        rs.waiting_keys = [w for w in rs.waiting_keys if w not in ready]
+        changed = False
+        for sender, node, seat, key in ready:
+            changed |= self._take_key(rs, sender, node, seat, key)
+        return changed
+
     def _on_stop(self, sender: int, body: bytes) -> None:
         """A peer stopped on a fault: check its chain view (an equivocation shows here
         with this node's own evidence), else stop too, reporting its verdict."""
@@ -1004,7 +1180,8 @@ class Table:
         return Session(SessionConfig(
             table=self.config.table, round_no=number, players=self.config.players,
             seat=0 if observer else seat, deck_size=self.config.deck_size,
-            observer=observer, escrow=rs.holders), self._rand)
+            observer=observer, escrow=rs.holders,
+            key_seed=None if observer else self._key_secret), self._rand)
 
     def _adopted(self, rs: _RoundState, seat: int) -> None:
         """``seat`` is run by the adopter this round: its key is revealed at once and
@@ -1076,6 +1253,11 @@ class Table:
                                     f"{msg.round_no} before round {rs.number}")
                 return
             self._take_in(rs, sender, msg)
+        keys, self._future_keys = self._future_keys, []
+        for sender, body in keys:
+            if self.failed is not None:
+                return
+            self._on_ownkey(sender, body)
 
     def _advance(self) -> None:
         """Take every step that is possible now."""
@@ -1084,7 +1266,8 @@ class Table:
             rs = self._rs
             if rs.rebuild:
                 self._rebuild_observer(rs)
-            if self._recover_gone(rs) or self._reveal_adopted(rs):
+            if (self._recover_gone(rs) or self._reveal_adopted(rs)
+                    or self._waiting_keys(rs)):
                 continue
             if rs.phase is Phase.CRYPTO:
                 progress = self._deal_step(rs)
@@ -1190,7 +1373,7 @@ class Table:
         seat = rs.round.turn
         rs.turn_at = self._now
         timeout = self.config.turn_timeout_s
-        if seat == self.me and self._away_turns:
+        if seat == self.me and self._away_turns and not self._present:
             timeout = min(timeout, AWAY_GRACE_S)  # R-TIMER: still away, a short grace
         if seat in rs.bots:  # its person may choose until then, if its node is back
             rs.deadline = self._choice_deadline(rs, seat)
@@ -1220,11 +1403,15 @@ class Table:
                          if s not in rs.recovered and rs.runner(s) not in gone),
                         default=rs.proxy())
             who = "your seat" if ev.seat == self.me else f"{self.names[ev.seat]}'s seat"
+            how = ("its node handed over its key (it restarted, or its player left)"
+                   if ev.seat in rs.ownkeys else "its key was rebuilt from the escrow")
             self._events.append(tev.SeatTakenOver(
-                f"{who} is taken over: its key was rebuilt from the escrow, its hand is open "
-                f"and the computer plays it (sent by {self.names[proxy]})", ev.seat, proxy))
+                f"{who} is taken over: {how}, its hand is open and the computer plays it "
+                f"(sent by {self.names[proxy]})", ev.seat, proxy))
         elif isinstance(ev, CardsPlayed):
             rs.played.setdefault(ev.seat, []).extend(p for p, _, _ in ev.items)
+            if ev.by == ev.seat:
+                rs.owner_shown.setdefault(ev.seat, []).extend(p for p, _, _ in ev.items)
         elif isinstance(ev, Announced):
             self._take_act(ev.seat, ev.data)
         elif isinstance(ev, Disputed) and rs.phase in (Phase.CRYPTO, Phase.PLAY):
@@ -1278,6 +1465,9 @@ class Table:
         if not isinstance(action, Play):
             return ()
         assert self._rs is not None
+        orphans = self._orphans(self._rs, seat)
+        if orphans and [self._know(p) for p in orphans] == list(action.cards):
+            return tuple(orphans)  # shown already by the seat's own node
         by = seat if by is None else by
         hand = self._rs.sessions[by].hand_of(seat) or {}
         chosen: list[Position] = []
@@ -1298,7 +1488,7 @@ class Table:
         assert rs is not None
         by = seat if by is None else by
         session = rs.sessions[by]
-        if positions:
+        if positions and list(positions) != self._orphans(rs, seat):
             self._emit_quiet(by, session.play(positions, seat=None if by == seat else seat))
         record = ActRecord(round_no=rs.number, index=rs.applied, seat=seat, prev=rs.chain,
                            action=action, positions=positions, choice=choice)
@@ -1340,6 +1530,7 @@ class Table:
                 if not rs.stood_in:
                     rs.stood_in = True
                     self._away_turns += 1
+                    self._present = False
                     self._events.append(tev.Info(
                         STOOD_IN if self._away_turns > 1 else
                         f"{STOOD_IN} (your {self.config.turn_timeout_s:g} s ran out); until "
@@ -1368,7 +1559,22 @@ class Table:
         data = (TAKEOVER_TAG + rs.chain + rs.number.to_bytes(4, "big")
                 + rs.applied.to_bytes(4, "big") + bytes([seat]))
         rng = random.Random(int.from_bytes(hashlib.sha256(data).digest(), "big"))
-        return bot.choose(view_of(rnd, seat, self.match), rnd.legal_actions(), rng)
+        legal = rnd.legal_actions()
+        orphans = self._orphans(rs, seat)
+        if orphans:  # its node showed these cards and went before its Act: play them
+            cards = [self._know(p) for p in orphans]
+            forced: list[Action] = [a for a in legal
+                                    if isinstance(a, Play) and list(a.cards) == cards]
+            if forced:
+                legal = forced
+        return bot.choose(view_of(rnd, seat, self.match), legal, rng)
+
+    def _orphans(self, rs: _RoundState, seat: int) -> list[Position]:
+        """Positions ``seat``'s own node showed for a play whose Act never came (it went
+        in between), while the computer plays the seat: the play must use them."""
+        if seat not in rs.bots:
+            return []
+        return list(rs.owner_shown.get(seat, []))
 
     def _open_hand(self, rs: _RoundState, seat: int, shown: Sequence[Position]) -> None:
         """Put the open hand of a seat taken over into the engine (its cards in position
@@ -1528,6 +1734,7 @@ class Table:
         direction = rnd.direction
         before = len(deck.drawn)
         event = rnd.apply(record.action)
+        rs.owner_shown.pop(seat, None)  # its shown cards are played (or it drew/passed)
         if len(event.drawn) != pending.draws or len(deck.drawn) - before != pending.draws:
             raise CheatDetected("the engine drew other cards than the crypto deal", seat=None,
                                 fault=CryptoFault.UNEXPECTED)

@@ -310,23 +310,29 @@ async def test_a_player_who_quits_is_taken_over_and_the_others_go_on(tmp_path: P
         assert not [s for s in fronts[i].seen if s[0] == 1 and s[3] != "left the table"]
 
 
-async def test_with_two_people_a_quit_ends_the_match_for_the_other(tmp_path: Path) -> None:
+async def test_with_two_people_a_quit_leaves_the_other_playing_the_computer(
+        tmp_path: Path) -> None:
+    """The quitter gives up its round keys with its ``leave``: with no escrow (two
+    people) the other still plays on, the computer playing the quitter's open hand."""
     fronts: list[Recorder] = [Recorder(), Quitter()]
     lines: asyncio.Queue[str] = asyncio.Queue()
     async with dealt_table(2) as (_nodes, meshes, _views):
         tasks = [asyncio.ensure_future(play_table(meshes[0], fronts[0], options=Options(
-                     auto=get_bot("max"), auto_delay_s=0.02, write_log=False,
+                     auto=get_bot("max"), auto_delay_s=0.02, write_log=False, rounds=2,
                      turn_timeout_s=1.0))),
                  asyncio.ensure_future(play_table(meshes[1], fronts[1], options=Options(
                      write_log=False, turn_timeout_s=1.0), lines=lines))]
         await _until(lambda: all(f.of(tev.Applied) for f in fronts))
         lines.put_nowait("quit")
-        async with asyncio.timeout(20):
+        async with asyncio.timeout(30):
             results = await asyncio.gather(*tasks, return_exceptions=True)
     assert isinstance(results[1], Result), results[1]
-    assert isinstance(results[0], PeerLost), results[0]
-    assert str(results[0]) == ("P1 (seat 1) left the table; the match cannot go on "
-                               "without them")
+    assert isinstance(results[0], Result) and results[0].rounds == 2, results[0]
+    taken = fronts[0].of(tev.SeatTakenOver)
+    assert taken and taken[0].seat == 1
+    assert not any(e.paused for e in fronts[0].of(tev.SeatAway))
+    assert any("P1 left the table: the computer plays their seat" in e.text
+               for e in fronts[0].of(tev.Info))
 
 
 async def test_a_network_drop_reconnects_resends_and_every_node_ends_identical(

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 from table_helpers import until
 
-from p2p8s.engine import Draw
+from p2p8s.engine import Draw, Play
 from p2p8s.table import Table
 from p2p8s.table import events as tev
 from p2p8s.table.harness import TableNet, make_config
@@ -164,3 +164,59 @@ def test_a_bad_escrow_share_at_recovery_names_its_holder() -> None:
     faults = net.faults()
     assert faults[0].seat == faults[2].seat == 1
     assert "escrow share" in faults[0].message or "escrow share" in faults[2].message
+
+
+@pytest.mark.parametrize(("players", "computers", "leaver"), [
+    (2, (), 1), (2, (), 0), (3, (1,), 0), (3, (), 2)])
+def test_a_player_who_leaves_gives_up_its_keys_and_the_others_play_on(
+    players: int, computers: tuple[int, ...], leaver: int
+) -> None:
+    """protocol/table.md, "Leaving": the leaver's keys go with its ``leave`` (``ownkey``),
+    so its seats are taken over at once even where there is no escrow (two people, or
+    a host with computer seats and one other person): the match goes on to its end."""
+    net = TableNet(make_config(players, computers=computers, target=40), seed=b"bye")
+    net.start()
+    until(net, lambda: net.nodes[leaver].round is not None
+          and net.nodes[leaver].round.turn != leaver)
+    net.leave(leaver)
+    net.run()
+    live = [s for s in net.humans if s != leaver]
+    _agree(net, live)
+    for s in live:
+        assert not any(e.paused for e in net.of(s, tev.SeatAway)), net.of(s, tev.SeatAway)
+        taken = net.of(s, tev.SeatTakenOver)
+        assert taken and taken[0].seat == leaver
+        assert net.nodes[s].paused == frozenset()
+
+
+@pytest.mark.parametrize(("players", "seed"), [(3, b"orphan3"), (4, b"orphan4")])
+def test_a_node_gone_between_showing_its_cards_and_its_action_has_them_played(
+    players: int, seed: bytes
+) -> None:
+    """Its ``PlayCards`` reached everyone, its ``Act`` never left: the cards are shown (a
+    shown card cannot be shown again), so the takeover plays exactly those cards —
+    the same move on every node — and the match goes on."""
+    net = TableNet(make_config(players, target=40), seed=seed)
+    net.start()
+    gone = players - 1
+    node = net.nodes[gone]
+
+    def about_to_play() -> bool:
+        return node.my_turn and any(isinstance(a, Play) for a in node.legal_actions())
+
+    until(net, about_to_play)
+    play = next(a for a in node.legal_actions() if isinstance(a, Play))
+    out = node.act(play, net.now)
+    assert len(out.messages) == 2  # PlayCards, then the Act
+    for peer in net.humans:
+        if peer != gone:
+            net.send_raw(gone, peer, out.messages[0].payload)
+    net.crash(gone)
+    net.run()
+    live = [s for s in net.humans if s != gone]
+    _agree(net, live)
+    for s in live:
+        applied = [e for e in net.of(s, tev.Applied) if e.seat == gone]
+        # the shown cards, in the order shown (the computer declares the suit of an 8)
+        assert applied and isinstance(applied[0].action, Play)
+        assert applied[0].action.cards == play.cards

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from table_helpers import on_turn, quiet
+from table_helpers import on_turn, quiet, until
 
 from p2p8s.table import events as tev
 from p2p8s.table.harness import TableNet, make_config
@@ -44,3 +44,23 @@ def test_the_timer_is_the_turn_deadline_and_fires_only_after_it() -> None:
         "the computer played for you (your 10 s ran out); until you play again you count "
         "as away and each turn waits only 3 s")
     assert late.messages and not node.my_turn
+
+
+def test_typing_anything_ends_the_short_away_grace() -> None:
+    """R-TIMER: after a timeout the player is away (3 s turns); any input brings the full
+    timer back, for the turn on now and the next ones."""
+    net = TableNet(make_config(2, turn_timeout_s=10.0), seed=b"back", idle=(0, 1))
+    net.start()
+    quiet(net)
+    turn = on_turn(net)
+    node = net.nodes[turn]
+    out = node.handle_timer(node.deadline or 0.0)  # the computer plays: away from now on
+    assert "count as away" in out.events[0].text  # type: ignore[union-attr]
+    net._post(turn, out)
+    until(net, lambda: node.my_turn)
+    # the other seat's computer played at its deadline (10 s), then this turn began
+    assert node.deadline == 13.0  # away: a 3 s grace
+    back = node.present(11.0)
+    assert tev.TurnStarted(turn, 21.0) in back.events
+    assert node.deadline == 21.0 and node.get_timer() == 21.0
+    assert node.present(12.0).events == []  # once is enough
