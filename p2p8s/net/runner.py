@@ -829,14 +829,21 @@ class _Run:
             return
         self.prev = rec.digest
         self.result.received += 1
-        self.got[seat] += 1
-        self.last_round[seat] = max(self.last_round.get(seat, 0), _round_of(body.payload))
-        self._logged(rec.body)
-        if kind == CRYPTO and body.to is None:
-            self.recent[seat].append(rec.body)
         if kind == LEAVE and seat not in self.gone_for_good:
             self.gone_for_good.append(seat)
             self.lost.add(seat)
+        self._take_game(seat, rec.body, body)
+        self._maybe_back(seat)
+
+    def _take_game(self, seat: int, frame: bytes, body: Game) -> None:
+        """A game payload of ``seat``'s node, received or relayed (``frame``: its signed
+        frame): count it for ``sync``, log it, keep a crypto broadcast to relay, and give
+        it to the table — invalid data shows a Fault and raises TableFailed."""
+        self.got[seat] += 1
+        self.last_round[seat] = max(self.last_round.get(seat, 0), _round_of(body.payload))
+        self._logged(frame)
+        if body.payload[:1] == bytes([CRYPTO]) and body.to is None:
+            self.recent[seat].append(frame)
         try:
             out = self.table.receive(seat, body.payload, self.now())
         except RemoteError as exc:
@@ -845,7 +852,6 @@ class _Run:
                                self.now())
             raise TableFailed(f"{self._who(bad)} sent invalid data: {exc}") from None
         self.process(out)
-        self._maybe_back(seat)
 
     def lost_peer(self, event: Lost) -> None:
         seat = event.peer.seat
@@ -950,21 +956,9 @@ class _Run:
             if frame in self.seen_frames:
                 continue
             content = decode_body(frame).message.body
-            assert isinstance(content, Game)
-            self.got[seat] += 1
-            self.last_round[seat] = max(self.last_round.get(seat, 0),
-                                        _round_of(content.payload))
-            self._logged(frame)
-            self.recent[seat].append(frame)
+            assert isinstance(content, Game)  # checked when the relay came in
             self.result.extra["relayed"] = self.result.extra.get("relayed", 0) + 1
-            try:
-                out = self.table.receive(seat, content.payload, self.now())
-            except RemoteError as exc:
-                bad = exc.seat if exc.seat is not None else seat
-                self.frontend.show(self.table, [tev.Fault(seat=bad, message=str(exc))],
-                                   self.now())
-                raise TableFailed(f"{self._who(bad)} sent invalid data: {exc}") from None
-            self.process(out)
+            self._take_game(seat, frame, content)
 
     def connected(self, conn: Connection) -> None:
         """A node finished the handshake after the deal: a roster member coming back
