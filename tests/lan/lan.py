@@ -38,9 +38,15 @@ class Table:
         return [read_log(log_file(home)) for home in self.homes]
 
 
+def log_files(home: Path) -> list[Path]:
+    """Every table log under a node's data home, by name (a restarted node writes
+    ``…-seatN-2.p2p8slog`` beside its first log)."""
+    return sorted((home / "data" / "p2p8s" / "tables").glob("*.p2p8slog"))
+
+
 def log_file(home: Path) -> Path:
     """The one table log under a node's data home."""
-    found = sorted((home / "data" / "p2p8s" / "tables").glob("*.p2p8slog"))
+    found = log_files(home)
     assert len(found) == 1, found
     return found[0]
 

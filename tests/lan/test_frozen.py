@@ -12,27 +12,13 @@ table: "Kay sent action 9 again (replayed)", "showed other cards", or a hang).
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from net.procs import Proc
 
 from p2p8s.store.tablelog import read_log
 
-from .lan import open_table
-
-
-@pytest.fixture
-def procs() -> Iterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for proc in started:
-        proc.stop()
-
-
-def _logs(home: Path) -> list[Path]:
-    return sorted((home / "data" / "p2p8s" / "tables").glob("*.p2p8slog"))
+from .lan import log_files, open_table
 
 
 def _read(proc: Proc) -> str:
@@ -66,7 +52,7 @@ def test_a_node_frozen_past_its_takeover_rebuilds_and_the_table_goes_on(
         assert rc == 0, proc.output
         assert "Traceback" not in proc.output, proc.output
         assert "Fault" not in proc.output, proc.output
-    logs = [_logs(home) for home in table.homes]
+    logs = [log_files(home) for home in table.homes]
     rebuilt = [p for p in logs[1] if read_log(p).header.get("rejoined")]
     assert len(rebuilt) == 1, logs[1]
     ends = [read_log(p).marks[-1] for p in (logs[0][0], logs[2][0], rebuilt[0])]

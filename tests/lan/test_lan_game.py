@@ -8,24 +8,14 @@ tampered copy.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from net.procs import Proc
 
 from p2p8s.store.tablelog import MAGIC, TableLogWriter
 from p2p8s.wire import decode_body
 
 from .lan import broadcast_frames, finish, log_file, match_tables, open_table
-
-
-@pytest.fixture
-def procs() -> Iterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for proc in started:
-        proc.stop()
 
 
 def _same_game(table_procs: list[Proc], logs: list, rounds: int) -> int:

@@ -8,27 +8,13 @@ from __future__ import annotations
 
 import re
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from net.procs import Proc
 
 from p2p8s.store.tablelog import read_log
 
-from .lan import join_args, open_table
-
-
-@pytest.fixture
-def procs() -> Iterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for proc in started:
-        proc.stop()
-
-
-def _logs(home: Path) -> list[Path]:
-    return sorted((home / "data" / "p2p8s" / "tables").glob("*.p2p8slog"))
+from .lan import join_args, log_files, open_table
 
 
 def _done(proc: Proc, timeout_s: float) -> None:
@@ -63,7 +49,7 @@ def test_with_two_people_a_restarted_program_sends_its_keys_and_the_match_goes_o
         _done(proc, 120)
         assert "cannot go on" not in proc.output, proc.output
     assert "handed over its key" in ann.output, ann.output
-    logs = [_logs(home) for home in table.homes]
+    logs = [log_files(home) for home in table.homes]
     assert len(logs[0]) == 1 and len(logs[1]) == 2  # Bob's up to the kill, and rejoined
     rejoined = [p for p in logs[1] if read_log(p).header.get("rejoined")]
     assert len(rejoined) == 1

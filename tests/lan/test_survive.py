@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,19 +18,7 @@ from net.procs import Proc
 
 from p2p8s.store.tablelog import read_log
 
-from .lan import join_args, open_table
-
-
-@pytest.fixture
-def procs() -> Iterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for proc in started:
-        proc.stop()
-
-
-def _logs(home: Path) -> list[Path]:
-    return sorted((home / "data" / "p2p8s" / "tables").glob("*.p2p8slog"))
+from .lan import join_args, log_files, open_table
 
 
 def _audit_ok(procs: list[Proc], path: Path, tmp_path: Path) -> str:
@@ -69,10 +56,10 @@ def test_a_killed_node_is_taken_over_and_the_others_finish(procs: list[Proc], tm
                          re.M), proc.output
         assert f"{name}'s seat is taken over" in proc.output, proc.output
         assert proc.output.count("audit: every card checked ✓") == 2
-    marks = [_last_mark(_logs(table.homes[i])[0]) for i in range(3) if i != victim]
+    marks = [_last_mark(log_files(table.homes[i])[0]) for i in range(3) if i != victim]
     assert marks[0] == marks[1]
     for home in table.homes:  # the dead node's log too (it stops inside a round)
-        _audit_ok(procs, _logs(home)[0], tmp_path)
+        _audit_ok(procs, log_files(home)[0], tmp_path)
 
 
 def test_a_stopped_peer_pauses_a_two_person_table_which_goes_on_when_it_is_back(
@@ -87,9 +74,9 @@ def test_a_stopped_peer_pauses_a_two_person_table_which_goes_on_when_it_is_back(
     ann.expect(r"^Bob \(seat 1\) is back \(reconnected\)\.$", timeout_s=15)
     for proc in (ann, bob):
         _done(proc, 60)
-    assert _last_mark(_logs(table.homes[0])[0]) == _last_mark(_logs(table.homes[1])[0])
+    assert _last_mark(log_files(table.homes[0])[0]) == _last_mark(log_files(table.homes[1])[0])
     for home in table.homes:
-        _audit_ok(procs, _logs(home)[0], tmp_path)
+        _audit_ok(procs, log_files(home)[0], tmp_path)
 
 
 def test_a_killed_node_started_again_rejoins_and_ends_with_the_same_scores(
@@ -116,7 +103,7 @@ def test_a_killed_node_started_again_rejoins_and_ends_with_the_same_scores(
     for proc in (ann, table.procs[1], again):
         _done(proc, 120)
     assert "Cat (seat 2) is back (restarted; it gets the log)." in ann.output
-    logs = [_logs(home) for home in table.homes]
+    logs = [log_files(home) for home in table.homes]
     assert len(logs[2]) == 2  # the log up to the crash, and the rejoined one
     rejoined = [p for p in logs[2] if read_log(p).header.get("rejoined")]
     assert len(rejoined) == 1

@@ -4,20 +4,11 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from .procs import Proc
-
-
-@pytest.fixture
-def procs(tmp_path: Path) -> Iterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for proc in started:
-        proc.stop()
 
 
 def _host(procs: list[Proc], tmp_path: Path, *args: str) -> tuple[Proc, str, int]:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import asyncio
 import re
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from lan.lan import log_files
 
 from p2p8s.net.discovery import follow_addresses
 
@@ -57,20 +57,10 @@ async def test_the_advertisement_follows_address_changes_and_retries_failures() 
     assert changed == [["10.0.0.7"]] and fake.addresses == ["10.0.0.7"]
 
 
-@pytest.fixture
-def procs() -> Iterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for proc in started:
-        proc.stop()
-
-
 def _ip(*args: str) -> None:
     subprocess.run(["ip", *args], check=True, capture_output=True)
 
 
-def _logs(home: Path) -> list[Path]:
-    return sorted((home / "data" / "p2p8s" / "tables").glob("*.p2p8slog"))
 
 
 @needs_netns
@@ -116,7 +106,7 @@ def test_a_host_whose_address_changed_is_found_again_by_mdns(
             assert proc.wait(40) == 0, proc.output
             assert "Traceback" not in proc.output, proc.output
         for home in homes:
-            for path in _logs(home):
+            for path in log_files(home):
                 audit = Proc(["audit", str(path)], home=tmp_path / "auditor")
                 procs.append(audit)
                 assert audit.wait(60) == 0, audit.output
