@@ -101,7 +101,7 @@ def test_a_host_whose_address_changed_is_found_again_by_mdns(
             joiner.expect(r"^Lost the connection to Ann \(seat 0\)", timeout_s=15)
         for joiner in joiners:  # ... found again at the new one (only mDNS knows it)
             joiner.expect(rf"^Ann \(seat 0\) is back \(reconnected(; it gets the log)? at "
-                          rf"{re.escape(new)}:{port}\)\.$", timeout_s=25)
+                          rf"{re.escape(new)}:{port}\)\.$", timeout_s=60)
         for proc in everyone:
             assert proc.wait(40) == 0, proc.output
             assert "Traceback" not in proc.output, proc.output
