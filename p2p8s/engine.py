@@ -188,6 +188,13 @@ class Event:
 
     ``drawn`` holds the cards a Draw or Take moved into the hand (``None`` for a card
     this node cannot see); ``reshuffled`` counts reshuffles the action caused.
+
+    The effect of the action as the engine applied it (R-NEXT), for narration that
+    must never recompute a rule: ``skipped`` lists, in order, the seats whose turn the
+    play's skips passed over (a seat may appear twice, or be the player, when the skips
+    go round the table); ``reversed`` is True when the direction of play flipped;
+    ``next_turn`` is the seat on turn afterwards (``None`` when the round ended) and
+    ``direction`` the direction of play afterwards (+1 clockwise, -1 counter-clockwise).
     """
 
     seat: int
@@ -195,6 +202,10 @@ class Event:
     drawn: tuple[Card | None, ...] = ()
     reshuffled: int = 0
     penalty: int = 0  #: pending draw penalty after the action
+    skipped: tuple[int, ...] = ()
+    reversed: bool = False
+    next_turn: int | None = None
+    direction: int = 1
 
 
 # ----------------------------------------------------------------------------- decks
@@ -617,13 +628,16 @@ class Round:
             self.drawn += 1
             self.last_drawn = card
             self.passes = 0
-            event = Event(seat, action, (card,), self.reshuffles - before, self.pending_draw)
+            event = Event(seat, action, (card,), self.reshuffles - before, self.pending_draw,
+                          next_turn=self.turn, direction=self.direction)
         elif isinstance(action, Pass):
             self.passes = 0 if self.drawn else self.passes + 1
             self._end_turn(1)
             if self.passes >= self.players:
                 self.ended_by = EndedBy.BLOCKED
-            event = Event(seat, action, (), 0, 0)
+            event = Event(seat, action, (), 0, 0,
+                          next_turn=None if self.ended_by else self.turn,
+                          direction=self.direction)
         else:
             before = self.reshuffles
             got = []
@@ -634,7 +648,8 @@ class Round:
             self.pending_draw = 0
             self.passes = 0
             self._end_turn(1)
-            event = Event(seat, action, tuple(got), self.reshuffles - before, 0)
+            event = Event(seat, action, tuple(got), self.reshuffles - before, 0,
+                          next_turn=self.turn, direction=self.direction)
         self.log.append(event)
         return event
 
@@ -753,12 +768,13 @@ class Round:
             self.winner = seat
             self.pending_draw = 0
             self.suit, self.declared = Suit(_suit(last)), False
-            return Event(seat, play, (), 0, 0)
+            return Event(seat, play, (), 0, 0, direction=self.direction)
         if play.suit is not None:
             self.suit, self.declared = play.suit, True
         else:
             self.suit, self.declared = Suit(_suit(last)), False
         steps = 1
+        before = self.direction
         if self.rules.action_cards:
             rank = _rank(last)
             k = len(play.cards)
@@ -772,7 +788,10 @@ class Round:
                 elif k % 2:
                     self.direction = -self.direction
         self._end_turn(steps)
-        return Event(seat, play, (), 0, self.pending_draw)
+        skipped = tuple((seat + self.direction * j) % self.players for j in range(1, steps))
+        return Event(seat, play, (), 0, self.pending_draw, skipped=skipped,
+                     reversed=self.direction != before, next_turn=self.turn,
+                     direction=self.direction)
 
     def _end_turn(self, steps: int) -> None:
         self.drawn = 0

@@ -2,16 +2,54 @@
 
 Two directions, as in h11: :class:`LocalError` is a misuse by this program or its user
 (an illegal move typed at the prompt, a malformed scenario file); :class:`RemoteError`
-is bad data from a peer and always names the offending seat. The CLI prints
-``str(error)`` through one dispatcher and exits non-zero; the messages are written for
-people.
+is bad data from a peer and always names the offending seat.
+
+Errors carry data, not sentences: a ``code`` (a member of a :class:`Code` enum of the
+layer that raises it; its value is a stable kebab-case name) and keyword ``params``
+(cards, suits, seats, numbers, short texts). The CLI turns them into words through one
+catalogue (``p2p8s.cli.words``) — the place a translation hooks in — and prints them
+through one dispatcher. ``str(error)`` is a developer form (``code k=v …``), never shown
+to a player.
+
+>>> class Demo(Code):
+...     TOO_FAR = "too-far"
+>>> str(LocalError(Demo.TOO_FAR, limit=3))
+'too-far limit=3'
 """
 
 from __future__ import annotations
 
+from enum import StrEnum
+from typing import Any
+
+
+class Code(StrEnum):
+    """Base of every layer's enum of error and event codes (values are stable names)."""
+
 
 class Error(Exception):
-    """Something p2p8s refuses to do; the message says what and why."""
+    """Something p2p8s refuses to do; ``code`` says what, ``params`` the details.
+
+    A plain ``str`` in place of a code is the legacy form (a sentence made in the core)
+    that the redesign removes; it is kept as ``message`` until every raise site has a code.
+    """
+
+    code: Code | None
+    params: dict[str, Any]
+
+    def __init__(self, code: Code | str, /, **params: Any) -> None:
+        if isinstance(code, Code):
+            self.code, self.message = code, None
+        else:
+            self.code, self.message = None, code
+        self.params = params
+        super().__init__(str(code))
+
+    def __str__(self) -> str:
+        if self.code is None:
+            return str(self.message)
+        details = " ".join(f"{k}={v}" for k, v in self.params.items())
+        return f"{self.code.value} {details}".rstrip()
 
 
 class LocalError(Error):
@@ -19,10 +57,13 @@ class LocalError(Error):
 
 
 class IllegalAction(LocalError):
-    """The action breaks a rule of the game; the state is unchanged."""
+    """The action breaks a rule of the game; the state is unchanged.
 
-    def __init__(self, message: str, *, rule: str | None = None) -> None:
-        super().__init__(message)
+    ``rule`` is the RULES.md id the action breaks (``R-COUNTER``), when there is one.
+    """
+
+    def __init__(self, code: Code | str, /, *, rule: str | None = None, **params: Any) -> None:
+        super().__init__(code, **params)
         self.rule = rule
 
 
@@ -33,6 +74,6 @@ class MalformedInput(LocalError):
 class RemoteError(Error):
     """A peer sent something invalid; ``seat`` names the offender (None if unknown)."""
 
-    def __init__(self, message: str, *, seat: int | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, code: Code | str, /, *, seat: int | None = None, **params: Any) -> None:
+        super().__init__(code, **params)
         self.seat = seat

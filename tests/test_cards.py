@@ -8,10 +8,12 @@ import pytest
 
 import p2p8s.cards
 import p2p8s.engine
+import p2p8s.errors
 import p2p8s.match
 import p2p8s.rules
 import p2p8s.scenario
 from p2p8s.cards import ALL_CARDS, Card, Rank, Suit, decks_for, parse_cards, standard_deck
+from p2p8s.cli import words
 from p2p8s.errors import MalformedInput
 from p2p8s.rules import Ruleset, Variant, card_value, hand_size, hand_value
 
@@ -116,7 +118,7 @@ def test_describe() -> None:
 
 
 @pytest.mark.parametrize("module", [p2p8s.cards, p2p8s.rules, p2p8s.engine, p2p8s.match,
-                                    p2p8s.scenario], ids=lambda m: m.__name__)
+                                    p2p8s.errors, words, p2p8s.scenario], ids=lambda m: m.__name__)
 def test_doctests(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]
     assert result.failed == 0 and result.attempted > 0

@@ -250,8 +250,8 @@ def test_bug_refused_reshuffle_leaves_discards() -> None:
 def test_events() -> None:
     r = rig(Ruleset(), ["2C 3C 4C 6C 7C 9C TC", "3S 4S 6S 7S 9S JS KS"], "5D KD")
     e = r.apply(DRAW)
-    assert e == Event(1, Draw(), (Card.parse("KD"),), 0, 0)
-    assert r.apply(PASS) == Event(1, Pass(), (), 0, 0)
+    assert e == Event(1, Draw(), (Card.parse("KD"),), 0, 0, next_turn=1)
+    assert r.apply(PASS) == Event(1, Pass(), (), 0, 0, next_turn=0)
     assert str(Take()) == "take" and str(Play((Card.parse("8H"),), Suit.CLUBS)) == \
         "play 8H and declare C"
 
@@ -330,3 +330,29 @@ def test_hidden_stock_fits_without_special_cases(seed: int) -> None:
         assert sorted(c for c in mine.hands[me] if c is not None) == sorted(
             c for c in full.hands[me] if c is not None)
         assert mine.ended_by == full.ended_by and mine.winner == full.winner
+
+
+@pytest.mark.parametrize(("players", "play", "skipped", "reversed_", "nxt", "direction"), [
+    (4, "QH", (2,), False, 3, 1),  # R-QUEEN: seat 1 plays, seat 2 misses a turn
+    (4, "QH QC", (2, 3), False, 0, 1),  # two Qs with 4 players: two players skipped
+    (2, "QH QC", (1, 0), False, 1, 1),  # two Qs, 2 players: 3 steps, the opponent moves
+    (2, "AH", (1,), False, 0, 1),  # R-ACE with 2 players acts as a queen: again
+    (3, "AH", (), True, 0, -1),  # R-ACE: reverse
+    (3, "AH AC", (), False, 2, 1),  # two aces: direction unchanged
+    (3, "2H", (), False, 2, 1),  # R-TWO: no skip, the penalty goes to the next player
+])
+def test_event_effects(players: int, play: str, skipped: tuple[int, ...], reversed_: bool,
+                       nxt: int, direction: int) -> None:
+    """The effect of a play is recorded on its Event as the engine applied it (R-NEXT)."""
+    hands = ["3D 4D 5D 6D 7D 9D TD", "QH QC AH AC 2H 9S KS", "3C 4C 5C 6C 7C 9C TC",
+             "3S 4S 5S 6S 7S 8C JC"][:players]
+    if players == 2:
+        hands = [hands[1], hands[0]]
+    seat = 0 if players == 2 else 1
+    dealer = (seat - 1) % players
+    r = rig(Ruleset(), hands, "5H KD", dealer=dealer)
+    assert r.turn == seat
+    e = r.apply(Play(tuple(cards(play))))
+    assert (e.skipped, e.reversed, e.next_turn, e.direction) == (skipped, reversed_, nxt,
+                                                                  direction)
+    assert e.next_turn == r.turn and e.direction == r.direction

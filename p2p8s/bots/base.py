@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
 from p2p8s.cards import Card, Suit
@@ -53,7 +53,7 @@ def view_of(rnd: Round, seat: int, match: Match | None = None) -> View:
     own_turn = rnd.turn == seat
     log = tuple(
         e if e.seat == seat or not e.drawn else
-        Event(e.seat, e.action, tuple(None for _ in e.drawn), e.reshuffled, e.penalty)
+        replace(e, drawn=tuple(None for _ in e.drawn))
         for e in rnd.log
     )
     return View(

@@ -473,7 +473,7 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
                 except JoinRefused as exc:
                     # back after a crash: the table has not noticed the old connection
                     # die yet (at most a few seconds of missing heartbeats)
-                    if exc.code != "duplicate" or attempt == REJOIN_TRIES - 1:
+                    if exc.refusal != "duplicate" or attempt == REJOIN_TRIES - 1:
                         raise
                     await asyncio.sleep(1.0)
             if mesh is None:

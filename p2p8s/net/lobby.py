@@ -376,7 +376,7 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
                         conn.set_seat(seat)
                 case Lost(peer=conn, reason=reason) if conn is host:
                     if node.seat is None:
-                        raise JoinRefused(f"the table refused: {reason}", code="refused")
+                        raise JoinRefused(f"the table refused: {reason}", refusal="refused")
                     raise LocalError("the host left, so the table is closed" + (
                         "" if reason in ("left the table", "left") else f" ({reason})"))
         assert roster is not None and node.seat is not None

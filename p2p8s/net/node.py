@@ -88,9 +88,9 @@ def _why(exc: BaseException) -> str:
 class JoinRefused(LocalError):
     """The other node refused the connection; the message says why."""
 
-    def __init__(self, message: str, *, code: str) -> None:
+    def __init__(self, message: str, *, refusal: str) -> None:
         super().__init__(message)
-        self.code = code
+        self.refusal = refusal
 
 
 class PortInUse(MalformedInput):
@@ -434,7 +434,7 @@ class Node:
         pending: list[Received] = []
         first = await self._read_one(reader, decoder, pending, first=dialled)
         if isinstance(first.message.body, Refuse):
-            raise JoinRefused(first.message.body.reason, code=first.message.body.code)
+            raise JoinRefused(first.message.body.reason, refusal=first.message.body.code)
         if not isinstance(first.message.body, Hello):
             raise RemoteError(f"{where}: sent {first.message.kind} before hello")
         hello = first.message.body
@@ -443,7 +443,7 @@ class Node:
         if first.message.table != self.table:
             writer.write(self.frame(Refuse(code="wrong-code", reason=_WRONG_CODE)))
             raise JoinRefused(_WRONG_CODE if dialled else f"{where} gave a wrong code",
-                              code="wrong-code")
+                              refusal="wrong-code")
         if peer_key == self.key:
             raise RemoteError(f"{where}: that is this node itself")
         writer.write(self.frame(Proof(echo=hello.nonce, mac=code_proof(
@@ -452,7 +452,7 @@ class Node:
         second = await self._read_one(reader, decoder, pending)
         body = second.message.body
         if isinstance(body, Refuse):
-            raise JoinRefused(body.reason, code=body.code)
+            raise JoinRefused(body.reason, refusal=body.code)
         if not isinstance(body, Proof):
             raise RemoteError(f"{where}: sent {second.message.kind} instead of its proof")
         if body.echo != nonce or not check_code_proof(
@@ -460,11 +460,11 @@ class Node:
                 own_key=peer_key, peer_key=self.key):
             writer.write(self.frame(Refuse(code="wrong-code", reason=_WRONG_CODE)))
             raise JoinRefused(_WRONG_CODE if dialled else f"{where} gave a wrong code",
-                              code="wrong-code")
+                              refusal="wrong-code")
         if peer_key in self.peers:
             writer.write(self.frame(Refuse(code="duplicate",
                                            reason="you are already connected")))
-            raise JoinRefused(f"{where} is already connected", code="duplicate")
+            raise JoinRefused(f"{where} is already connected", refusal="duplicate")
         conn = Connection(key=peer_key, hello=hello, address=address, dialled=dialled,
                           decoder=decoder, writer=writer, reader=reader,
                           last_seq=max(first.message.seq, second.message.seq))

@@ -156,7 +156,7 @@ async def test_wrong_code_is_refused_and_nothing_is_seated() -> None:
         host.seat = 0
         with pytest.raises(JoinRefused, match="wrong table code") as info:
             await eve.connect("127.0.0.1", host.port, role=Role.JOIN)
-        assert info.value.code == "wrong-code"
+        assert info.value.refusal == "wrong-code"
         await asyncio.sleep(0.05)
         assert host.peers == {} and host.pending_events() == 0
 
