@@ -21,9 +21,10 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except Error as exc:
+            from p2p8s.cli.words import PLAIN
             from p2p8s.errors import MalformedInput
 
-            click.echo(f"p2p8s: {exc}", err=True)
+            click.echo(f"p2p8s: {PLAIN.error(exc)}", err=True)
             sys.exit(2 if isinstance(exc, MalformedInput) else 1)
 
 
