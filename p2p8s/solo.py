@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -36,7 +36,7 @@ from typing import Any
 from p2p8s.bots import registry
 from p2p8s.bots.base import Bot, View, view_of
 from p2p8s.cards import Card, decks_for, standard_deck
-from p2p8s.engine import Action, Event, OrderedDeck, Round, format_action, parse_action
+from p2p8s.engine import Action, Draw, Event, OrderedDeck, Round, format_action, parse_action
 from p2p8s.errors import IllegalAction, MalformedInput
 from p2p8s.match import Match, RoundResult
 from p2p8s.rules import Ruleset, Variant
@@ -259,6 +259,18 @@ class SoloSession:
             self.bot_faults += 1
             return legal[0]
         return canon
+
+    def computer_turn(self, bot: Bot) -> Iterator[Event]:
+        """Let ``bot`` play one whole turn of the seat on turn (its draws, then the play,
+        pass or take that ends them), yielding each applied event as it is applied (a
+        caller saves after each). A play that gives the seat the turn again (R-NEXT)
+        ends this turn all the same: the next one is a new call."""
+        seat = self.round.turn
+        while self.phase is Phase.TURN and self.round.turn == seat:
+            event = self.apply(self.choose(bot))
+            yield event
+            if not isinstance(event.action, Draw):
+                return
 
     def next_round(self) -> Round:
         """Deal the next round (only between rounds)."""

@@ -1,8 +1,9 @@
 """``p2p8s play``: a solo match in the terminal, saved after every action.
 
-The game logic is :class:`p2p8s.solo.SoloSession`; this module is the terminal loop:
-it shows the table, reads commands, lets the computer seats move (paced), saves
-after every action (:mod:`p2p8s.store.saves`) and remembers the options
+The game is :class:`p2p8s.solo.SoloSession` (no I/O); what is typed and said goes
+through :class:`p2p8s.cli.controller.Controller`, the same as at the friends' table. This
+module is the terminal loop around them: it paces the computer seats, saves after every
+action (:mod:`p2p8s.store.saves`) and remembers the options
 (:mod:`p2p8s.store.settings`). Expected problems raise :class:`p2p8s.errors.Error`
 subclasses, which the command group prints without a traceback.
 """
@@ -11,38 +12,23 @@ from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 import click
 
 from p2p8s.bots import registry
-from p2p8s.bots.base import Bot
+from p2p8s.bots.base import Bot, View
 from p2p8s.bots.hints import hint
-from p2p8s.cards import Suit
 from p2p8s.cli import view as v
-from p2p8s.cli.moves import (
-    CANCEL,
-    NOTHING_TO_DECIDE,
-    SUIT_PROMPT,
-    CardChoice,
-    Command,
-    NeedSuit,
-    card_message,
-    drew_line,
-    hint_line,
-    move_prompt,
-    parse_input,
-    read_move,
-    read_suit,
-    sentence,
-    suit_retry,
-    word_of,
-)
+from p2p8s.cli.controller import Act, AskHint, Board, Controller, Kind, Leave, Redraw, board_lines
+from p2p8s.cli.moves import NOTHING_TO_DECIDE, CardChoice, Command, parse_input, word_of
 from p2p8s.cli.terminal import InputClosed, Terminal
 from p2p8s.coach import Coach
-from p2p8s.engine import Action, Draw, Play
-from p2p8s.errors import IllegalAction, LocalError, MalformedInput
+from p2p8s.engine import Action, Round
+from p2p8s.errors import LocalError, MalformedInput
+from p2p8s.match import Match
 from p2p8s.solo import HUMAN, Phase, SoloSession, SoloSettings, get_bot, make_rules
 from p2p8s.store import saves
 from p2p8s.store.paths import settings_path
@@ -59,8 +45,49 @@ class Quit(LocalError):
 # --------------------------------------------------------------------------- the loop
 
 
+class _Solo:
+    """The solo session as the controller reads it (:class:`~p2p8s.cli.controller.Source`)."""
+
+    def __init__(self, session: SoloSession) -> None:
+        self.session = session
+        self.me = HUMAN
+
+    @property
+    def names(self) -> Sequence[str]:
+        return self.session.names
+
+    @property
+    def number(self) -> int:
+        return self.session.round_number
+
+    def view(self) -> View | None:
+        return self.session.view(HUMAN)
+
+    def round(self) -> Round | None:
+        return self.session.round
+
+    def legal(self) -> list[Action]:
+        return self.session.legal()
+
+    def my_turn(self) -> bool:
+        s = self.session
+        return s.phase is Phase.TURN and s.round.turn == HUMAN
+
+    def match(self) -> Match | None:
+        return self.session.match
+
+    def waiting(self) -> str:
+        return NOTHING_TO_DECIDE
+
+
 class SoloGame:
-    """Runs one solo match in a :class:`Terminal` until it ends or the input does."""
+    """Runs one solo match in a :class:`Terminal` until it ends or the input does.
+
+    The game is the :class:`~p2p8s.solo.SoloSession` (computer turns are
+    :meth:`~p2p8s.solo.SoloSession.computer_turn`); what is typed and said goes through
+    the :class:`~p2p8s.cli.controller.Controller`; this class paces the computer, saves
+    after every action and says what only a solo match says (the welcome, the rounds).
+    """
 
     def __init__(self, term: Terminal, session: SoloSession, settings: SettingsFile, *,
                  auto: Bot | None = None, ui: dict[str, Any] | None = None) -> None:
@@ -73,13 +100,17 @@ class SoloGame:
         ui = ui or {}
         coaching = not settings.coached and auto is None
         seen = ui.get("coach_seen", [])
-        self.coach: Coach | None = (
-            Coach(seen if isinstance(seen, list) else [], card=self.look.card)
-            if coaching else None)
-        self._explainer = Coach(card=self.look.card)
-        self._shown_turns = len(v.group_turns(session.round.log))
+        coach = (Coach(seen if isinstance(seen, list) else [], card=self.look.card)
+                 if coaching else None)
+        self.ctl = Controller(_Solo(session), self, self.look, coach=coach)
+        self.ctl.skip_narration()
 
-    # ------------------------------------------------------------------ saving
+    @property
+    def coach(self) -> Coach | None:
+        """The coach of the first round ever (None after it)."""
+        return self.ctl.coach
+
+    # ------------------------------------------------------------------ the screen
 
     def save(self) -> None:
         """Write the save file (after every action)."""
@@ -89,6 +120,16 @@ class SoloGame:
     def say(self, *lines: str) -> None:
         """Print lines."""
         self.term.say(*lines)
+
+    def said(self, kind: Kind, lines: Sequence[str]) -> None:
+        """The controller's lines (a coach's remark is remembered at once)."""
+        self.say(*lines)
+        if kind is Kind.COACH:
+            self.save()  # remember what was explained
+
+    def board(self, board: Board) -> None:
+        """The controller's table."""
+        self.say(*board_lines(board, self.look))
 
     # ------------------------------------------------------------------ screens
 
@@ -126,22 +167,15 @@ class SoloGame:
         if not resumed:
             self.say("")
 
-    def table(self) -> list[str]:
-        """The table and your hand, as you see them now."""
-        s = self.session
-        view = s.view(HUMAN)
-        lines = v.render_table(view, s.names, self.look, round_number=s.round_number)
-        playable = (v.playable_cards(view, s.legal())
-                    if s.round.turn == HUMAN and not s.round.over else set())
-        return lines + v.render_hand(view.hand, playable, self.look)
-
     def round_start(self) -> None:
-        """Announce a new round."""
+        """Announce a new round (with the table, when the computer plays your seat)."""
         s = self.session
         r = s.round
         deals = "you deal" if r.dealer == HUMAN else f"{s.names[r.dealer]} deals"
         first = "you play" if r.turn == HUMAN else f"{s.names[r.turn]} plays"
         self.say(self.look.paint(f"Round {s.round_number}: {deals}, {first} first.", "bold"))
+        if self.auto is not None:
+            self.ctl.show_board(Redraw.START)
 
     # ------------------------------------------------------------------ the match
 
@@ -150,8 +184,6 @@ class SoloGame:
         s = self.session
         if s.move_number == 0 and s.phase is Phase.TURN:
             self.round_start()
-            if self.auto is not None:
-                self.say(*self.table())
         while True:
             phase = s.phase
             if phase is Phase.MATCH_OVER:
@@ -163,47 +195,24 @@ class SoloGame:
                 if self.auto is None:
                     self.between_rounds()
                 s.next_round()
-                self._shown_turns = 0
+                self.ctl.new_round()
                 self.save()
                 self.say("")
                 self.round_start()
-                if self.auto is not None:
-                    self.say(*self.table())
                 continue
             if s.round.turn != HUMAN or self.auto is not None:
                 self.computer_turn()
             else:
                 self.human_turn()
 
-    def narrate(self) -> None:
-        """Print the turns completed since the last call (and the coach's remarks)."""
-        s = self.session
-        turns = v.group_turns(s.round.log)
-        done = len(turns)
-        if turns and not s.round.over and isinstance(s.round.log[-1].action, Draw):
-            done -= 1  # the last turn is still going on (only draws so far)
-        view = s.view(HUMAN)
-        lines = v.log_lines(view, s.names, self.look, ended=s.round.over)
-        for i in range(self._shown_turns, done):
-            self.say(lines[i])
-            if self.coach is not None and not (s.round.over and i == len(turns) - 1):
-                remarks = self.coach.on_turns(view, [turns[i]], s.names)
-                if remarks:
-                    self.say(*remarks)
-                    self.save()  # remember what was explained
-        self._shown_turns = done
-
     def computer_turn(self) -> None:
-        """Let the computer play the seat on turn (a whole turn), then show it."""
+        """Let the computer play the seat on turn (a whole turn), then tell it."""
         s = self.session
-        seat = s.round.turn
-        bot = self.auto if seat == HUMAN and self.auto is not None else self.bots[seat]
-        while s.phase is Phase.TURN and s.round.turn == seat:
-            s.apply(s.choose(bot))
+        bot = self.auto if s.round.turn == HUMAN and self.auto is not None else \
+            self.bots[s.round.turn]
+        for _ in s.computer_turn(bot):
             self.save()
-            if not isinstance(s.round.log[-1].action, Draw):
-                break
-        self.narrate()
+        self.ctl.narrate()
         self.term.pause()
 
     def between_rounds(self) -> None:
@@ -216,14 +225,15 @@ class SoloGame:
                 return
             word = word_of(answer)
             if isinstance(word, Command) and word.name != "hint":
-                self.command(word)
+                if isinstance(self.ctl.command(word), Leave):
+                    raise Quit("quit")
             else:
                 self.say("Just press Enter for the next round (or type quit).")
 
     def round_over(self) -> None:
         """Every hand face up, the round's points and the match table."""
         s = self.session
-        self.narrate()
+        self.ctl.narrate()
         result = s.match.results[-1]
         self.say("", *v.render_round_end(result, s.names, s.match, self.look))
         if self.coach is not None and not self.settings.coached:
@@ -231,100 +241,28 @@ class SoloGame:
             _remember(self.settings, self.term)
             self.say("Coach: that was your first round — from now on you're on your own. "
                      "Type hint whenever you want a second opinion.")
-            self.coach = None
+            self.ctl.coach = None
 
     # ------------------------------------------------------------------ your turn
 
     def human_turn(self) -> None:
-        """Show the table, read commands until an action ends your turn."""
+        """Your decisions until your turn ends: before every prompt the controller tells
+        what changed and shows the table again when the decision is a new one."""
         s = self.session
-        self.narrate()
-        self.say("", *self.table())
-        self.coach_before()
         while s.phase is Phase.TURN and s.round.turn == HUMAN:
-            answer = self.term.ask(self.prompt())
-            try:
-                action = self.read(answer)
-            except (MalformedInput, IllegalAction) as exc:
-                self.say(sentence(card_message(str(exc), self.look.card)))
-                continue
-            if action is None:
-                continue
-            event = s.apply(action)
-            self.save()
-            if (s.phase is Phase.TURN and s.round.turn == HUMAN
-                    and isinstance(event.action, Draw)):
-                self.say(drew_line(event.drawn[0], self.look,
-                                   reshuffled=bool(event.reshuffled)))
-                self.say(*v.render_hand(s.view(HUMAN).hand,
-                                        v.playable_cards(s.view(HUMAN), s.legal()), self.look))
-                self.coach_before()
-        self.narrate()
-
-    def prompt(self) -> str:
-        """The move prompt, naming what makes sense now."""
-        s = self.session
-        return move_prompt(s.view(HUMAN), s.legal()) + ": "
-
-    def coach_before(self) -> None:
-        """The coach's remarks on the decision at hand."""
-        if self.coach is not None:
-            lines = self.coach.before_move(self.session.view(HUMAN), self.session.legal())
-            if lines:
-                self.say(*lines)
-                self.save()  # remember what was explained
-
-    def read(self, answer: str) -> Action | None:
-        """Turn an answer into a legal action, or run a command and return None.
-
-        Raises MalformedInput / IllegalAction with a one-line message.
-        """
-        s = self.session
-        move = read_move(answer, s.round, s.view(HUMAN), coach=self.coach or self._explainer)
-        if isinstance(move, Command):
-            self.command(move)
-            return None
-        if not isinstance(move, NeedSuit):
-            return move
-        suit = self.ask_suit()
-        if suit is None:
-            return None
-        play = Play(move.cards, suit)
-        s.round.check(play)
-        return play
-
-    def ask_suit(self) -> Suit | None:
-        """Ask which suit to declare; None if the player cancels."""
-        while True:
-            answer = self.term.ask(SUIT_PROMPT)
-            suit = read_suit(answer)
-            if suit is CANCEL:
-                return None
-            if isinstance(suit, Suit):
-                return suit
-            self.say(suit_retry(answer))
-
-    def command(self, cmd: Command) -> None:
-        """Run a command that is not a move."""
-        s = self.session
-        if cmd.name == "quit":
-            raise Quit("quit")
-        if cmd.name == "help":
-            self.say(*v.HELP_LINES)
-        elif cmd.name == "rules":
-            self.say(*v.rules_lines(s.settings.rules, s.settings.players))
-        elif cmd.name == "score":
-            self.say(*v.render_scores(s.match, s.names, self.look))
-        elif cmd.name == "log":
-            self.say(*v.render_round_log(s.view(HUMAN), s.names, self.look,
-                                         number=s.round_number, ended=s.round.over))
-        elif cmd.name == "hint":
-            legal = s.legal()
-            if not legal or s.round.turn != HUMAN:
-                self.say(NOTHING_TO_DECIDE)
-                return
-            view = s.view(HUMAN)
-            self.say(hint_line(hint(view, legal, s.rng("hint")), view.hand, self.look))
+            self.ctl.refresh()
+            prompt = self.ctl.prompt()
+            assert prompt is not None  # your decision: there is always a prompt
+            intent = self.ctl.typed(self.term.ask(prompt.text + ": "))
+            if isinstance(intent, Leave):
+                raise Quit("quit")
+            if isinstance(intent, AskHint):
+                self.ctl.hint_ready(hint(intent.view, intent.legal, s.rng("hint")),
+                                    intent.asked)
+            elif isinstance(intent, Act):
+                s.apply(intent.action)
+                self.save()
+        self.ctl.narrate()
 
 
 # --------------------------------------------------------------------------- the command

@@ -6,9 +6,10 @@
 and adds what a table of people needs: who sits where and who is connected, the seconds
 left on the 30-second turn timer at the prompt, a warning line when 10 seconds remain,
 and the audit verdict of every round ("audit: every card checked ✓" or the cheater
-named). Typed lines are read as the solo client reads them (:mod:`p2p8s.cli.moves`); it
-never reads input itself. A hint is thought out off the event loop: :meth:`typed` hands
-the runner a :class:`~p2p8s.net.runner.Think` and says the hint when it is done.
+named). Typed lines and the narration go through the controller the solo client uses
+(:mod:`p2p8s.cli.controller`); it never reads input itself. A hint is thought out off
+the event loop: :meth:`typed` hands the runner a :class:`~p2p8s.net.runner.Think` and
+says the hint when it is done.
 """
 
 from __future__ import annotations
@@ -20,30 +21,15 @@ from pathlib import Path
 from p2p8s.bots import registry
 from p2p8s.bots.base import Bot, View
 from p2p8s.bots.hints import Hint, hint
-from p2p8s.cards import Card, Suit
 from p2p8s.cli import view as v
-from p2p8s.cli.moves import (
-    CANCEL,
-    NOTHING_TO_DECIDE,
-    SUIT_PROMPT,
-    Command,
-    NeedSuit,
-    card_message,
-    drew_line,
-    hint_line,
-    move_prompt,
-    read_move,
-    read_suit,
-    sentence,
-    shorten,
-    suit_retry,
-    word_of,
-)
+from p2p8s.cli.controller import Act, AskHint, Board, Controller, Kind, Leave, Redraw, board_lines
+from p2p8s.cli.moves import card_message, shorten
 from p2p8s.cli.terminal import Terminal
-from p2p8s.coach import Coach
-from p2p8s.engine import Action, Draw, Play
-from p2p8s.errors import IllegalAction, MalformedInput
-from p2p8s.net.runner import DONE_REASON, LEFT_REASON, Leave, Think, Typed, left_the_table
+from p2p8s.engine import Action, Round
+from p2p8s.errors import MalformedInput
+from p2p8s.match import Match
+from p2p8s.net import runner
+from p2p8s.net.runner import DONE_REASON, LEFT_REASON, Think, Typed, left_the_table
 from p2p8s.table import Table, TableConfig
 from p2p8s.table import events as tev
 
@@ -84,8 +70,58 @@ def audit_line(ok: bool, message: str) -> str:
     return f"audit FAILED — {reason}"
 
 
+class _Seat:
+    """The local seat of a running table as the controller reads it
+    (:class:`~p2p8s.cli.controller.Source`); ``table`` is the one the runner handed over
+    last."""
+
+    def __init__(self, screen: TableScreen) -> None:
+        self.screen = screen
+        self.table: Table | None = None
+
+    @property
+    def names(self) -> Sequence[str]:
+        return self.screen.names
+
+    @property
+    def me(self) -> int:
+        return self.screen.me
+
+    @property
+    def number(self) -> int:
+        return self.screen.round_number
+
+    def view(self) -> View | None:
+        return self.table.view() if self.table is not None else None
+
+    def round(self) -> Round | None:
+        return self.table.round if self.table is not None else None
+
+    def legal(self) -> list[Action]:
+        return self.table.legal_actions() if self.table is not None else []
+
+    def my_turn(self) -> bool:
+        return self.table is not None and self.table.my_turn
+
+    def match(self) -> Match | None:
+        return self.table.match if self.table is not None else None
+
+    def waiting(self) -> str:
+        view = self.view()
+        if view is None or self.screen.round_over:
+            return "The cards are being shuffled and dealt; wait a moment."
+        if view.turn == self.me:
+            return "One moment: the other nodes are still handling your move."
+        return (f"It is {self.screen.name(view.turn)}'s turn; wait for yours "
+                "(help lists the commands).")
+
+
 class TableScreen:
-    """Draws a running table for the person at seat ``me`` (a runner ``Frontend``)."""
+    """Draws a running table for the person at seat ``me`` (a runner ``Frontend``).
+
+    What is typed and what is narrated goes through the
+    :class:`~p2p8s.cli.controller.Controller` shared with the solo game; this class adds
+    the table's own lines (seats, timer, audit, faults, who came and went)."""
 
     def __init__(self, term: Terminal, *, me: int) -> None:
         self.term = term
@@ -96,15 +132,14 @@ class TableScreen:
         self.gone: dict[int, str] = {}
         self.host = ""
         self.auto: Bot | None = None
-        self._round = 0
+        self.round_number = 0
+        self.round_over = False
         self._dealer = -1
         self._prompting = False
-        self._shown = 0
-        self._covered = 0
         self._applied: list[str] = []
-        self._over = False
-        self._suit_for: list[Card] | None = None
-        self._explainer = Coach(card=self.look.card)
+        self._seat = _Seat(self)
+        self.ctl = Controller(self._seat, self, self.look,
+                              help=(*v.HELP_LINES[:-1], *TABLE_HELP))
         self._rng = random.Random()
 
     def say(self, *lines: str) -> None:
@@ -121,12 +156,38 @@ class TableScreen:
         self.term.prompt(prompt)
         self._prompting = True
 
+    # --- the controller's screen ------------------------------------------------------
+
+    def said(self, kind: Kind, lines: Sequence[str]) -> None:
+        """The controller's lines."""
+        self.say(*lines)
+
+    def board(self, board: Board) -> None:
+        """The controller's table, with who sits where and the hands the table opened."""
+        self.say(*board_lines(board, self.look, extras=self._extras()))
+
+    def _extras(self) -> list[str]:
+        table = self._seat.table
+        if table is None:
+            return []
+        taken = table.taken_over - {self.me}
+        lines = [seats_line(self.names, self.me, computers=self.computers, gone=self.gone,
+                            host=self.host, taken=taken)]
+        rnd = table.round
+        for s in sorted(taken):  # its key was rebuilt: every node sees the hand
+            hand = rnd.hands[s] if rnd is not None else []
+            if hand and all(c is not None for c in hand):
+                lines.append(f"{self.names[s]}'s open hand: "
+                             f"{self.look.cards([c for c in hand if c is not None])}")
+        return lines
+
     # --- the runner's calls -----------------------------------------------------------
 
     def started(self, table: Table, config: TableConfig, *, log: Path | None,
                 auto: Bot | None, rejoined: bool = False) -> None:
         """Who sits where, the rules, the timer, where the log goes (``rejoined``: back
         at a match in play)."""
+        self._seat.table = table
         self.names = [s.name for s in config.seats]
         self.computers = {s.seat: s.computer for s in config.seats if s.computer}
         self.host = self.names[0]
@@ -161,34 +222,31 @@ class TableScreen:
 
     def show(self, table: Table, events: Sequence[object], now: float) -> None:
         """Narrate the table's events in order."""
+        self._seat.table = table
         for event in events:
             if isinstance(event, tev.RoundStarted):
-                self._round = event.number
+                self.round_number = event.number
                 self._dealer = event.dealer
-                self._shown = self._covered = 0
                 self._applied = []
-                self._over = False
+                self.round_over = False
+                self.ctl.new_round()
                 dealer = "you deal" if event.dealer == self.me else \
-                    f"{self._name(event.dealer)} deals"
+                    f"{self.name(event.dealer)} deals"
                 self.say("", self.look.paint(f"Round {event.number}: {dealer}.", "bold"))
                 if self.auto is not None:
-                    self._show_table(table)
-                    view = table.view()  # its "Last moves" are not narrated again
-                    turns = v.group_turns(view.log) if view is not None else []
-                    self._shown = len(turns)
-                    self._covered = sum(len(t) for t in turns)
+                    self.ctl.show_board(Redraw.START)
+                    self.ctl.skip_narration()  # its "Last moves" are not narrated again
             elif isinstance(event, tev.Applied):
-                self._applied.append(event.text)
-                rnd = table.round
-                self._narrate(table, ended=rnd is not None and rnd.over, fallback=event.text)
+                self._applied.append(self._sentence(event))
+                self._narrate(table)
             elif isinstance(event, tev.RoundOver):
                 view = table.view()
                 if (view is not None and view.dealer == event.result.dealer
                         and len(view.log) == len(self._applied)):
-                    self._narrate(table, ended=True, fallback="")
+                    self._narrate(table)
                 else:  # the table has moved on: tell the rest from the events
-                    self.say(*self._applied[self._covered:])
-                self._over = True
+                    self.say(*self._applied[self.ctl.told_events:])
+                self.round_over = True
                 match = table.match
                 lines = (v.render_round_end(event.result, self.names, match, self.look)
                          if match is not None else [])
@@ -200,9 +258,9 @@ class TableScreen:
                 if match is not None and match.winner is not None:
                     self.say(*v.render_match_end(match, self.names, self.look, me=self.me))
                 else:
-                    self.say(f"{self._name(event.winner)} wins the match.")
+                    self.say(f"{self.name(event.winner)} wins the match.")
             elif isinstance(event, tev.Fault):
-                who = self._name(event.seat) if event.seat is not None else "a player"
+                who = self.name(event.seat) if event.seat is not None else "a player"
                 message = card_message(event.message, self.look.card)
                 who = "you" if event.seat == self.me else who
                 self.say(self.look.paint(f"Fault ({who}): {message}", "red"))
@@ -224,18 +282,12 @@ class TableScreen:
             self.say(self.look.paint(f"Lost the connection to {name} ({reason}).", "yellow"))
 
     def turn(self, table: Table, now: float) -> None:
-        """Show the table and the hand, then the prompt with the seconds left."""
-        self._suit_for = None
-        self._narrate(table, ended=False, fallback="")
-        view = table.view()
-        if view is not None and view.drawn and view.last_drawn is not None:
-            # the same turn goes on after a draw: the drawn card and the hand, as in solo
-            self.say(drew_line(view.last_drawn, self.look),
-                     *v.render_hand(view.hand, v.playable_cards(view, table.legal_actions()),
-                                    self.look))
-        else:
-            self.say("")
-            self._show_table(table)
+        """A new decision: what happened, the table again, then the prompt with the
+        seconds left."""
+        self._seat.table = table
+        self.ctl.asking_suit = None
+        if self._current(table):
+            self.ctl.refresh()
         self._prompt(table, now)
 
     def warn(self, table: Table, seconds_left: float) -> None:
@@ -245,42 +297,19 @@ class TableScreen:
 
     def typed(self, table: Table, line: str, now: float) -> Typed:
         """Turn a typed line into an action, a request to leave, or an answer on screen."""
+        self._seat.table = table
         self._prompting = False  # the person pressed Enter: the cursor is on a new line
         if self.term.echo:
             self.term.say(shorten(line.rstrip("\r\n")))  # piped input is echoed, as in solo
-        view = table.view()
-        if self._suit_for is not None:
-            return self._suit_answer(table, line, now)
-        word = line.strip()
-        command = word_of(word)
-        if isinstance(command, Command) or view is None or not table.my_turn:
-            if isinstance(command, Command):
-                answer = self._command(table, command, view)
-                if answer is None:
-                    self._prompt(table, now)
-                return answer
-            if not word:
-                return None
-            if view is None or self._over:
-                self.say("The cards are being shuffled and dealt; wait a moment.")
-            elif view.turn == self.me:
-                self.say("One moment: the other nodes are still handling your move.")
-            else:
-                self.say(f"It is {self._name(view.turn)}'s turn; wait for yours "
-                         "(help lists the commands).")
-            return None
-        try:
-            action = self._read(table, view, line)
-        except (MalformedInput, IllegalAction) as exc:
-            self.say(sentence(card_message(str(exc), self.look.card)))
-            self._prompt(table, now)
-            return None
-        if action is None:
-            if self._suit_for is not None:
-                self._ask_suit()
-            else:
-                self._prompt(table, now)
-        return action
+        intent = self.ctl.typed(line)
+        if isinstance(intent, Leave):
+            return runner.Leave()
+        if isinstance(intent, AskHint):
+            return self._think_hint(intent)
+        if isinstance(intent, Act):
+            return intent.action
+        self._prompt(table, now)
+        return None
 
     def finished(self, table: Table, why: str) -> None:
         """The runner stops."""
@@ -289,135 +318,49 @@ class TableScreen:
 
     # --- drawing -------------------------------------------------------------------
 
-    def _name(self, seat: int) -> str:
+    def name(self, seat: int) -> str:
+        """``You`` for this seat, else the seat's name."""
         if seat == self.me:
             return "You"
         return self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
 
-    def _show_table(self, table: Table) -> None:
-        view = table.view()
-        if view is None:
-            return
-        lines = v.render_table(view, self.names, self.look, round_number=self._round)
-        taken = table.taken_over - {self.me}
-        lines.insert(1, seats_line(self.names, self.me, computers=self.computers,
-                                   gone=self.gone, host=self.host, taken=taken))
-        rnd = table.round
-        for s in sorted(taken):  # its key was rebuilt: every node sees the hand
-            hand = rnd.hands[s] if rnd is not None else []
-            if hand and all(c is not None for c in hand):
-                lines.insert(2, f"{self.names[s]}'s open hand: "
-                                f"{self.look.cards([c for c in hand if c is not None])}")
-        playable = (v.playable_cards(view, table.legal_actions())
-                    if table.my_turn else set())
-        self.say(*lines, *v.render_hand(view.hand, playable, self.look))
-
     def _prompt(self, table: Table, now: float) -> None:
-        view = table.view()
-        if view is None or not table.my_turn:
+        prompt = self.ctl.prompt()
+        if prompt is None:
             return
-        deadline = table.deadline
+        deadline = table.deadline if not prompt.suit else None
         left = f" [{max(0, round(deadline - now))} s left]" if deadline is not None else ""
-        self._ask(f"{move_prompt(view, table.legal_actions())}{left}: ")
+        self._ask(f"{prompt.text}{left}: ")
 
-    def _narrate(self, table: Table, *, ended: bool, fallback: str) -> None:
-        """Print the turns completed since the last call, from this seat's view."""
-        if self._over:
-            return
+    def _current(self, table: Table) -> bool:
+        """True when the table's view is of the round being narrated (events come in
+        batches: the table may already be a round further than the events told)."""
         view = table.view()
-        if view is None:
-            if fallback:
-                self.say(fallback)
-                self._covered = len(self._applied)
-            return
-        if view.dealer != self._dealer or len(view.log) < len(self._applied):
-            return  # the view is already a later round's: RoundOver tells the rest
-        turns = v.group_turns(view.log)
-        done = len(turns)
-        if turns and not ended and isinstance(turns[-1][-1].action, Draw):
-            done -= 1  # the turn is still going on (only draws so far)
-        if done <= self._shown:
-            return
-        lines = v.log_lines(view, self.names, self.look, ended=ended)
-        for text in lines[self._shown:done]:
-            self.say(text)
-        self._shown = done
-        self._covered = sum(len(t) for t in turns[:done])
+        return (not self.round_over and view is not None and view.dealer == self._dealer
+                and len(view.log) >= len(self._applied))
 
-    # --- reading -------------------------------------------------------------------
+    def _narrate(self, table: Table) -> None:
+        """Tell the turns completed since the last call, from this seat's view."""
+        if self._current(table):
+            self.ctl.narrate()
 
-    def _read(self, table: Table, view: View, line: str) -> Action | None:
-        """A typed move as a legal action (None: a suit is asked for first).
+    @staticmethod
+    def _sentence(event: tev.Applied) -> str:
+        """The applied action in words, for the turns the table has moved past before
+        they could be told from its view (the narration's own sentence)."""
+        return event.text
 
-        Raises MalformedInput / IllegalAction with a one-line message.
-        """
-        rnd = table.round
-        if rnd is None:
-            raise IllegalAction("the cards are not dealt yet")
-        move = read_move(line, rnd, view, coach=self._explainer)
-        assert not isinstance(move, Command)  # typed() runs the commands
-        if isinstance(move, NeedSuit):
-            self._suit_for = list(move.cards)
-            return None
-        return move
-
-    def _suit_answer(self, table: Table, line: str, now: float) -> Typed:
-        cards = self._suit_for
-        suit = read_suit(line)
-        if suit is CANCEL:
-            self._suit_for = None
-            self._prompt(table, now)
-            return None
-        if not isinstance(suit, Suit) or cards is None:
-            self.say(suit_retry(line))
-            self._ask_suit()
-            return None
-        self._suit_for = None
-        return Play(tuple(cards), suit)
-
-    def _ask_suit(self) -> None:
-        self._ask(SUIT_PROMPT)
-
-    def _command(self, table: Table, cmd: Command, view: View | None) -> Typed:
-        if cmd.name == "quit":
-            return Leave()
-        if cmd.name == "help":
-            self.say(*v.HELP_LINES[:-1], *TABLE_HELP)
-        elif cmd.name == "rules" and view is not None:
-            self.say(*v.rules_lines(view.rules, view.players))
-        elif cmd.name == "score" and table.match is not None:
-            self.say(*v.render_scores(table.match, self.names, self.look))
-        elif cmd.name == "log" and view is not None:
-            self.say(*v.render_round_log(view, self.names, self.look, number=self._round,
-                                         ended=self._over))
-        elif cmd.name == "hint":
-            legal = table.legal_actions()
-            if view is None or not legal:
-                self.say(NOTHING_TO_DECIDE)
-            else:
-                return self._think_hint(table, view, legal)
-        return None
-
-    def _think_hint(self, table: Table, view: View, legal: list[Action]) -> Think[Hint]:
+    def _think_hint(self, ask: AskHint) -> Think[Hint]:
         """The expert's hint, thought out off the loop on a snapshot (the view, the legal
         actions, the names and an RNG of its own), then said if the decision still stands."""
         rng = random.Random(self._rng.getrandbits(64))
         names = tuple(self.names)
-        asked = _decision(table, view)
+        view, legal = ask.view, list(ask.legal)
 
         def said(h: Hint, now: float) -> Typed:
-            current = table.view()
-            if current is not None and table.my_turn and _decision(table, current) == asked:
-                self.say(hint_line(h, current.hand, self.look))
-            else:
-                self.say("The hint came too late: that decision is over.")
-            self._prompt(table, now)
+            self.ctl.hint_ready(h, ask.asked)
+            if self._seat.table is not None:
+                self._prompt(self._seat.table, now)
             return None
 
         return Think(work=lambda: hint(view, legal, rng, names=names), then=said)
-
-
-def _decision(table: Table, view: View) -> tuple[int, int]:
-    """What tells one decision from the next (a hint is for one of them): the round and
-    the actions applied in it so far."""
-    return (table.round_number, len(view.log))

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from p2p8s.bots.base import View
-from p2p8s.cards import Card, Rank, Suit, sort_hand
-from p2p8s.engine import Action, Draw, EndedBy, Event, Pass, Play, Take
+from p2p8s.cards import Card, Suit, sort_hand
+from p2p8s.engine import Action, Draw, EndedBy, Play, Take
 from p2p8s.match import Match, RoundResult
 from p2p8s.rules import Ruleset, card_value
 
@@ -70,155 +70,11 @@ def _seat(names: Sequence[str], seat: int) -> str:
     return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
 
 
-def _who(names: Sequence[str], seats: Sequence[int], me: int) -> tuple[str, bool]:
-    """Names joined with "and" (``you`` for ``me``: the text goes mid-sentence); True if
-    "you" is among them or there are several (plural verb)."""
-    words = ["you" if s == me else _seat(names, s) for s in seats]
-    text = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-    return text, len(words) > 1 or me in seats
-
-
-_COUNT_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
-
-
-def _effect(event: Event, players: int, rules: Ruleset, direction: int,
-            names: Sequence[str], me: int) -> str:
-    """The effect of a play in words; ``direction`` is the one before the play."""
-    play = event.action
-    if not isinstance(play, Play) or not rules.action_cards:
-        return ""
-    rank = play.cards[-1].rank
-    k = len(play.cards)
-    seat = event.seat
-    if rank == Rank.TWO:
-        victim, _ = _who(names, [(seat + direction) % players], me)
-        return f" — draw penalty {event.penalty} for {victim}"
-    if rank == Rank.QUEEN or (rank == Rank.ACE and players == 2):
-        # R-NEXT: each Q (each A with two players) skips one more seat
-        skipped = [(seat + direction * j) % players for j in range(1, k + 1)]
-        nxt = (seat + direction * (k + 1)) % players
-        if players == 2 and k == 1:
-            again, _ = _who(names, [seat], me)
-            return f" — {again} {'play' if seat == me else 'plays'} again"
-        if len(set(skipped)) == k and seat not in skipped:
-            text, plural = _who(names, skipped, me)
-            tail = "" if nxt != seat else (
-                ": you play again" if seat == me else f": {_seat(names, seat)} plays again")
-            return f" — {text} {'miss' if plural else 'misses'} a turn{tail}"
-        # the skips go round the table (past the player who played them)
-        when = "again" if nxt == seat else "next"
-        who = "you" if nxt == me else _seat(names, nxt)
-        verb = "play" if nxt == me else "plays"
-        count = _COUNT_WORDS.get(k, str(k))
-        return f" — {count} skips go round the table: {who} {verb} {when}"
-    if rank == Rank.ACE:
-        if k % 2 == 0:
-            return " — reversed twice, same direction"
-        way = "counter-clockwise" if direction == 1 else "clockwise"
-        return f" — reverse: play now goes {way}"
-    return ""
-
-
-def directions(log: Sequence[Event], players: int, rules: Ruleset) -> list[int]:
-    """The direction of play before each event of a round's log (R-ACE, R-NEXT)."""
-    d = 1
-    out = []
-    for e in log:
-        out.append(d)
-        a = e.action
-        if (isinstance(a, Play) and rules.action_cards and players > 2
-                and a.cards[-1].rank == Rank.ACE and len(a.cards) % 2):
-            d = -d
-    return out
-
-
-def describe_turn(events: Sequence[Event], names: Sequence[str], look: Look, *,
-                  me: int, players: int, rules: Ruleset, final: bool = False,
-                  direction: int = 1) -> str:
-    """One line for one seat's turn (its draws and the play, pass or take that ended it).
-
-    ``me`` sees the cards it drew itself and is called "You". ``final`` marks a play
-    that emptied the hand; ``direction`` is the direction of play before the turn.
-    """
-    seat = events[0].seat
-    who = "You" if seat == me else _seat(names, seat)
-    own = seat == me
-    draws = [e for e in events if isinstance(e.action, Draw)]
-    drawn = [c for e in draws for c in e.drawn]
-    reshuffled = sum(e.reshuffled for e in events)
-    parts: list[str] = []
-    if drawn:
-        if own and all(c is not None for c in drawn):
-            parts.append("drew " + look.cards(c for c in drawn if c is not None))
-        else:
-            parts.append("drew a card" if len(drawn) == 1 else f"drew {len(drawn)} cards")
-    last = events[-1]
-    action = last.action
-    if isinstance(action, Play):
-        text = "played " + look.cards(action.cards)
-        if action.suit is not None:
-            text += f" and declared {look.suit(action.suit)}"
-        parts.append(text + ("" if final else
-                             _effect(last, players, rules, direction, names, me)))
-    elif isinstance(action, Pass):
-        parts.append("passed" if drawn else "passed (nothing to draw)")
-    elif isinstance(action, Take):
-        got = [c for c in last.drawn]
-        what = (look.cards(c for c in got if c is not None)
-                if own and got and all(c is not None for c in got) else
-                f"{len(got)} card" + ("" if len(got) == 1 else "s"))
-        parts.append(f"took the draw penalty: {what}")
-    if len(parts) == 2 and " and " in parts[1]:
-        line = f"{who} {parts[0]}, then {parts[1]}."
-    else:
-        line = f"{who} " + " and ".join(parts) + "."
-    if final:
-        line = line[:-1] + " and went out!"
-    if reshuffled:
-        line += " (The discards were shuffled into a new stock.)"
-    return line
-
-
-def group_turns(log: Sequence[Event]) -> list[list[Event]]:
-    """Split a round's log into turns (the last one may still be going on)."""
-    turns: list[list[Event]] = []
-    current: list[Event] = []
-    for e in log:
-        if current and current[0].seat != e.seat:
-            turns.append(current)
-            current = []
-        current.append(e)
-        if not isinstance(e.action, Draw):
-            turns.append(current)
-            current = []
-    if current:
-        turns.append(current)
-    return turns
-
-
-def log_lines(view: View, names: Sequence[str], look: Look, *, last: int | None = None,
-              ended: bool = False) -> list[str]:
-    """The round so far, one line per turn (the ``last`` few only, if given).
-
-    ``ended``: the round is over, so its final play went out.
-    """
-    turns = group_turns(view.log)
-    dirs = directions(view.log, view.players, view.rules)
-    lines = []
-    at = 0
-    for i, t in enumerate(turns):
-        at += len(t)
-        lines.append(describe_turn(
-            t, names, look, me=view.seat, players=view.players, rules=view.rules,
-            final=ended and i == len(turns) - 1 and isinstance(t[-1].action, Play),
-            direction=dirs[at - 1]))
-    return lines[-last:] if last else lines
-
-
-def render_round_log(view: View, names: Sequence[str], look: Look, *, number: int,
-                     ended: bool) -> list[str]:
+def render_round_log(view: View, names: Sequence[str], look: Look, *, number: int) -> list[str]:
     """The answer to ``log``: every turn of round ``number`` so far, indented."""
-    lines = log_lines(view, names, look, ended=ended)
+    from p2p8s.cli.words import Speaker, narration  # (words draws cards with a Look)
+
+    lines = narration.turn_lines(view.log, Speaker(names, view.seat, look), rules=view.rules)
     return [f"Round {number} so far:",
             *(["  (no moves yet)"] if not lines else ["  " + x for x in lines])]
 
@@ -268,7 +124,10 @@ def render_table(view: View, names: Sequence[str], look: Look, *, round_number: 
         w = view.wild[view.seat]
         plural = {1: "aces", 11: "jacks", 12: "queens", 13: "kings"}.get(w, f"{w}s")
         out.append(f"Your number is {w}: {plural} are wild for you.")
-    moves = log_lines(view, names, look, last=recent)
+    from p2p8s.cli.words import Speaker, narration  # (words draws cards with a Look)
+
+    moves = narration.turn_lines(view.log, Speaker(names, view.seat, look), rules=view.rules,
+                                 last=recent)
     out.append("Last moves:" if moves else "Last moves: none yet — the round just started.")
     out.extend("  " + m for m in moves)
     return out

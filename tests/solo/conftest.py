@@ -13,8 +13,11 @@ from pathlib import Path
 import pytest
 
 from p2p8s.bots.hints import hint
+from p2p8s.cards import parse_cards, standard_deck
 from p2p8s.cli import view as v
-from p2p8s.engine import Play
+from p2p8s.cli.words import Speaker, narration
+from p2p8s.engine import Event, OrderedDeck, Play, Round
+from p2p8s.rules import Ruleset
 from p2p8s.solo import HUMAN, Phase, SoloSession, SoloSettings
 
 P2P8S = str(Path(sys.executable).with_name("p2p8s"))
@@ -104,3 +107,33 @@ def hint_script(settings: SoloSettings, seed: int, *, max_rounds: int = 99,
     if s.phase is Phase.MATCH_OVER:
         lines.append("n")
     return "\n".join(lines) + "\n", s
+
+
+def engine_event(players: int, seat: int, play: str, *, rules: Ruleset | None = None,
+                 direction: int = 1) -> Event:
+    """The engine's own :class:`Event` for ``seat`` playing ``play`` (``"QH QC"``) at a
+    table of ``players`` (play going ``direction``), on a starter the first card fits:
+    the effect it records (skipped, reversed, next turn, penalty) is the engine's."""
+    played = parse_cards(play.split())
+    rest = [c for c in standard_deck(1) if c not in played]
+    starter = next(c for c in rest if c.suit == played[0].suit and c.rank in (5, 6, 7, 9))
+    rest.remove(starter)
+    size = len(played) + 1  # one card more: the play does not go out
+    dealer = (seat - 1) % players
+    hands = {s: rest[s * size:(s + 1) * size] for s in range(players) if s != seat}
+    hands[seat] = [*played, rest[seat * size]]
+    used = {c for h in hands.values() for c in h}
+    order = [hands[(dealer + 1 + k) % players][i] for i in range(size) for k in range(players)]
+    order += [starter, *(c for c in rest if c not in used)]
+    rnd = Round.deal(rules or Ruleset(), players=players, dealer=dealer,
+                     deck=OrderedDeck(order), hand_size=size)
+    rnd.direction = direction
+    return rnd.apply(Play(tuple(played)))
+
+
+def say_turn(events: list[Event], names: list[str], *, me: int = HUMAN,
+             rules: Ruleset | None = None, final: bool | None = None,
+             look: v.Look | None = None) -> str:
+    """The narration's sentence for one turn, as the clients say it."""
+    return narration.turn_line(events, Speaker(names, me, look or v.Look()),
+                               rules=rules or Ruleset(), final=final)

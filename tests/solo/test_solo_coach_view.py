@@ -16,7 +16,7 @@ from p2p8s.errors import MalformedInput
 from p2p8s.rules import Ruleset
 from p2p8s.solo import HUMAN, Phase, SoloSession, SoloSettings, get_bot
 
-from .conftest import Home
+from .conftest import Home, engine_event, say_turn
 
 
 def _round(order: str, players: int = 3, hand_size: int = 3) -> Round:
@@ -176,22 +176,18 @@ def test_render_table_shows_the_state() -> None:
 
 
 def test_describe_turns() -> None:
-    look = v.Look()
-    rules = Ruleset()
     names = ["You", "Ada", "Bo"]
-    draw = Event(1, DRAW, (None,))
-    eight = Event(1, Play((Card.parse("8S"),), Suit.HEARTS))
-    assert v.describe_turn([draw, eight], names, look, me=0, players=3, rules=rules) == \
+    draw = Event(1, DRAW, (None,), next_turn=1)
+    eight = Event(1, Play((Card.parse("8S"),), Suit.HEARTS), next_turn=2)
+    assert say_turn([draw, eight], names) == \
         "Ada drew a card, then played 8♠ and declared hearts ♥."
-    assert v.describe_turn([Event(0, DRAW, (Card.parse("3C"),)), Event(0, PASS)], names, look,
-                           me=0, players=3, rules=rules) == "You drew 3♣ and passed."
-    assert v.describe_turn([Event(2, TAKE, (None, None))], names, look, me=0, players=3,
-                           rules=rules) == "Bo took the draw penalty: 2 cards."
-    q = Event(2, Play((Card.parse("QS"),)))
-    assert v.describe_turn([q], names, look, me=0, players=3, rules=rules) == \
-        "Bo played Q♠ — you miss a turn."
-    assert v.describe_turn([q], names, look, me=0, players=3, rules=rules, final=True) == \
-        "Bo played Q♠ and went out!"
+    assert say_turn([Event(0, DRAW, (Card.parse("3C"),), next_turn=0),
+                     Event(0, PASS, next_turn=1)], names) == "You drew 3♣ and passed."
+    assert say_turn([Event(2, TAKE, (None, None), next_turn=0)], names) == \
+        "Bo took the draw penalty: 2 cards."
+    q = engine_event(3, 2, "QS")
+    assert say_turn([q], names) == "Bo played Q♠ — you miss a turn."
+    assert say_turn([q], names, final=True) == "Bo played Q♠ and went out!"
 
 
 # ---------------------------------------------------------------- input

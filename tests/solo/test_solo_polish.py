@@ -17,12 +17,12 @@ from p2p8s.cli import view as v
 from p2p8s.cli.moves import card_message, hint_line, parse_input, read_move
 from p2p8s.cli.terminal import Terminal, wrap_line
 from p2p8s.coach import Coach
-from p2p8s.engine import DRAW, Event, Play
+from p2p8s.engine import DRAW, Play
 from p2p8s.errors import IllegalAction, MalformedInput
 from p2p8s.solo import HUMAN, SoloSession, SoloSettings, get_bot
 from p2p8s.store.settings import load_settings
 
-from .conftest import Home
+from .conftest import Home, engine_event, say_turn
 
 HAND = parse_cards(["3C", "8D", "5H", "9H", "5S"])
 
@@ -86,8 +86,7 @@ def test_queens_and_aces_are_narrated_as_the_engine_plays_them(opponents: int) -
             if (s.round.over or not isinstance(play, Play)
                     or play.cards[-1].rank not in (Rank.QUEEN, Rank.ACE)):
                 continue
-            line = v.describe_turn([event], names, look, me=HUMAN, players=players,
-                                   rules=s.settings.rules, direction=direction)
+            line = say_turn([event], names, rules=s.settings.rules, look=look)
             if play.cards[-1].rank == Rank.ACE and players > 2:
                 k = len(play.cards)
                 assert ("reversed twice, same direction" in line) == (k % 2 == 0), line
@@ -98,18 +97,15 @@ def test_queens_and_aces_are_narrated_as_the_engine_plays_them(opponents: int) -
 
 
 def test_two_queens_with_two_players() -> None:
-    look = v.Look()
     names = ["You", "Max"]
-    rules = SoloSettings().rules
-    qq = Event(0, Play(tuple(parse_cards(["QH", "QC"]))))
-    aa = Event(1, Play(tuple(parse_cards(["AD", "AC"]))))
-    assert v.describe_turn([qq], names, look, me=0, players=2, rules=rules) == (
+    qq = engine_event(2, 0, "QH QC")
+    aa = engine_event(2, 1, "AD AC")
+    assert say_turn([qq], names) == (
         "You played Q♥ Q♣ — two skips go round the table: Max plays next.")
-    assert v.describe_turn([aa], names, look, me=0, players=2, rules=rules) == (
+    assert say_turn([aa], names) == (
         "Max played A♦ A♣ — two skips go round the table: you play next.")
-    one = Event(0, Play((Card.parse("QS"),)))
-    assert v.describe_turn([one], names, look, me=0, players=2, rules=rules) == (
-        "You played Q♠ — you play again.")
+    one = engine_event(2, 0, "QS")
+    assert say_turn([one], names) == "You played Q♠ — you play again."
 
 
 def test_the_drawn_card_is_named_in_the_clients_style() -> None:
@@ -300,12 +296,8 @@ def test_card_number_out_of_range_with_one_card_says_so() -> None:
 
 
 def test_effects_name_you_in_lower_case_mid_sentence() -> None:
-    look = v.Look()
     names = ["You", "Max", "Ada"]
-    rules = SoloSettings().rules
-    two = Event(2, Play((Card.parse("2H"),)), penalty=2)
-    queen = Event(2, Play((Card.parse("QH"),)))
-    assert v.describe_turn([two], names, look, me=0, players=3, rules=rules) == (
-        "Ada played 2♥ — draw penalty 2 for you.")
-    assert v.describe_turn([queen], names, look, me=0, players=3, rules=rules) == (
-        "Ada played Q♥ — you miss a turn.")
+    two = engine_event(3, 2, "2H")
+    queen = engine_event(3, 2, "QH")
+    assert say_turn([two], names) == "Ada played 2♥ — draw penalty 2 for you."
+    assert say_turn([queen], names) == "Ada played Q♥ — you miss a turn."

@@ -1,0 +1,222 @@
+"""The narration of a round: engine events in, one sentence per turn out.
+
+Written once for the solo game and the friends' table. Every effect is read from what the
+engine recorded on the :class:`~p2p8s.engine.Event` as it applied the play (R-NEXT):
+``skipped`` (the seats passed over, in order), ``reversed``, ``next_turn`` (``None``: the
+round ended), ``direction`` (after the play) and ``penalty`` (the pending draw penalty
+after it). Nothing here works out a rule again, so the narration cannot disagree with the
+engine. The sentences are templates of :data:`TEMPLATES` (codes of :class:`Said`), said
+through a :class:`~p2p8s.cli.words.Speaker`, so a translation hooks in here too.
+
+>>> from p2p8s.cards import Card
+>>> from p2p8s.engine import Play
+>>> from p2p8s.rules import Ruleset
+>>> qq = Event(0, Play((Card.parse("QH"), Card.parse("QC"))), skipped=(1, 0), next_turn=1)
+>>> turn_line([qq], Speaker(names=("You", "Max"), me=0), rules=Ruleset())
+'You played Q♥ Q♣ — two skips go round the table: Max plays next.'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from p2p8s.cards import Card, Rank
+from p2p8s.cli.words import Speaker, Template
+from p2p8s.engine import Draw, Event, Pass, Play, Take
+from p2p8s.errors import Code
+from p2p8s.rules import Ruleset
+
+
+class Said(Code):
+    """The pieces of a turn's sentence."""
+
+    TURN = "turn"  #: ``who`` and the ``parts`` of a turn, joined
+    DREW = "drew"  #: own cards drawn, shown
+    DREW_HIDDEN = "drew-hidden"  #: ``n`` cards drawn face down
+    PLAYED = "played"
+    DECLARED = "declared"
+    PASSED = "passed"
+    PASSED_NO_DRAW = "passed-no-draw"
+    TOOK = "took"  #: the draw penalty taken: own ``cards`` shown
+    TOOK_HIDDEN = "took-hidden"  #: ... or ``n`` cards face down
+    WENT_OUT = "went-out"
+    RESHUFFLED = "reshuffled"
+    PENALTY_FOR = "penalty-for"  #: R-TWO: ``n`` cards now wait for ``seat``
+    PLAYS_AGAIN = "plays-again"  #: R-NEXT: one skip with two players
+    MISS_TURN = "miss-turn"  #: R-NEXT: ``seats`` lose their turn ...
+    MISS_THEN_AGAIN = "miss-then-again"  #: ... and ``seat`` (the player) moves again
+    ROUND_THE_TABLE = "round-the-table"  #: R-NEXT: ``n`` skips pass the player itself
+    REVERSED = "reversed"  #: R-ACE: play now goes ``direction``
+    REVERSED_TWICE = "reversed-twice"  #: R-ACE: an even count of aces
+
+
+_COUNT_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+
+
+def _seats(sp: Speaker, seats: Sequence[int]) -> str:
+    """Seats named mid-sentence and joined with "and" ("you" for the local seat)."""
+    words = [sp.who(s) for s in seats]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _plays(sp: Speaker, seat: int) -> str:
+    return "play" if seat == sp.me else "plays"
+
+
+def _turn(sp: Speaker, p: Mapping[str, Any]) -> str:
+    parts: list[str] = p["parts"]
+    who = sp.who(p["seat"], start=True)
+    if len(parts) == 2 and " and " in parts[1]:
+        return f"{who} {parts[0]}, then {parts[1]}."
+    return f"{who} " + " and ".join(parts) + "."
+
+
+def _drew_hidden(sp: Speaker, p: Mapping[str, Any]) -> str:
+    return "drew a card" if p["n"] == 1 else f"drew {p['n']} cards"
+
+
+def _miss(sp: Speaker, p: Mapping[str, Any]) -> str:
+    seats: Sequence[int] = p["seats"]
+    plural = len(seats) > 1 or sp.me in seats
+    return f" — {_seats(sp, seats)} {'miss' if plural else 'misses'} a turn"
+
+
+def _round_the_table(sp: Speaker, p: Mapping[str, Any]) -> str:
+    seat, player, n = p["seat"], p["player"], p["n"]
+    when = "again" if seat == player else "next"
+    count = _COUNT_WORDS.get(n, str(n))
+    return f" — {count} skips go round the table: {sp.who(seat)} {_plays(sp, seat)} {when}"
+
+
+def _reversed(sp: Speaker, p: Mapping[str, Any]) -> str:
+    way = "clockwise" if p["direction"] == 1 else "counter-clockwise"
+    return f" — reverse: play now goes {way}"
+
+
+TEMPLATES: dict[Code, Template] = {
+    Said.TURN: _turn,
+    Said.DREW: "drew {cards}",
+    Said.DREW_HIDDEN: _drew_hidden,
+    Said.PLAYED: "played {cards}",
+    Said.DECLARED: " and declared {suit}",
+    Said.PASSED: "passed",
+    Said.PASSED_NO_DRAW: "passed (nothing to draw)",
+    Said.TOOK: "took the draw penalty: {cards}",
+    Said.TOOK_HIDDEN: "took the draw penalty: {n} card{n:s}",
+    Said.WENT_OUT: " and went out!",
+    Said.RESHUFFLED: " (The discards were shuffled into a new stock.)",
+    Said.PENALTY_FOR: " — draw penalty {n} for {seat:who}",
+    Said.PLAYS_AGAIN: lambda sp, p: f" — {sp.who(p['seat'])} {_plays(sp, p['seat'])} again",
+    Said.MISS_TURN: _miss,
+    Said.MISS_THEN_AGAIN: lambda sp, p: f": {sp.who(p['seat'])} {_plays(sp, p['seat'])} again",
+    Said.ROUND_THE_TABLE: _round_the_table,
+    Said.REVERSED: _reversed,
+    Said.REVERSED_TWICE: " — reversed twice, same direction",
+}
+
+
+# --------------------------------------------------------------------------- turns
+
+
+def group_turns(log: Sequence[Event]) -> list[list[Event]]:
+    """Split a round's log into turns: a seat's draws and the play, pass or take that
+    ended them (the last turn may still be going on: only draws so far)."""
+    turns: list[list[Event]] = []
+    current: list[Event] = []
+    for e in log:
+        if current and current[0].seat != e.seat:
+            turns.append(current)
+            current = []
+        current.append(e)
+        if not isinstance(e.action, Draw):
+            turns.append(current)
+            current = []
+    if current:
+        turns.append(current)
+    return turns
+
+
+def completed_turns(log: Sequence[Event]) -> int:
+    """How many turns of ``log`` are over (a turn of draws only is still going on)."""
+    turns = group_turns(log)
+    return len(turns) - (1 if turns and isinstance(turns[-1][-1].action, Draw) else 0)
+
+
+def went_out(event: Event) -> bool:
+    """The play emptied the hand and ended the round (the engine recorded no next turn)."""
+    return isinstance(event.action, Play) and event.next_turn is None
+
+
+def effect(event: Event, sp: Speaker, *, rules: Ruleset) -> str:
+    """The effect of a play in words (`` — Max misses a turn``), read from the event."""
+    play = event.action
+    if not isinstance(play, Play) or event.next_turn is None:
+        return ""
+    seat = event.seat
+    skipped = event.skipped
+    if event.penalty:  # R-TWO: a play leaves a penalty only when it is 2s
+        return sp.say(Said.PENALTY_FOR, n=event.penalty, seat=event.next_turn)
+    if skipped:
+        if len(skipped) == 1 and event.next_turn == seat:  # two players, one skip
+            return sp.say(Said.PLAYS_AGAIN, seat=seat)
+        if len(set(skipped)) == len(skipped) and seat not in skipped:
+            text = sp.say(Said.MISS_TURN, seats=skipped)
+            if event.next_turn == seat:
+                text += sp.say(Said.MISS_THEN_AGAIN, seat=seat)
+            return text
+        return sp.say(Said.ROUND_THE_TABLE, n=len(skipped), seat=event.next_turn,
+                      player=seat)
+    if event.reversed:
+        return sp.say(Said.REVERSED, direction=event.direction)
+    if (rules.action_cards and len(play.cards) % 2 == 0
+            and all(c.rank == Rank.ACE for c in play.cards)):
+        return sp.say(Said.REVERSED_TWICE)  # R-ACE: the reverses cancel out
+    return ""
+
+
+def turn_line(events: Sequence[Event], sp: Speaker, *, rules: Ruleset,
+              final: bool | None = None) -> str:
+    """One sentence for one seat's turn (its draws and the play, pass or take that ended
+    it). The local seat (``sp.me``) sees the cards it drew itself. ``final``: the play
+    emptied the hand (default: as the engine recorded it, :func:`went_out`)."""
+    seat = events[0].seat
+    own = seat == sp.me
+    drawn = [c for e in events if isinstance(e.action, Draw) for c in e.drawn]
+    shown = [c for c in drawn if c is not None]
+    parts: list[str] = []
+    if drawn:
+        parts.append(sp.say(Said.DREW, cards=shown) if own and len(shown) == len(drawn)
+                     else sp.say(Said.DREW_HIDDEN, n=len(drawn)))
+    last = events[-1]
+    action = last.action
+    out = went_out(last) if final is None else final
+    if isinstance(action, Play):
+        text = sp.say(Said.PLAYED, cards=list(action.cards))
+        if action.suit is not None:
+            text += sp.say(Said.DECLARED, suit=action.suit)
+        parts.append(text + ("" if out else effect(last, sp, rules=rules)))
+    elif isinstance(action, Pass):
+        parts.append(sp.say(Said.PASSED if drawn else Said.PASSED_NO_DRAW))
+    elif isinstance(action, Take):
+        got: list[Card | None] = list(last.drawn)
+        known = [c for c in got if c is not None]
+        parts.append(sp.say(Said.TOOK, cards=known) if own and got and len(known) == len(got)
+                     else sp.say(Said.TOOK_HIDDEN, n=len(got)))
+    line = sp.say(Said.TURN, seat=seat, parts=parts)
+    if out and isinstance(action, Play):
+        line = line[:-1] + sp.say(Said.WENT_OUT)
+    if sum(e.reshuffled for e in events):
+        line += sp.say(Said.RESHUFFLED)
+    return line
+
+
+def turn_lines(log: Sequence[Event], sp: Speaker, *, rules: Ruleset,
+               last: int | None = None) -> list[str]:
+    """The round ``log`` so far, one sentence per turn (the ``last`` few only, if given)."""
+    lines = [turn_line(t, sp, rules=rules) for t in group_turns(log)]
+    return lines[-last:] if last else lines
+
+
+__all__ = ["TEMPLATES", "Said", "completed_turns", "effect", "group_turns", "turn_line",
+           "turn_lines", "went_out"]
