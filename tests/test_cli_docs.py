@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from p2p8s.cli.main import cli
+from p2p8s.cli.main import all_commands
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = Path(sys.executable).with_name("p2p8s")
@@ -32,12 +32,12 @@ def test_bash_completion_offers_every_command() -> None:
     out = subprocess.run([str(SCRIPT)], env=env, capture_output=True, text=True,
                          check=True).stdout
     offered = {line.split(",", 1)[1] for line in out.splitlines() if "," in line}
-    assert set(cli.commands) <= offered
+    assert set(all_commands()) <= offered
 
 
 def test_man_page_documents_every_command_and_option() -> None:
     page = (ROOT / "cli" / "p2p8s.1").read_text()
-    for name, command in cli.commands.items():
+    for name, command in all_commands().items():
         assert f".B {name}" in page, f"the man page lacks the {name} command"
         for param in command.params:
             for opt in getattr(param, "opts", []):

@@ -1,11 +1,15 @@
 """The ``p2p8s`` command: one click group; every expected failure is printed, not raised.
 
-Each subcommand lives in its own module and is registered here.
+Each subcommand lives in its own module (its ``COMMANDS``) and is imported only when it
+runs: ``p2p8s --help`` lists every command from :data:`LAZY` without importing one, and
+``p2p8s rules`` does not load the network, the crypto or the runner.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 import click
@@ -14,8 +18,67 @@ from p2p8s import __version__
 from p2p8s.errors import Error
 
 
+@dataclass(frozen=True, slots=True)
+class Lazy:
+    """A command not imported yet: the module under ``p2p8s.cli`` that defines it and
+    the first paragraph of its help (the command list shows it; a test keeps the two
+    the same)."""
+
+    module: str
+    summary: str
+
+
+#: Every command by name.
+LAZY: dict[str, Lazy] = {
+    "audit": Lazy("net_cmd", "Re-verify a table log offline: every signature, every move, "
+                             "every round's audit."),
+    "host": Lazy("net_cmd", "Open a table for friends on this network and print its code."),
+    "join": Lazy("net_cmd", "Join a friend's table: INVITE is CODE, CODE@HOST:PORT or "
+                            "p2p8s://CODE@HOST:PORT."),
+    "play": Lazy("play_cmd", "Play a solo match against computer opponents (resumes a "
+                             "saved match)."),
+    "rules": Lazy("rules_cmd", "Print the rules of the game (table rules unless --classic)."),
+    "scenario": Lazy("scenario_cmd", "Run the round described in FILE (JSON; '-' reads "
+                                     "stdin) and print its state as JSON."),
+    "simulate": Lazy("simulate_cmd", "Play a tournament of full matches between computer "
+                                     "players and print each bot's match win rate (95% "
+                                     "Wilson interval), rounds won and points per round."),
+    "tables": Lazy("net_cmd", "List the p2p8s tables on the local network (found by mDNS)."),
+}
+
+
 class _Group(click.Group):
-    """Prints :class:`p2p8s.errors.Error` messages for people and exits 1 or 2."""
+    """Imports a command's module when the command is first looked up, and prints
+    :class:`p2p8s.errors.Error` messages for people (exit 1, or 2 for bad input)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *LAZY})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        lazy = LAZY.get(cmd_name)
+        if cmd_name not in self.commands and lazy is not None:
+            name = f"p2p8s.cli.{lazy.module}"
+            try:
+                module = importlib.import_module(name)
+            except ModuleNotFoundError as exc:
+                if exc.name != name:
+                    raise
+                return None  # a build without that module
+            for command in module.COMMANDS:
+                self.add_command(command)
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list, from :data:`LAZY` for the commands not imported."""
+        names = self.list_commands(ctx)
+        rows = []
+        limit = formatter.width - 6 - max(len(n) for n in names)
+        for name in names:
+            command = self.commands.get(name) or click.Command(name, help=LAZY[name].summary)
+            if not command.hidden:
+                rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -35,21 +98,11 @@ def cli() -> None:
     local network — no server, no internet."""
 
 
-def _register() -> None:
-    import importlib
-
-    for module in ("scenario_cmd", "rules_cmd", "play_cmd", "simulate_cmd", "net_cmd"):
-        try:
-            mod = importlib.import_module(f"p2p8s.cli.{module}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"p2p8s.cli.{module}":
-                raise
-            continue
-        for command in getattr(mod, "COMMANDS", ()):
-            cli.add_command(command)
-
-
-_register()
+def all_commands() -> dict[str, click.Command]:
+    """Every command, imported (for the man page and completion checks)."""
+    ctx = click.Context(cli)
+    found = {name: cli.get_command(ctx, name) for name in cli.list_commands(ctx)}
+    return {name: command for name, command in found.items() if command is not None}
 
 
 def main() -> None:

@@ -45,7 +45,7 @@ class Quit(LocalError):
 # --------------------------------------------------------------------------- the loop
 
 
-class _Solo:
+class SoloSource:
     """The solo session as the controller reads it (:class:`~p2p8s.cli.controller.Source`)."""
 
     def __init__(self, session: SoloSession) -> None:
@@ -102,7 +102,7 @@ class SoloGame:
         seen = ui.get("coach_seen", [])
         coach = (Coach(seen if isinstance(seen, list) else [], card=self.look.card)
                  if coaching else None)
-        self.ctl = Controller(_Solo(session), self, self.look, coach=coach)
+        self.ctl = Controller(SoloSource(session), self, self.look, coach=coach)
         self.ctl.skip_narration()
 
     @property

@@ -18,6 +18,7 @@ from p2p8s.solo import (
     SoloSettings,
     action_from_text,
     action_to_text,
+    get_bot,
     make_rules,
     pick_opponents,
     round_deck,
@@ -165,3 +166,17 @@ def test_no_actions_between_rounds() -> None:
         s.apply(DRAW)
     assert s.result is not None and s.match.results[-1] == s.result
     assert isinstance(s.round.log[-1].action, Play)
+
+
+def test_a_computer_turn_is_one_seats_draws_and_the_action_that_ends_them() -> None:
+    s = SoloSession.new(SoloSettings(opponents=1), seed=2)
+    bots = s.bots()
+    turns = 0
+    while s.phase is Phase.TURN and turns < 60:
+        seat = s.round.turn
+        events = list(s.computer_turn(bots.get(seat) or get_bot("expert")))
+        turns += 1
+        assert events and all(e.seat == seat for e in events)
+        assert all(e.action == DRAW for e in events[:-1])
+        assert events[-1].action != DRAW or s.round.turn != seat
+    assert turns >= 10
