@@ -316,7 +316,11 @@ async def test_with_two_people_a_quit_leaves_the_other_playing_the_computer(
     people) the other still plays on, the computer playing the quitter's open hand."""
     fronts: list[Recorder] = [Recorder(), Quitter()]
     lines: asyncio.Queue[str] = asyncio.Queue()
-    async with dealt_table(2) as (_nodes, meshes, _views):
+    # The match must outlast the 2 rounds asked for: at the friends' default target
+    # (100) one round with two players ends the match about one time in 17 (a hand of
+    # two 8s is 100 points), and the node stops after 1 round, the match over.
+    rules = Ruleset().with_changes(target=10_000)
+    async with dealt_table(2, rules=rules) as (_nodes, meshes, _views):
         tasks = [asyncio.ensure_future(play_table(meshes[0], fronts[0], options=Options(
                      auto=get_bot("max"), auto_delay_s=0.02, write_log=False, rounds=2,
                      turn_timeout_s=1.0))),
