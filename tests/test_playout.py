@@ -40,7 +40,7 @@ from p2p8s.playout import (
     playout,
     playout_result,
 )
-from p2p8s.rules import CLASSIC_VALUE, TABLE_VALUE, Ruleset, Variant
+from p2p8s.rules import Ruleset, Variant
 
 # ------------------------------------------------------------------ the engine side
 
@@ -114,9 +114,9 @@ def _smart_first(r: Round, firsts: list[Card], rng: random.Random) -> Card:
             cands = firsts
         elif sizes[(seat + r.direction) % n] <= 2 and any(c.rank in attack for c in plain):
             cands = [c for c in plain if c.rank in attack]
-    values = TABLE_VALUE if r.rules.action_cards else CLASSIC_VALUE
-    top = max(values[c] for c in cands)
-    return _pick([c for c in cands if values[c] == top], rng)
+    value = r.rules.rule_table.value
+    top = max(value(c) for c in cands)
+    return _pick([c for c in cands if value(c) == top], rng)
 
 
 def engine_choose(r: Round, policy: Policy, rng: random.Random) -> Action:

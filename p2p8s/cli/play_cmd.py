@@ -40,6 +40,8 @@ from p2p8s.cli.moves import (
     word_of,
 )
 from p2p8s.cli.terminal import InputClosed, Terminal
+from p2p8s.cli.words import PLAIN, Speaker
+from p2p8s.cli.words import coach as words_coach
 from p2p8s.coach import Coach
 from p2p8s.engine import Action, Draw, Play
 from p2p8s.errors import IllegalAction, LocalError, MalformedInput
@@ -74,9 +76,9 @@ class SoloGame:
         coaching = not settings.coached and auto is None
         seen = ui.get("coach_seen", [])
         self.coach: Coach | None = (
-            Coach(seen if isinstance(seen, list) else [], card=self.look.card)
+            Coach(seen if isinstance(seen, list) else [])
             if coaching else None)
-        self._explainer = Coach(card=self.look.card)
+        self._explainer = Coach()
         self._shown_turns = len(v.group_turns(session.round.log))
 
     # ------------------------------------------------------------------ saving
@@ -110,7 +112,7 @@ class SoloGame:
                 "commands.")
             for seat in range(1, len(s.names)):
                 try:
-                    about = registry.describe(s.styles[seat])
+                    about = PLAIN.say(registry.describe(s.styles[seat]))
                 except MalformedInput:
                     about = ""
                 same = s.names[seat] == s.styles[seat]
@@ -187,7 +189,8 @@ class SoloGame:
         for i in range(self._shown_turns, done):
             self.say(lines[i])
             if self.coach is not None and not (s.round.over and i == len(turns) - 1):
-                remarks = self.coach.on_turns(view, [turns[i]], s.names)
+                remarks = words_coach.lines(Speaker(s.names, HUMAN, self.look),
+                                            self.coach.on_turns(view, [turns[i]]))
                 if remarks:
                     self.say(*remarks)
                     self.save()  # remember what was explained
@@ -246,7 +249,8 @@ class SoloGame:
             try:
                 action = self.read(answer)
             except (MalformedInput, IllegalAction) as exc:
-                self.say(sentence(card_message(str(exc), self.look.card)))
+                self.say(sentence(card_message(Speaker(look=self.look).error(exc),
+                                               self.look.card)))
                 continue
             if action is None:
                 continue
@@ -269,7 +273,8 @@ class SoloGame:
     def coach_before(self) -> None:
         """The coach's remarks on the decision at hand."""
         if self.coach is not None:
-            lines = self.coach.before_move(self.session.view(HUMAN), self.session.legal())
+            lines = words_coach.lines(Speaker(look=self.look), self.coach.before_move(
+                self.session.view(HUMAN), self.session.legal()))
             if lines:
                 self.say(*lines)
                 self.save()  # remember what was explained

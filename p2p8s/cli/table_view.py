@@ -40,6 +40,7 @@ from p2p8s.cli.moves import (
     word_of,
 )
 from p2p8s.cli.terminal import Terminal
+from p2p8s.cli.words import PLAIN, Speaker
 from p2p8s.coach import Coach
 from p2p8s.engine import Action, Draw, Play
 from p2p8s.errors import IllegalAction, MalformedInput
@@ -104,7 +105,7 @@ class TableScreen:
         self._applied: list[str] = []
         self._over = False
         self._suit_for: list[Card] | None = None
-        self._explainer = Coach(card=self.look.card)
+        self._explainer = Coach()
         self._rng = random.Random()
 
     def say(self, *lines: str) -> None:
@@ -146,7 +147,7 @@ class TableScreen:
             about = ""
             if s.computer:
                 try:
-                    about = ": " + registry.describe(s.computer)
+                    about = ": " + PLAIN.say(registry.describe(s.computer))
                 except MalformedInput:
                     about = ""
             self.say(f"  seat {s.seat}: {s.name} ({who}){about}")
@@ -272,7 +273,8 @@ class TableScreen:
         try:
             action = self._read(table, view, line)
         except (MalformedInput, IllegalAction) as exc:
-            self.say(sentence(card_message(str(exc), self.look.card)))
+            self.say(sentence(card_message(Speaker(look=self.look).error(exc),
+                                           self.look.card)))
             self._prompt(table, now)
             return None
         if action is None:
@@ -408,13 +410,13 @@ class TableScreen:
         def said(h: Hint, now: float) -> Typed:
             current = table.view()
             if current is not None and table.my_turn and _decision(table, current) == asked:
-                self.say(hint_line(h, current.hand, self.look))
+                self.say(hint_line(h, current.hand, self.look, names=names))
             else:
                 self.say("The hint came too late: that decision is over.")
             self._prompt(table, now)
             return None
 
-        return Think(work=lambda: hint(view, legal, rng, names=names), then=said)
+        return Think(work=lambda: hint(view, legal, rng), then=said)
 
 
 def _decision(table: Table, view: View) -> tuple[int, int]:
