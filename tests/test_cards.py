@@ -16,7 +16,6 @@ import p2p8s.scenario
 from p2p8s.cards import ALL_CARDS, Card, Rank, Suit, decks_for, parse_cards, standard_deck
 from p2p8s.cli import words
 from p2p8s.cli.words import PLAIN
-from p2p8s.cli.words import rules as words_rules
 from p2p8s.errors import MalformedInput
 from p2p8s.rules import Ruleset, Variant, card_value, hand_size, hand_value
 
@@ -124,8 +123,8 @@ def test_describe() -> None:
 
 
 @pytest.mark.parametrize("module", [p2p8s.cards, p2p8s.rules, p2p8s.ruletable, p2p8s.engine,
-                                    p2p8s.match, p2p8s.errors, words, words_rules,
-                                    p2p8s.scenario], ids=lambda m: m.__name__)
+                                    p2p8s.match, p2p8s.errors, words, p2p8s.scenario],
+                         ids=lambda m: m.__name__)
 def test_doctests(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]
     assert result.failed == 0 and result.attempted > 0

@@ -18,8 +18,9 @@ from click.testing import CliRunner
 from p2p8s.cards import Card, standard_deck
 from p2p8s.cli.main import cli
 from p2p8s.cli.words import PLAIN
+from p2p8s.engine import EngineCode
 from p2p8s.errors import MalformedInput
-from p2p8s.scenario import load_scenario, run_scenario
+from p2p8s.scenario import ScenarioCode, load_scenario, run_scenario
 
 HERE = Path(__file__).parent / "scenarios"
 FILES = sorted(HERE.glob("*.json"))
@@ -198,3 +199,24 @@ def test_protocol_describes_turn_after_the_round_ends() -> None:
     row = next(line for line in doc.splitlines() if line.startswith("| `turn` |"))
     assert "the seat that ended it" not in row  # untrue of a blocked round
     assert "the winner" in row and "after the one that made the last pass" in row
+
+
+def test_protocol_lists_every_refusal_code() -> None:
+    """protocol/scenario.md, "Error codes": every code it lists is a real one, and every
+    refusal the scenario files reach is listed with the rule it names."""
+    doc = (Path(__file__).parents[1] / "protocol" / "scenario.md").read_text(encoding="utf-8")
+    section = doc[doc.index("### Error codes"):]
+    rows = [line.split("|") for line in section.splitlines() if line.startswith("| `")]
+    listed = {cells[1].strip().strip("`"): cells[2].strip() for cells in rows}
+    real = {c.value for c in EngineCode} | {c.value for c in ScenarioCode}
+    assert set(listed) <= real
+    reached = 0
+    for path in FILES:
+        data = _load(path)
+        if "malformed" in data["expect"]:
+            continue
+        error = run_scenario(data)["error"]
+        if error is not None:
+            reached += 1
+            assert listed[error["code"]] == (error["rule"] or "null"), path.name
+    assert reached > 10

@@ -23,7 +23,7 @@ from p2p8s.bots.hints import HintCode
 from p2p8s.bots.registry import BotCode
 from p2p8s.cards import Rank
 from p2p8s.cli.words import Speaker, Template
-from p2p8s.cli.words.rules import SUIT_MANY, SUIT_ONE, Params, article, derive, number
+from p2p8s.cli.words.phrases import SUIT_MANY, SUIT_ONE, Params, article, derive, number
 
 BOTS: dict[Enum, Template] = {
     BotCode.HANNA: "Hoards her 8s for the last card or the tightest spot.",

@@ -17,7 +17,7 @@ from enum import Enum
 
 from p2p8s.bots.base import Note
 from p2p8s.cli.words import Speaker, Template
-from p2p8s.cli.words.rules import (
+from p2p8s.cli.words.phrases import (
     SUIT_MANY,
     SUIT_ONE,
     Params,

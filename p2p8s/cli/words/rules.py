@@ -1,5 +1,5 @@
 """The words of the rules layer: refusals of cards, rulesets, the engine, the match, the
-fast playouts and scenario files; and the helpers the other rule words share.
+fast playouts and scenario files.
 
 >>> from p2p8s.cards import Card, Suit
 >>> from p2p8s.cli.view import Look
@@ -12,67 +12,16 @@ fast playouts and scenario files; and the helpers the other rule words share.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import Enum
-from typing import Any
 
 from p2p8s.cards import Card, CardsCode, Rank
-from p2p8s.cli.words import Speaker, Template
+from p2p8s.cli.words import Template
+from p2p8s.cli.words.phrases import SUIT_MANY, Params, derive, either, notation, shown
 from p2p8s.engine import EngineCode
 from p2p8s.match import MatchCode
 from p2p8s.playout import PlayoutCode
 from p2p8s.rules import RulesCode
 from p2p8s.scenario import ScenarioCode
-
-Params = Mapping[str, Any]
-
-SUIT_MANY = ("clubs", "diamonds", "hearts", "spades")
-SUIT_ONE = ("club", "diamond", "heart", "spade")
-RANK_NAMES = {Rank.ACE: "ace", Rank.JACK: "jack", Rank.QUEEN: "queen", Rank.KING: "king"}
-NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
-
-
-def derive(text: str | Callable[[Params], str], /, **extra: Callable[[Params], Any]
-           ) -> Callable[[Speaker, Params], str]:
-    """A template whose ``text`` may be picked from the parameters, and which adds the
-    ``extra`` parameters computed from them (a suit's name, the last seat)."""
-
-    def render(sp: Speaker, p: Params) -> str:
-        chosen = text(p) if callable(text) else text
-        return sp.format(chosen, **{**p, **{k: f(p) for k, f in extra.items()}})
-
-    return render
-
-
-def rank_name(rank: int) -> str:
-    """``ace``, ``queen``, ``10``, ``7``."""
-    return RANK_NAMES.get(Rank(rank), str(int(rank)))
-
-
-def article(word: str) -> str:
-    """``a queen``, ``an ace``, ``an 8``."""
-    return ("an " if word[:1] in "aeiou8" else "a ") + word
-
-
-def either(words: Iterable[str], joint: str = "or") -> str:
-    """``a``, ``a or b``, ``a, b or c``."""
-    items = list(words)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {joint} " + items[-1]
-
-
-def number(k: int) -> str:
-    """``one`` .. ``eight``, else the digits."""
-    return NUMBERS[k] if 0 <= k < len(NUMBERS) else str(k)
-
-
-def notation(cards: Sequence[Card]) -> str:
-    """Cards as a file writes them (``KS TD``), for messages about a file's text."""
-    return " ".join(str(c) for c in cards)
-
-
-def shown(key: str) -> Callable[[Params], str]:
-    """The parameter ``key`` as its repr (a text typed or read, quoted)."""
-    return lambda p: repr(p[key])
 
 
 def _last_seat(p: Params) -> int:
