@@ -49,7 +49,7 @@ class CoachCode(Code):
     #: ``passed``: the penalty a counter passes on, or None when the player holds none
     SKIP = "coach-skip"  #: ``rank`` skips; ``heads_up``: two players (R-QUEEN)
     REVERSE = "coach-reverse"  #: ``rank`` reverses; ``heads_up``: two players, where it
-    #: works ``like`` the rank that skips (None if none does) (R-ACE)
+    #: works ``like`` a rank that skips (the highest; None if none does) (R-ACE)
     MULTI = "coach-multi"  #: several cards of a rank (R-MULTI)
     DRAW = "coach-draw"  #: nothing fits: draw, up to ``limit`` (0: until one fits)
     DRAWN = "coach-drawn"  #: the drawn card fits
@@ -63,6 +63,10 @@ class CoachCode(Code):
     DECLARED_SUIT = "coach-declared-suit"  #: ``card`` is not of the declared ``suit``
     NO_FIT = "coach-no-fit"  #: ``card`` on ``top``: ``suit``, ``rank``, ``wild`` rank;
     #: ``own``: the wild rank is the player's countdown number
+
+
+def _ace_high(rank: Rank) -> int:
+    return 14 if rank == Rank.ACE else int(rank)
 
 
 def _counters(table: RuleTable) -> list[Rank]:
@@ -118,7 +122,8 @@ class Coach:
         if kind == "skip":
             return self._once(kind, CoachCode.SKIP, rank=card.rank, heads_up=view.players == 2)
         table = view.rules.rule_table
-        like = next((Card(c).rank for c in range(52) if table.rule(c).skip), None)
+        skips = {Card(c).rank for c in range(52) if table.rule(c).skip}
+        like = max(skips, key=_ace_high) if skips else None
         return self._once(kind, CoachCode.REVERSE, rank=card.rank, heads_up=view.players == 2,
                           like=like)
 

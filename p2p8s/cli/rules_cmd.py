@@ -166,11 +166,11 @@ def _actions(table: RuleTable) -> str:
     lines = [_PENALTY.format(r=r.letter, a_r=article(rank_name(r)), w=wild,
                              n=table.rule(Card.of(r, Suit.CLUBS)).penalty) for r in penalties]
     lines += [_SKIP.format(r=r.letter) for r in skips]
-    like = article(rank_name(skips[0])) if skips else "a skip"
+    like = article(rank_name(skips[-1])) if skips else "a skip"
     lines += [_REVERSE.format(r=r.letter, a_name=article(rank_name(r)), a_skip=like)
               for r in reverses]
     if skips and reverses:
-        lines.append(_SEVERAL.format(skips=plural(skips[0]), reverses=plural(reverses[0])))
+        lines.append(_SEVERAL.format(skips=plural(skips[-1]), reverses=plural(reverses[-1])))
     return "\nAction cards (table rules)\n" + "".join(lines)
 
 
