@@ -64,6 +64,7 @@ from __future__ import annotations
 import random as _random
 from collections.abc import Callable, Sequence
 from enum import IntEnum
+from functools import lru_cache
 from typing import NamedTuple
 
 from p2p8s.engine import EndedBy, EngineCode, OrderedDeck, Round
@@ -152,12 +153,19 @@ class _Consts:
         self.action = _mask([c for c in cards if table.rule(c).action])
         self.attackers = _mask([c for c in cards if effects[c].penalty or effects[c].skips])
         self.starter = tuple(table.starter(c) for c in cards)
-        values = [table.value(c) for c in cards]
-        self.values13 = tuple(_value_table(values[13 * s:13 * s + 13]) for s in range(4))
-        by: dict[int, int] = {}
-        for c in cards:
-            by[values[c]] = by.get(values[c], 0) | 1 << c
-        self.groups = tuple(by[v] for v in sorted(by, reverse=True))
+        self.values13, self.groups = _values(table)
+
+
+@lru_cache(maxsize=16)
+def _values(table: RuleTable) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """Per suit the value of each 13-bit set of its cards; the card masks of equal value,
+    the most expensive first."""
+    values = [table.value(c) for c in range(52)]
+    by: dict[int, int] = {}
+    for c in range(52):
+        by[values[c]] = by.get(values[c], 0) | 1 << c
+    return (tuple(_value_table(values[13 * s:13 * s + 13]) for s in range(4)),
+            tuple(by[v] for v in sorted(by, reverse=True)))
 
 
 def _value_table(values: Sequence[int]) -> tuple[int, ...]:
