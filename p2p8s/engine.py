@@ -204,7 +204,7 @@ def parse_action(text: str) -> Action:
     try:
         cards = tuple(Card.parse(c) for c in cards_text.split(","))
         suit = Suit.parse(suit_text) if slash else None
-    except MalformedInput as exc:
+    except (ValueError, MalformedInput) as exc:
         raise MalformedInput(EngineCode.BAD_ACTION, text=text[:40], error=exc) from None
     play = Play(cards, suit)
     if format_action(play) != text:
