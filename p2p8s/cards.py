@@ -19,7 +19,18 @@ from collections.abc import Iterable
 from enum import IntEnum
 from typing import ClassVar
 
-from p2p8s.errors import MalformedInput
+from p2p8s.errors import Code, MalformedInput
+
+
+class CardsCode(Code):
+    """Why a card, rank or suit is refused (MalformedInput); ``text`` or ``value`` is
+    what was given."""
+
+    NOT_A_SUIT = "not-a-suit"  #: ``text``
+    NOT_A_RANK = "not-a-rank"  #: ``text``
+    NOT_A_CARD = "not-a-card"  #: ``text``
+    BAD_INDEX = "card-index"  #: ``value`` is not 0..51
+    NO_SUCH_CARD = "no-such-card"  #: ``rank``, ``suit``
 
 
 class Suit(IntEnum):
@@ -50,7 +61,7 @@ class Suit(IntEnum):
         for suit in cls:
             if t in (suit.letter, suit.glyph, suit.name, suit.name[:-1]):
                 return suit
-        raise MalformedInput(f"{text!r} is not a suit (use C, D, H or S)")
+        raise MalformedInput(CardsCode.NOT_A_SUIT, text=text)
 
 
 class Rank(IntEnum):
@@ -83,7 +94,7 @@ class Rank(IntEnum):
             t = "T"
         if len(t) == 1 and t in RANK_LETTERS:
             return cls(RANK_LETTERS.index(t) + 1)
-        raise MalformedInput(f"{text!r} is not a rank (use A 2-9 T J Q K)")
+        raise MalformedInput(CardsCode.NOT_A_RANK, text=text)
 
 
 RANK_LETTERS = "A23456789TJQK"
@@ -105,14 +116,14 @@ class Card(int):
                     raise IndexError
                 return cls._interned[index]
             except (IndexError, TypeError):
-                raise MalformedInput(f"card index {index!r} is outside 0..51") from None
+                raise MalformedInput(CardsCode.BAD_INDEX, value=index) from None
         return super().__new__(cls, index)
 
     @classmethod
     def of(cls, rank: Rank | int, suit: Suit | int) -> Card:
         """The card of ``rank`` (1..13) and ``suit`` (0..3)."""
         if not 1 <= rank <= 13 or not 0 <= suit <= 3:
-            raise MalformedInput(f"no card with rank {rank!r} and suit {suit!r}")
+            raise MalformedInput(CardsCode.NO_SUCH_CARD, rank=rank, suit=suit)
         return cls._interned[suit * 13 + rank - 1]
 
     @classmethod
@@ -121,17 +132,13 @@ class Card(int):
 
         Raises :class:`~p2p8s.errors.MalformedInput` naming the bad text.
         """
-        if not isinstance(text, str):
-            raise MalformedInput(f"{text!r} is not a card (write rank+suit, like QS or 10H)")
+        if not isinstance(text, str) or len(text.strip()) < 2:
+            raise MalformedInput(CardsCode.NOT_A_CARD, text=text)
         t = text.strip()
-        if len(t) < 2:
-            raise MalformedInput(f"{text!r} is not a card (write rank+suit, like QS or 10H)")
         try:
             return cls.of(Rank.parse(t[:-1]), Suit.parse(t[-1]))
         except MalformedInput:
-            raise MalformedInput(
-                f"{text!r} is not a card (write rank+suit, like QS or 10H)"
-            ) from None
+            raise MalformedInput(CardsCode.NOT_A_CARD, text=text) from None
 
     @property
     def rank(self) -> Rank:

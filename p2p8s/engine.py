@@ -26,6 +26,11 @@ Readings of RULES.md where it leaves room (also printed by ``p2p8s rules``):
 - a play that empties the hand leaves the active suit at its last card's suit,
   undeclared, and the pending penalty at 0 (R-OUT, R-ACTION-OUT).
 
+What each card does (wild, penalty, skip, reverse), which cards may start the pile,
+the hand sizes and the scoring are read from the ruleset's rule table
+(:mod:`p2p8s.ruletable`); this module holds the turn's mechanics. Refusals carry an
+:class:`EngineCode` and the rule id, never a sentence (the CLI says them).
+
 >>> from p2p8s.cards import parse_cards
 >>> from p2p8s.rules import Ruleset
 >>> order = parse_cards("7H QS 2C 9D 3S 4H 5C 6D KH".split())
@@ -44,16 +49,48 @@ from enum import StrEnum
 from itertools import combinations
 from typing import Protocol
 
-from p2p8s.cards import Card, Rank, Suit
-from p2p8s.errors import IllegalAction, MalformedInput
-from p2p8s.rules import (
-    CLASSIC_VALUE,
-    COUNTDOWN_START,
-    TABLE_VALUE,
-    Ruleset,
-    check_players,
-    hand_size,
-)
+from p2p8s.cards import Card, Suit
+from p2p8s.errors import Code, IllegalAction, MalformedInput
+from p2p8s.rules import Ruleset, check_players, deal_sizes, round_points
+from p2p8s.ruletable import bury_index, deal_order
+
+
+class EngineCode(Code):
+    """Why the engine refuses an action (IllegalAction) or its input (MalformedInput).
+
+    The parameters each code carries are named after the colon.
+    """
+
+    ROUND_OVER = "round-over"  #: (R-OUT)
+    NOT_AN_ACTION = "not-an-action"  #: ``value`` (its repr) is not an action
+    EMPTY_PLAY = "empty-play"
+    MULTI_OFF = "multi-play-off"  #: (R-MULTI)
+    RANKS_DIFFER = "ranks-differ"  #: (R-MULTI)
+    PENALTY_PENDING = "penalty-pending"  #: ``penalty``; ``counters`` ranks (R-COUNTER)
+    NO_PENALTY = "no-penalty"  #: nothing to take (R-COUNTER)
+    ONLY_DRAWN = "only-drawn-card"  #: ``card`` drawn (R-DRAW)
+    NO_MATCH = "no-match"  #: ``card``; ``top``, ``suit``, ``declared`` (R-MATCH)
+    NOT_IN_HAND = "not-in-hand"  #: ``card``, ``seat``
+    NEEDS_SUIT = "needs-suit"  #: ``card`` (R-EIGHT)
+    ONLY_WILD_DECLARES = "only-wild-declares"  #: ``card`` (R-EIGHT)
+    OUT_DECLARES_NOTHING = "out-declares-nothing"  #: (R-OUT)
+    NOTHING_TO_DRAW = "nothing-to-draw"  #: (R-RESHUFFLE)
+    DRAWN_PLAYABLE = "drawn-playable"  #: ``card`` (R-DRAW)
+    DRAW_LIMIT = "draw-limit"  #: ``limit`` (R-DRAW)
+    PLAYABLE_NO_DRAW = "playable-no-draw"  #: (R-DRAW)
+    DRAW_AGAIN = "draw-again"  #: (R-PASS)
+    MUST_PLAY = "must-play"  #: ``or_draw``: drawing is allowed too (R-PASS)
+    MUST_DRAW = "must-draw"  #: (R-PASS)
+    ACTION_TEXT = "action-text"  #: ``value`` (its repr) is not an action's text
+    BAD_ACTION = "bad-action"  #: ``text``; ``error`` the MalformedInput of its parts
+    ACTION_FORM = "action-not-canonical"  #: ``text``
+    RESHUFFLE_ORDER = "reshuffle-order"  #: not a permutation of the discards
+    DEALER = "dealer-seat"  #: ``players`` (and the refused ``dealer`` when known)
+    WILD_RANKS = "wild-ranks"
+    DECK_TOO_SMALL = "deck-too-small"  #: ``cards`` in the deck, ``needed``
+    STARTER_HIDDEN = "starter-hidden"
+    NO_STARTER = "no-starter"  #: (R-STARTER)
+    HAND_SIZES = "hand-sizes"
 
 # --------------------------------------------------------------------------- actions
 
@@ -157,10 +194,10 @@ def parse_action(text: str) -> Action:
     >>> parse_action("qs")
     Traceback (most recent call last):
     ...
-    p2p8s.errors.MalformedInput: bad action 'qs': not in canonical form
+    p2p8s.errors.MalformedInput: action-not-canonical text=qs
     """
     if not isinstance(text, str):
-        raise MalformedInput(f"{text!r} is not an action")
+        raise MalformedInput(EngineCode.ACTION_TEXT, value=repr(text)[:40])
     if text in _WORD_ACTIONS:
         return _WORD_ACTIONS[text]
     cards_text, slash, suit_text = text.partition("/")
@@ -168,10 +205,10 @@ def parse_action(text: str) -> Action:
         cards = tuple(Card.parse(c) for c in cards_text.split(","))
         suit = Suit.parse(suit_text) if slash else None
     except (ValueError, MalformedInput) as exc:
-        raise MalformedInput(f"bad action {text[:40]!r}: {exc}") from None
+        raise MalformedInput(EngineCode.BAD_ACTION, text=text[:40], error=exc) from None
     play = Play(cards, suit)
     if format_action(play) != text:
-        raise MalformedInput(f"bad action {text[:40]!r}: not in canonical form")
+        raise MalformedInput(EngineCode.ACTION_FORM, text=text[:40])
     return play
 
 
@@ -265,7 +302,7 @@ class OrderedDeck:
     def refill(self, cards: Sequence[Card]) -> None:
         order = list(self.reshuffler(cards))
         if Counter(order) != Counter(cards):
-            raise MalformedInput("a reshuffle order must hold exactly the discarded cards")
+            raise MalformedInput(EngineCode.RESHUFFLE_ORDER)
         self._cards = order[::-1]
 
     def copy(self) -> OrderedDeck:
@@ -280,9 +317,6 @@ class OrderedDeck:
 
 
 # ----------------------------------------------------------------------------- round
-
-_ACE, _TWO, _EIGHT, _QUEEN = int(Rank.ACE), int(Rank.TWO), int(Rank.EIGHT), int(Rank.QUEEN)
-
 
 def _rank(c: int) -> int:
     return c % 13 + 1
@@ -364,40 +398,35 @@ class Round:
         """Deal a round from ``deck`` (R-DEALORDER), turn the starter (R-STARTER).
 
         ``hand_size`` is one size for everyone or one per seat (countdown); the default
-        follows R-HAND. ``wild`` gives each seat's wild rank (default 8; countdown: the
-        player's number, R-COUNTDOWN). Raises MalformedInput if the deck is too small.
+        follows R-HAND. ``wild`` gives each seat's wild rank (default: the rule table's,
+        the 8; countdown: the player's number, R-COUNTDOWN). Raises MalformedInput
+        (an :class:`EngineCode`) if the deck is too small.
         """
         check_players(players)
         if not 0 <= dealer < players:
-            raise MalformedInput(f"dealer must be a seat 0..{players - 1}")
+            raise MalformedInput(EngineCode.DEALER, players=players)
+        table = rules.rule_table
         sizes = _sizes(rules, players, hand_size)
-        wilds = list(wild) if wild is not None else [_EIGHT] * players
+        wilds = list(wild) if wild is not None else [table.wild_rank] * players
         if len(wilds) != players or not all(1 <= w <= 13 for w in wilds):
-            raise MalformedInput("wild ranks must be one rank 1..13 per seat")
+            raise MalformedInput(EngineCode.WILD_RANKS)
         if len(deck) < sum(sizes) + 1:
-            raise MalformedInput(
-                f"the deck has {len(deck)} cards; the deal needs {sum(sizes) + 1}"
-            )
+            raise MalformedInput(EngineCode.DECK_TOO_SMALL, cards=len(deck),
+                                 needed=sum(sizes) + 1)
         r = cls.__new__(cls)
         r.rules, r.players, r.dealer, r.deck = rules, players, dealer, deck
         r.hands = [[] for _ in range(players)]
-        remaining = list(sizes)
-        seat = (dealer + 1) % players
-        while any(remaining):
-            if remaining[seat]:
-                r.hands[seat].append(deck.draw(seat))
-                remaining[seat] -= 1
-            seat = (seat + 1) % players
-        forbidden = {_EIGHT, _TWO, _QUEEN, _ACE} if rules.action_cards else {_EIGHT}
+        for seat in deal_order(sizes, dealer):
+            r.hands[seat].append(deck.draw(seat))
         for _ in range(len(deck) + 1):
             starter = deck.draw(None)
             if starter is None:
-                raise MalformedInput("the starter must be turned face up")
-            if _rank(starter) not in forbidden:
+                raise MalformedInput(EngineCode.STARTER_HIDDEN)
+            if table.starter(starter):
                 break
-            deck.bury(starter, len(deck) // 2)
+            deck.bury(starter, bury_index(len(deck)))
         else:
-            raise MalformedInput("no card in the stock can start the discard pile")
+            raise MalformedInput(EngineCode.NO_STARTER)
         r.discard = [starter]
         r.suit = Suit(_suit(starter))
         r.declared = False
@@ -454,10 +483,11 @@ class Round:
     def playable(self, card: Card, seat: int | None = None) -> bool:
         """Whether ``card`` may start a play by ``seat`` (default: on turn) now.
 
-        R-MATCH, R-EIGHT; under a pending penalty only a 2 (R-COUNTER).
+        R-MATCH, R-EIGHT; under a pending penalty only a card that adds to it, a 2
+        (R-COUNTER).
         """
         if self.pending_draw:
-            return _rank(card) == _TWO
+            return self.rules.rule_table.counters(card)
         s = self.turn if seat is None else seat
         rank = _rank(card)
         if rank == self.wild[s] or _suit(card) == self.suit:
@@ -479,8 +509,7 @@ class Round:
 
     def hand_value(self, seat: int) -> int:
         """Value of a hand (R-PTS-TABLE or R-PTS-CLASSIC); hidden cards count 0."""
-        values = TABLE_VALUE if self.rules.action_cards else CLASSIC_VALUE
-        return sum(values[c] for c in self.hands[seat] if c is not None)
+        return self.rules.rule_table.hand_value(c for c in self.hands[seat] if c is not None)
 
     def points(self) -> list[int]:
         """This round's score change per seat; all zero while the round is on.
@@ -489,22 +518,10 @@ class Round:
         the other hands (R-PTS-CLASSIC); a blocked round pays the lowest hand(s) the
         differences (R-BLOCKED-CLASSIC). Countdown: no points (R-COUNTDOWN).
         """
-        n = self.players
-        if self.ended_by is None or self.rules.countdown:
-            return [0] * n
-        values = [self.hand_value(s) for s in range(n)]
-        if self.rules.action_cards:
-            return values
-        pts = [0] * n
-        if self.ended_by is EndedBy.OUT:
-            assert self.winner is not None
-            pts[self.winner] = sum(values)
-            return pts
-        low = min(values)
-        for s in range(n):
-            if values[s] == low:
-                pts[s] = sum(v - low for v in values)
-        return pts
+        if self.ended_by is None:
+            return [0] * self.players
+        return round_points(self.rules, [self.hand_value(s) for s in range(self.players)],
+                            self.winner)
 
     # ------------------------------------------------------------------ legal actions
 
@@ -592,23 +609,23 @@ class Round:
         doubt (checked at the audit, R-AUDIT).
         """
         if self.ended_by is not None:
-            raise IllegalAction("the round is over", rule="R-OUT")
+            raise IllegalAction(EngineCode.ROUND_OVER, rule="R-OUT")
         seat = self.turn
         if isinstance(action, Play):
             self._check_play(seat, action)
         elif isinstance(action, Draw):
             err = self._draw_error(seat)
             if err:
-                raise IllegalAction(err[1], rule=err[0])
+                raise err
         elif isinstance(action, Pass):
             err = self._pass_error(seat)
             if err:
-                raise IllegalAction(err[1], rule=err[0])
+                raise err
         elif isinstance(action, Take):
             if not self.pending_draw:
-                raise IllegalAction("there is no draw penalty to take", rule="R-COUNTER")
+                raise IllegalAction(EngineCode.NO_PENALTY, rule="R-COUNTER")
         else:
-            raise IllegalAction(f"{action!r} is not an action")
+            raise IllegalAction(EngineCode.NOT_AN_ACTION, value=repr(action)[:40])
 
     def apply(self, action: Action) -> Event:
         """Perform ``action`` for the seat on turn and return its :class:`Event`.
@@ -656,30 +673,25 @@ class Round:
     def _check_play(self, seat: int, play: Play) -> None:
         cards = play.cards
         if not cards:
-            raise IllegalAction("a play needs at least one card")
+            raise IllegalAction(EngineCode.EMPTY_PLAY)
         if len(cards) > 1 and not self.rules.multi_play:
-            raise IllegalAction("this table plays one card a turn (multi-play is off)",
-                                rule="R-MULTI")
+            raise IllegalAction(EngineCode.MULTI_OFF, rule="R-MULTI")
         first = cards[0]
-        rank = _rank(first)
-        if any(_rank(c) != rank for c in cards):
-            raise IllegalAction("cards played together must share a rank", rule="R-MULTI")
+        rank = first.rank
+        if any(c.rank != rank for c in cards):
+            raise IllegalAction(EngineCode.RANKS_DIFFER, rule="R-MULTI")
         if self.pending_draw:
-            if rank != _TWO:
-                raise IllegalAction(
-                    f"a draw penalty of {self.pending_draw} is pending: play a 2 or take it",
-                    rule="R-COUNTER")
+            if not all(self.rules.rule_table.counters(c) for c in cards):
+                raise self._penalty_pending()
         elif self.drawn:
             d = self.last_drawn
             all_wild = rank == self.wild[seat]
             if d is not None and (d not in cards if all_wild else first != d):
-                raise IllegalAction(
-                    f"after drawing you may only play the drawn card ({d}) or pass",
-                    rule="R-DRAW")
+                raise IllegalAction(EngineCode.ONLY_DRAWN, rule="R-DRAW", card=d)
             if d is not None and not self.playable(d, seat):
-                raise IllegalAction(f"{first} does not match {self._needs()}", rule="R-MATCH")
+                raise self._no_match(first)
         elif not self.playable(first, seat):
-            raise IllegalAction(f"{first} does not match {self._needs()}", rule="R-MATCH")
+            raise self._no_match(first)
         hand = self.hands[seat]
         have = Counter(hand)
         hidden = have.pop(None, 0)
@@ -687,44 +699,45 @@ class Round:
         missing = sum(max(0, k - have[c]) for c, k in want.items())
         if missing > hidden:
             lacking = next(c for c, k in want.items() if k > have[c])
-            raise IllegalAction(f"{lacking} is not in seat {seat}'s hand")
+            raise IllegalAction(EngineCode.NOT_IN_HAND, card=lacking, seat=seat)
         wild = rank == self.wild[seat]
         out = len(cards) == len(hand)
         if wild and not out and play.suit is None:
-            raise IllegalAction(f"playing {first} needs a suit to be declared", rule="R-EIGHT")
+            raise IllegalAction(EngineCode.NEEDS_SUIT, rule="R-EIGHT", card=first)
         if play.suit is not None and not wild:
-            raise IllegalAction(f"only a wild card declares a suit, not {first}",
-                                rule="R-EIGHT")
+            raise IllegalAction(EngineCode.ONLY_WILD_DECLARES, rule="R-EIGHT", card=first)
         if play.suit is not None and out:
-            raise IllegalAction("going out with a wild card declares no suit", rule="R-OUT")
+            raise IllegalAction(EngineCode.OUT_DECLARES_NOTHING, rule="R-OUT")
 
-    def _needs(self) -> str:
-        top = self.discard[-1]
-        if self.declared:
-            return f"the declared suit {self.suit.name.lower()}"
-        return f"{top} (suit {self.suit.name.lower()} or rank {top.rank.letter})"
+    def _no_match(self, card: Card) -> IllegalAction:
+        return IllegalAction(EngineCode.NO_MATCH, rule="R-MATCH", card=card,
+                             top=self.discard[-1], suit=self.suit, declared=self.declared)
 
-    def _draw_error(self, seat: int) -> tuple[str, str] | None:
+    def _penalty_pending(self) -> IllegalAction:
+        table = self.rules.rule_table
+        counters = sorted({Card(c).rank for c in range(52) if table.counters(c)})
+        return IllegalAction(EngineCode.PENALTY_PENDING, rule="R-COUNTER",
+                             penalty=self.pending_draw, counters=counters)
+
+    def _draw_error(self, seat: int) -> IllegalAction | None:
         if self.pending_draw:
-            return ("R-COUNTER",
-                    f"a draw penalty of {self.pending_draw} is pending: play a 2 or take it")
+            return self._penalty_pending()
         if not self.can_draw():
-            return ("R-RESHUFFLE", "there is no card left to draw")
+            return IllegalAction(EngineCode.NOTHING_TO_DRAW, rule="R-RESHUFFLE")
         limit = self.rules.draw_limit
         if self.drawn:
             d = self.last_drawn
             if d is not None and self.playable(d, seat):
-                return ("R-DRAW", f"the drawn {d} is playable: play it or pass, no more draws")
+                return IllegalAction(EngineCode.DRAWN_PLAYABLE, rule="R-DRAW", card=d)
             if limit and self.drawn >= limit:
-                return ("R-DRAW", f"the draw limit is {limit} cards a turn")
+                return IllegalAction(EngineCode.DRAW_LIMIT, rule="R-DRAW", limit=limit)
         elif not self.rules.draw_when_playable and self.playable_cards(seat):
-            return ("R-DRAW", "you have a playable card, so you may not draw")
+            return IllegalAction(EngineCode.PLAYABLE_NO_DRAW, rule="R-DRAW")
         return None
 
-    def _pass_error(self, seat: int) -> tuple[str, str] | None:
+    def _pass_error(self, seat: int) -> IllegalAction | None:
         if self.pending_draw:
-            return ("R-COUNTER",
-                    f"a draw penalty of {self.pending_draw} is pending: play a 2 or take it")
+            return self._penalty_pending()
         if self.drawn:
             d = self.last_drawn
             if d is None or self.playable(d, seat):
@@ -732,12 +745,12 @@ class Round:
             limit = self.rules.draw_limit
             if (limit and self.drawn >= limit) or not self.can_draw():
                 return None
-            return ("R-PASS", "the drawn card is not playable: draw again")
+            return IllegalAction(EngineCode.DRAW_AGAIN, rule="R-PASS")
         if self.playable_cards(seat):
-            return ("R-PASS", "you have a playable card: play it"
-                    + (" or draw" if self.rules.draw_when_playable and self.can_draw() else ""))
+            return IllegalAction(EngineCode.MUST_PLAY, rule="R-PASS",
+                                 or_draw=self.rules.draw_when_playable and self.can_draw())
         if self.can_draw():
-            return ("R-PASS", "you have no playable card: draw")
+            return IllegalAction(EngineCode.MUST_DRAW, rule="R-PASS")
         return None
 
     def _draw_one(self, seat: int) -> Card | None:
@@ -767,26 +780,19 @@ class Round:
             self.ended_by = EndedBy.OUT
             self.winner = seat
             self.pending_draw = 0
-            self.suit, self.declared = Suit(_suit(last)), False
+            self.suit, self.declared = last.suit, False
             return Event(seat, play, (), 0, 0, direction=self.direction)
         if play.suit is not None:
             self.suit, self.declared = play.suit, True
         else:
-            self.suit, self.declared = Suit(_suit(last)), False
-        steps = 1
+            self.suit, self.declared = last.suit, False
+        # R-NEXT: the cards' effects from the rule table, each card counting (R-MULTI)
+        effect = self.rules.rule_table.effect(play.cards, self.players)
         before = self.direction
-        if self.rules.action_cards:
-            rank = _rank(last)
-            k = len(play.cards)
-            if rank == _TWO:
-                self.pending_draw += 2 * k
-            elif rank == _QUEEN:
-                steps += k
-            elif rank == _ACE:
-                if self.players == 2:
-                    steps += k
-                elif k % 2:
-                    self.direction = -self.direction
+        self.pending_draw += effect.penalty
+        if effect.reverses % 2:
+            self.direction = -self.direction
+        steps = 1 + effect.skips
         self._end_turn(steps)
         skipped = tuple((seat + self.direction * j) % self.players for j in range(1, steps))
         return Event(seat, play, (), 0, self.pending_draw, skipped=skipped,
@@ -806,12 +812,10 @@ class Round:
 
 def _sizes(rules: Ruleset, players: int, size: int | Sequence[int] | None) -> list[int]:
     if size is None:
-        if rules.countdown:
-            return [COUNTDOWN_START] * players
-        return [hand_size(rules, players)] * players
+        return deal_sizes(rules, players)
     if isinstance(size, int):
         return [size] * players
     sizes = list(size)
     if len(sizes) != players or any(s < 0 for s in sizes):
-        raise MalformedInput("hand sizes must be one non-negative number per seat")
+        raise MalformedInput(EngineCode.HAND_SIZES)
     return sizes

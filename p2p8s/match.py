@@ -19,9 +19,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from p2p8s.engine import Deck, EndedBy, Round
-from p2p8s.errors import MalformedInput
+from p2p8s.engine import Deck, EndedBy, EngineCode, Round
+from p2p8s.errors import Code, MalformedInput
 from p2p8s.rules import COUNTDOWN_START, Ruleset, check_players, default_target
+from p2p8s.ruletable import next_dealer
+
+
+class MatchCode(Code):
+    """Why the match refuses a round or its data (MalformedInput)."""
+
+    OVER = "match-over"  #: no more rounds; ``winner`` the seat that won, if known
+    ROUND_NOT_OVER = "round-not-over"
+    SEATS = "match-seats"  #: a ``seats``-seat round in a ``players``-seat match
+    DEALER = "match-dealer"  #: the round was dealt by ``dealer``, not ``expected``
+    POINTS_NOT_LIST = "points-not-list"  #: ``kind`` is the type given
+    POINTS_COUNT = "points-count"  #: ``count`` points for ``players`` seats
+    POINTS_NOT_WHOLE = "points-not-whole"  #: ``seat``'s points ``value`` (its repr)
+    WENT_OUT = "went-out-seat"  #: ``value`` (its repr) for ``players`` seats
+    BAD_DATA = "bad-match-data"  #: ``detail`` of the stored match data
+    TOTALS = "match-totals"  #: the stored totals do not fit the players
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +71,7 @@ class Match:
     ) -> None:
         check_players(players)
         if not 0 <= dealer < players:
-            raise MalformedInput(f"dealer must be a seat 0..{players - 1}")
+            raise MalformedInput(EngineCode.DEALER, players=players)
         self.rules = rules
         self.players = players
         self.dealer = dealer
@@ -84,7 +100,7 @@ class Match:
         MalformedInput once the match is over or if the deck is too small.
         """
         if self.over:
-            raise MalformedInput("the match is over")
+            raise MalformedInput(MatchCode.OVER)
         if self.rules.countdown:
             return Round.deal(self.rules, players=self.players, dealer=self.dealer, deck=deck,
                               hand_size=self.numbers, wild=self.numbers)
@@ -100,14 +116,12 @@ class Match:
         round was not dealt for this match (another number of seats or another dealer).
         """
         if rnd.ended_by is None:
-            raise MalformedInput("the round is not over")
+            raise MalformedInput(MatchCode.ROUND_NOT_OVER)
         self._check_open()
         if rnd.players != self.players:
-            raise MalformedInput(f"a {rnd.players}-seat round cannot be scored in a "
-                                 f"{self.players}-seat match")
+            raise MalformedInput(MatchCode.SEATS, seats=rnd.players, players=self.players)
         if rnd.dealer != self.dealer:
-            raise MalformedInput(f"the round was dealt by seat {rnd.dealer}, but seat "
-                                 f"{self.dealer} deals this round (R-DEALER)")
+            raise MalformedInput(MatchCode.DEALER, dealer=rnd.dealer, expected=self.dealer)
         result = RoundResult(
             number=self.round_number,
             dealer=self.dealer,
@@ -129,23 +143,21 @@ class Match:
         >>> Match(Ruleset(), players=3, dealer=0).record([1, 2])
         Traceback (most recent call last):
         ...
-        p2p8s.errors.MalformedInput: record: 2 points for 3 seats; give one per seat
+        p2p8s.errors.MalformedInput: points-count count=2 players=3
         """
         self._check_open()
         if isinstance(points, str | bytes) or not isinstance(points, Sequence):
-            raise MalformedInput(f"record: points must be a list of whole numbers, "
-                                 f"not {type(points).__name__}")
+            raise MalformedInput(MatchCode.POINTS_NOT_LIST, kind=type(points).__name__)
         if len(points) != self.players:
-            raise MalformedInput(f"record: {len(points)} points for {self.players} seats; "
-                                 "give one per seat")
+            raise MalformedInput(MatchCode.POINTS_COUNT, count=len(points),
+                                 players=self.players)
         for seat, p in enumerate(points):
             if not isinstance(p, int) or isinstance(p, bool):
-                raise MalformedInput(f"record: seat {seat}'s points must be a whole number, "
-                                     f"not {p!r}")
+                raise MalformedInput(MatchCode.POINTS_NOT_WHOLE, seat=seat, value=repr(p)[:40])
         if went_out is not None and (not isinstance(went_out, int) or isinstance(went_out, bool)
                                      or not 0 <= went_out < self.players):
-            raise MalformedInput(f"record: went_out must be a seat 0..{self.players - 1} "
-                                 f"or None, not {went_out!r}")
+            raise MalformedInput(MatchCode.WENT_OUT, value=repr(went_out)[:40],
+                                 players=self.players)
         result = RoundResult(
             number=self.round_number, dealer=self.dealer,
             ended_by=EndedBy.OUT if went_out is not None else EndedBy.BLOCKED,
@@ -155,39 +167,28 @@ class Match:
 
     def _check_open(self) -> None:
         if self.over:
-            raise MalformedInput(f"the match is over (seat {self.winner} won): "
-                                 "no more rounds")
+            raise MalformedInput(MatchCode.OVER, winner=self.winner)
 
     def _settle(self, result: RoundResult) -> None:
         self.results.append(result)
         n = self.players
         for s in range(n):
             self.totals[s] += result.points[s]
-        self.dealer = (self.dealer + 1) % n
+        self.dealer = next_dealer(self.dealer, n)
         if self.rules.countdown:
             if result.ended_by is EndedBy.OUT and result.winner is not None:
                 self.numbers[result.winner] -= 1
                 if self.numbers[result.winner] == 0:
                     self.winner = result.winner
-        elif self.rules.action_cards:
-            # R-WIN-TABLE: someone reached the target -> lowest total wins, unless shared
-            if max(self.totals) >= self.target:
-                low = min(self.totals)
-                if self.totals.count(low) == 1:
-                    self.winner = self.totals.index(low)
         else:
-            # R-TARGET-CLASSIC: first to the target; highest wins; a tie at the top plays on
-            if max(self.totals) >= self.target:
-                high = max(self.totals)
-                if self.totals.count(high) == 1:
-                    self.winner = self.totals.index(high)
+            # R-WIN-TABLE / R-TARGET-CLASSIC, as the rule table says
+            self.winner = self.rules.rule_table.match_winner(self.totals, self.target)
 
     def standings(self) -> list[int]:
         """Seats from best to worst (table rules: lowest total first)."""
         if self.rules.countdown:
             return sorted(range(self.players), key=lambda s: (self.numbers[s], s))
-        sign = 1 if self.rules.action_cards else -1
-        return sorted(range(self.players), key=lambda s: (sign * self.totals[s], s))
+        return self.rules.rule_table.standings(self.totals)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (see :meth:`from_dict`)."""
@@ -221,7 +222,7 @@ class Match:
                 for r in data["results"]
             ]
         except (KeyError, TypeError, ValueError) as exc:
-            raise MalformedInput(f"bad match data: {exc}") from None
+            raise MalformedInput(MatchCode.BAD_DATA, detail=str(exc)) from None
         if len(m.totals) != m.players or len(m.numbers) != m.players:
-            raise MalformedInput("bad match data: totals do not fit the players")
+            raise MalformedInput(MatchCode.TOTALS)
         return m

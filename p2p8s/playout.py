@@ -8,7 +8,10 @@ the stock is a list with its top at the end, and one loop with local variables p
 whole round. It implements exactly the engine's rules, for every knob of a
 :class:`~p2p8s.rules.Ruleset` (action cards, multi_play, draw_limit incl. 0,
 draw_when_playable, reshuffle, countdown wild ranks, 2..7 players);
-``tests/test_playout.py`` checks transcripts against the engine.
+``tests/test_playout.py`` checks transcripts against the engine. What the cards do,
+which may start the pile, their values and the scoring come from the ruleset's rule
+table (:mod:`p2p8s.ruletable`), turned once per table into bit masks and per-card
+numbers (:class:`_Consts`) that the loop reads.
 
 Two built-in policies (:class:`Policy`):
 
@@ -59,20 +62,22 @@ True
 from __future__ import annotations
 
 import random as _random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import IntEnum
+from functools import lru_cache
 from typing import NamedTuple
 
-from p2p8s.engine import EndedBy, OrderedDeck, Round
-from p2p8s.errors import MalformedInput
-from p2p8s.rules import (
-    CLASSIC_VALUE,
-    COUNTDOWN_START,
-    TABLE_VALUE,
-    Ruleset,
-    check_players,
-    hand_size,
-)
+from p2p8s.engine import EndedBy, EngineCode, OrderedDeck, Round
+from p2p8s.errors import Code, MalformedInput
+from p2p8s.rules import Ruleset, check_players, deal_sizes, round_points
+from p2p8s.ruletable import RuleTable, bury_index, deal_order
+
+
+class PlayoutCode(Code):
+    """Why a round cannot be played out (MalformedInput)."""
+
+    STOCK_UNKNOWN = "playout-stock-unknown"  #: the stock's order is not known
+    HAND_HIDDEN = "playout-hand-hidden"  #: a hand holds a face-down card
 
 
 class Policy(IntEnum):
@@ -117,34 +122,85 @@ _SUIT: tuple[int, ...] = tuple(c // 13 for c in range(52))
 #: _ACCEPT[c]: cards that match an undeclared top card c (its suit or its rank).
 _ACCEPT: tuple[int, ...] = tuple(_SUIT_MASK[c // 13] | _RANK_MASK[c % 13 + 1]
                                  for c in range(52))
-_TWOS = _RANK_MASK[2]
-_SPECIAL = frozenset((1, 2, 12))  # action ranks: ace, two, queen
 _LOW13 = (1 << 13) - 1
 
 
-def _value_table(values: Sequence[int]) -> tuple[int, ...]:
-    # value of a 13-bit rank set of one suit (values depend on the rank only)
-    return tuple(sum(values[r] for r in range(13) if m >> r & 1) for m in range(1 << 13))
+def _mask(cards: Sequence[int] | range) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
 
 
-_TABLE13 = _value_table(TABLE_VALUE)
-_CLASSIC13 = _value_table(CLASSIC_VALUE)
+class _Consts:
+    """One rule table as the loop reads it, for 2 players or more (R-ACE: with two a
+    reverse is a skip): masks of the counters (R-COUNTER), of the action cards and of
+    the cards that hurt the next player (SMART's attackers); per card the penalty,
+    the skips and the reverses it adds (R-NEXT), whether it may start the pile
+    (R-STARTER); per suit the value of each 13-bit set of its cards, and the card
+    masks of equal value, the most expensive first (R-PTS-*)."""
+
+    __slots__ = ("action", "attackers", "counters", "groups", "penalty", "reverse", "skip",
+                 "starter", "values13")
+
+    def __init__(self, table: RuleTable, heads_up: bool) -> None:
+        cards = range(52)
+        effects = [table.effect((c,), 2 if heads_up else 3) for c in cards]
+        self.penalty = tuple(e.penalty for e in effects)
+        self.skip = tuple(e.skips for e in effects)
+        self.reverse = tuple(e.reverses for e in effects)
+        self.counters = _mask([c for c in cards if table.counters(c)])
+        self.action = _mask([c for c in cards if table.rule(c).action])
+        self.attackers = _mask([c for c in cards if effects[c].penalty or effects[c].skips])
+        self.starter = tuple(table.starter(c) for c in cards)
+        self.values13, self.groups = _values(table)
 
 
-def _value_groups(values: Sequence[int]) -> tuple[int, ...]:
-    # card masks of equal value (by rank), the most expensive first (SMART policy)
+@lru_cache(maxsize=16)
+def _values(table: RuleTable) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """Per suit the value of each 13-bit set of its cards; the card masks of equal value,
+    the most expensive first."""
+    values = [table.value(c) for c in range(52)]
     by: dict[int, int] = {}
-    for r in range(1, 14):
-        by[values[r - 1]] = by.get(values[r - 1], 0) | _RANK_MASK[r]
-    return tuple(by[v] for v in sorted(by, reverse=True))
+    for c in range(52):
+        by[values[c]] = by.get(values[c], 0) | 1 << c
+    return (tuple(_value_table(values[13 * s:13 * s + 13]) for s in range(4)),
+            tuple(by[v] for v in sorted(by, reverse=True)))
 
 
-_TABLE_GROUPS = _value_groups(TABLE_VALUE)
-_CLASSIC_GROUPS = _value_groups(CLASSIC_VALUE)
+def _value_table(values: Sequence[int]) -> tuple[int, ...]:
+    # value of each 13-bit set of one suit's cards: t[m] = t[m without its low bit] + ...
+    t = [0] * (1 << 13)
+    for m in range(1, 1 << 13):
+        low = m & -m
+        t[m] = t[m ^ low] + values[low.bit_length() - 1]
+    return tuple(t)
 
 
-def _mask_value(m: int, t: Sequence[int]) -> int:
-    return t[m & _LOW13] + t[m >> 13 & _LOW13] + t[m >> 26 & _LOW13] + t[m >> 39]
+_CONSTS: dict[tuple[RuleTable, bool], _Consts] = {}
+
+
+def _consts(table: RuleTable, players: int) -> _Consts:
+    key = (table, players == 2)
+    got = _CONSTS.get(key)
+    if got is None:
+        got = _CONSTS[key] = _Consts(table, players == 2)
+    return got
+
+
+def _mask_value(m: int, t: Sequence[Sequence[int]]) -> int:
+    return (t[0][m & _LOW13] + t[1][m >> 13 & _LOW13] + t[2][m >> 26 & _LOW13]
+            + t[3][m >> 39])
+
+
+def _refill(stock: list[int], discard: list[int], shuffle: Callable[[list[int]], None]
+            ) -> None:
+    """R-RESHUFFLE: the discards under the top card, shuffled, become the stock (top at
+    the end); ``stock`` is refilled in place, so a bound ``stock.pop`` stays valid."""
+    stock[:] = discard[:-1]
+    del discard[:-1]
+    shuffle(stock)
+    stock.reverse()
 
 
 # ------------------------------------------------------------------------ public API
@@ -180,14 +236,14 @@ def playout_result(rnd: Round, rng: _random.Random, policy: Policy = Policy.GREE
         return Outcome(rnd.points(), rnd.ended_by, rnd.winner, 0)
     deck = rnd.deck
     if not isinstance(deck, OrderedDeck):
-        raise MalformedInput("a playout needs a round whose stock order is known")
+        raise MalformedInput(PlayoutCode.STOCK_UNKNOWN)
     h1 = [0] * n
     h2 = [0] * n
     for s, hand in enumerate(rnd.hands):
         a = b = 0
         for c in hand:
             if c is None:
-                raise MalformedInput("a playout needs every hand face up")
+                raise MalformedInput(PlayoutCode.HAND_HIDDEN)
             bit = 1 << c
             if a & bit:
                 b |= bit
@@ -217,40 +273,24 @@ def deal_state(rules: Ruleset, players: int, dealer: int, order: Sequence[int],
     """
     check_players(players)
     if sizes is None:
-        size = COUNTDOWN_START if rules.countdown else hand_size(rules, players)
-        sizes = [size] * players
+        sizes = deal_sizes(rules, players)
     dealt = sum(sizes)
     if len(order) < dealt + 1:
-        raise MalformedInput(f"the deck has {len(order)} cards; the deal needs {dealt + 1}")
+        raise MalformedInput(EngineCode.DECK_TOO_SMALL, cards=len(order), needed=dealt + 1)
     hands: list[list[int]] = [[] for _ in range(players)]
-    first = (dealer + 1) % players
-    if min(sizes) == max(sizes):
-        # one card at a time, round-robin: the j-th card left of the dealer gets every
-        # players-th card from the top
-        for j in range(players):
-            hands[(first + j) % players] = list(order[j:dealt:players])
-        stock = list(order[:dealt - 1:-1] if dealt else order[::-1])
-    else:
-        stock = list(reversed(order))
-        remaining = list(sizes)
-        seat = first
-        left = dealt
-        while left:
-            if remaining[seat]:
-                hands[seat].append(stock.pop())
-                remaining[seat] -= 1
-                left -= 1
-            seat = (seat + 1) % players
+    for seat, card in zip(deal_order(sizes, dealer), order, strict=False):
+        hands[seat].append(card)
+    stock = list(order[:dealt - 1:-1] if dealt else order[::-1])
     pop = stock.pop
-    forbidden = (2, 8, 12, 1) if rules.action_cards else (8,)
+    starter_ok = _consts(rules.rule_table, players).starter
     for _ in range(len(stock) + 1):
         starter = pop()
-        if _RANK[starter] not in forbidden:
+        if starter_ok[starter]:
             break
-        # bury at index len(stock)//2 from the top; the list's top is its end
-        stock.insert(len(stock) - len(stock) // 2, starter)
+        # bury at bury_index from the top; the list's top is its end
+        stock.insert(len(stock) - bury_index(len(stock)), starter)
     else:
-        raise MalformedInput("no card in the stock can start the discard pile")
+        raise MalformedInput(EngineCode.NO_STARTER)
     return hands, stock, [starter]
 
 
@@ -282,8 +322,9 @@ def bench_result(rules: Ruleset, players: int, dealer: int, order: Sequence[int]
                 a |= bit
         h1[s], h2[s] = a, b
     top = discard[0]
+    wild = [rules.rule_table.wild_rank] * players
     out = _run(rules, players, h1, h2, stock, discard, _ACCEPT[top], (dealer + 1) % players,
-               1, 0, 0, -1, 0, [8] * players, rng, policy, trace, MAX_DECISIONS)
+               1, 0, 0, -1, 0, wild, rng, policy, trace, MAX_DECISIONS)
     return out.decisions, out.points, out
 
 
@@ -299,22 +340,25 @@ def _run(rules: Ruleset, n: int, h1: list[int], h2: list[int], stock: list[int],
     unless a suit was declared); ``last``: the card drawn this turn (-1 if none)."""
     random = rng.random
     shuffle = rng.shuffle
-    action = rules.action_cards
     multi = rules.multi_play
     limit = rules.draw_limit
     reshuffle = rules.reshuffle
     smart = policy == Policy.SMART
     greedy = policy == Policy.GREEDY or smart
-    groups = _TABLE_GROUPS if action else _CLASSIC_GROUPS
-    attackers = _RANK_MASK[12] | _RANK_MASK[2] | (_RANK_MASK[1] if n == 2 else 0)
+    k_ = _consts(rules.rule_table, n)
+    groups = k_.groups
+    attackers = k_.attackers
+    ACTION = k_.action  # cards with an effect (R-TWO, R-QUEEN, R-ACE)
+    PENALTY = k_.penalty
+    SKIP = k_.skip
+    REVERSE = k_.reverse
     two = any(h2) or len(stock) + len(discard) + sum(m.bit_count() for m in h1) > 52
     RM = _RANK_MASK
     SM = _SUIT_MASK
     RANK = _RANK
     SUIT = _SUIT
-    TWOS = _TWOS
+    COUNTERS = k_.counters
     ACCEPT = _ACCEPT
-    SPECIAL = _SPECIAL
     wm = [RM[w] for w in wild]
     decisions = 0
     winner = -1
@@ -328,7 +372,7 @@ def _run(rules: Ruleset, n: int, h1: list[int], h2: list[int], stock: list[int],
         h = h1[seat]
         c = -1  # the first card to play, if any
         if pending:
-            m = h & TWOS
+            m = h & COUNTERS
             if m:
                 k = m.bit_count()
                 if k > 1:
@@ -343,11 +387,7 @@ def _run(rules: Ruleset, n: int, h1: list[int], h2: list[int], stock: list[int],
                 for _ in range(pending):
                     if not stock:
                         if reshuffle and len(discard) > 1:
-                            stock = discard[:-1]
-                            del discard[:-1]
-                            shuffle(stock)
-                            stock.reverse()
-                            pop = stock.pop
+                            _refill(stock, discard, shuffle)
                         else:
                             break
                     d = pop()
@@ -378,7 +418,7 @@ def _run(rules: Ruleset, n: int, h1: list[int], h2: list[int], stock: list[int],
             if m:
                 if smart and m & ~w:
                     p = m & ~w
-                    if action:
+                    if ACTION:
                         if m & w and min((h1[s].bit_count() + h2[s].bit_count()
                                           if s != seat else 99) for s in range(n)) <= 1:
                             p = m  # dump the wild (50 points) before someone goes out
@@ -420,11 +460,7 @@ def _run(rules: Ruleset, n: int, h1: list[int], h2: list[int], stock: list[int],
                 while not limit or drawn < limit:
                     if not stock:
                         if reshuffle and len(discard) > 1:
-                            stock = discard[:-1]
-                            del discard[:-1]
-                            shuffle(stock)
-                            stock.reverse()
-                            pop = stock.pop
+                            _refill(stock, discard, shuffle)
                         else:
                             break
                     d = pop()
@@ -521,19 +557,17 @@ def _run(rules: Ruleset, n: int, h1: list[int], h2: list[int], stock: list[int],
             acc = ACCEPT[lastc]
             if trace is not None:
                 trace.append((seat, "play", cards, None))
-        if action and rank in SPECIAL:
-            if rank == 2:
-                pending += 2 * k
-                turn = (turn + direction) % n
-            elif rank == 12:
-                turn = (turn + direction * (1 + k)) % n
-            elif rank == 1:
-                if n == 2:
-                    turn = (turn + direction * (1 + k)) % n
-                else:
-                    if k & 1:
-                        direction = -direction
-                    turn = (turn + direction) % n
+        if ACTION >> c & 1 or (k > 1 and ACTION & _mask(cards)):
+            # R-NEXT from the rule table: each card's penalty, skips and reverses count
+            steps = 1
+            flips = 0
+            for d in cards:
+                pending += PENALTY[d]
+                steps += SKIP[d]
+                flips += REVERSE[d]
+            if flips & 1:
+                direction = -direction
+            turn = (turn + direction * steps) % n
         else:
             turn = (turn + direction) % n
     # ---- scoring (R-PTS-TABLE, R-PTS-CLASSIC, R-BLOCKED-CLASSIC, R-COUNTDOWN)
@@ -541,18 +575,7 @@ def _run(rules: Ruleset, n: int, h1: list[int], h2: list[int], stock: list[int],
         ended_by = EndedBy.OUT
     else:
         ended_by = EndedBy.BLOCKED
-    if rules.countdown:
-        points = [0] * n
-    else:
-        t = _TABLE13 if action else _CLASSIC13
-        values = [_mask_value(h1[s], t) + _mask_value(h2[s], t) for s in range(n)]
-        if action:
-            points = values
-        elif winner >= 0:
-            points = [0] * n
-            points[winner] = sum(values)
-        else:
-            low = min(values)
-            total = sum(v - low for v in values)
-            points = [total if v == low else 0 for v in values]
+    t = k_.values13
+    values = [_mask_value(h1[s], t) + _mask_value(h2[s], t) for s in range(n)]
+    points = round_points(rules, values, winner if winner >= 0 else None)
     return Outcome(points, ended_by, winner if winner >= 0 else None, decisions, capped)

@@ -1,22 +1,40 @@
-"""Rulesets: the options of RULES.md §2, hand sizes (R-HAND), card values and targets.
+"""Rulesets: the options of RULES.md §2 and the rule table each one plays by.
+
+A :class:`Ruleset` holds the options a host picks; :attr:`Ruleset.rule_table` is its
+preset's :class:`~p2p8s.ruletable.RuleTable` (card effects, hand sizes, card values,
+scoring, targets). The functions below apply the table to a ruleset, with the countdown
+variant (R-COUNTDOWN) on top.
 
 >>> Ruleset().action_cards, Ruleset().draw_limit
 (True, 3)
->>> Ruleset.classic().action_cards
-False
+>>> Ruleset.classic().rule_table.name
+'classic'
 >>> Ruleset.from_dict({"draw_limit": 0}).draw_limit
 0
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from p2p8s.cards import Card, Rank
-from p2p8s.errors import MalformedInput
+from p2p8s.cards import Card
+from p2p8s.errors import Code, MalformedInput
+from p2p8s.ruletable import CLASSIC, TABLE, RuleTable
+
+
+class RulesCode(Code):
+    """Why a ruleset or a number of players is refused (MalformedInput)."""
+
+    NOT_WHOLE = "rules-not-whole"  #: ``option`` is not a whole number (``value``)
+    DRAW_LIMIT_NEGATIVE = "rules-draw-limit-negative"
+    NOT_BOOL = "rules-not-bool"  #: ``option`` is not true or false
+    NOT_AN_OBJECT = "rules-not-an-object"
+    UNKNOWN_OPTION = "rules-unknown-option"  #: ``option``; ``known`` option names
+    BAD_VARIANT = "rules-bad-variant"  #: ``value``
+    PLAYERS = "rules-players"  #: ``players`` is not 2..7 (R-SEATS)
 
 
 class Variant(StrEnum):
@@ -26,6 +44,10 @@ class Variant(StrEnum):
     COUNTDOWN = "countdown"
 
 
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ruleset:
     """The options of RULES.md §2, with their defaults ("table rules").
@@ -33,6 +55,7 @@ class Ruleset:
     ``draw_limit`` counts cards one turn may draw, 0 = unlimited (R-DRAW).
     ``target`` is the match target in points; ``None`` means the default for the
     context (:func:`default_target`). The countdown variant forces action cards off.
+    Raises MalformedInput (a :class:`RulesCode`) for a bad value.
     """
 
     action_cards: bool = True
@@ -44,17 +67,17 @@ class Ruleset:
     variant: Variant = Variant.STANDARD
 
     def __post_init__(self) -> None:
-        if not isinstance(self.draw_limit, int) or isinstance(self.draw_limit, bool):
-            raise MalformedInput(f"draw_limit must be a whole number, not {self.draw_limit!r}")
+        if not _whole(self.draw_limit):
+            raise MalformedInput(RulesCode.NOT_WHOLE, option="draw_limit",
+                                 value=self.draw_limit)
         if self.draw_limit < 0:
-            raise MalformedInput("draw_limit must be 0 (unlimited) or more")
-        if self.target is not None and (
-            not isinstance(self.target, int) or isinstance(self.target, bool) or self.target < 1
-        ):
-            raise MalformedInput(f"target must be a positive whole number, not {self.target!r}")
+            raise MalformedInput(RulesCode.DRAW_LIMIT_NEGATIVE)
+        if self.target is not None and (not _whole(self.target) or self.target < 1):
+            raise MalformedInput(RulesCode.NOT_WHOLE, option="target", value=self.target,
+                                 positive=True)
         for name in ("action_cards", "multi_play", "draw_when_playable", "reshuffle"):
             if not isinstance(getattr(self, name), bool):
-                raise MalformedInput(f"{name} must be true or false")
+                raise MalformedInput(RulesCode.NOT_BOOL, option=name)
         if self.variant == Variant.COUNTDOWN and self.action_cards:
             object.__setattr__(self, "action_cards", False)
 
@@ -73,6 +96,12 @@ class Ruleset:
         """True for the countdown variant (R-COUNTDOWN)."""
         return self.variant == Variant.COUNTDOWN
 
+    @property
+    def rule_table(self) -> RuleTable:
+        """The preset's rule table: :data:`~p2p8s.ruletable.TABLE` with action cards,
+        else :data:`~p2p8s.ruletable.CLASSIC` (countdown plays it too)."""
+        return TABLE if self.action_cards else CLASSIC
+
     def with_changes(self, **changes: Any) -> Ruleset:
         """A copy with some options changed."""
         return replace(self, **changes)
@@ -90,25 +119,26 @@ class Ruleset:
         Raises :class:`~p2p8s.errors.MalformedInput` for an unknown option or bad value.
         """
         if not isinstance(data, Mapping):
-            raise MalformedInput("rules must be an object of option names")
+            raise MalformedInput(RulesCode.NOT_AN_OBJECT)
         known = set(cls.__dataclass_fields__)
         unknown = sorted(set(data) - known)
         if unknown:
-            raise MalformedInput(
-                f"unknown rule option {unknown[0]!r} (known: {', '.join(sorted(known))})"
-            )
+            raise MalformedInput(RulesCode.UNKNOWN_OPTION, option=unknown[0],
+                                 known=sorted(known))
         kwargs = dict(data)
         if "variant" in kwargs:
             try:
                 kwargs["variant"] = Variant(kwargs["variant"])
             except ValueError:
-                raise MalformedInput(
-                    f"variant must be 'standard' or 'countdown', not {kwargs['variant']!r}"
-                ) from None
+                raise MalformedInput(RulesCode.BAD_VARIANT, value=kwargs["variant"]) from None
         return cls(**kwargs)
 
     def describe(self) -> str:
-        """One line for a table card or a lobby: ``table rules, multi-play, draw limit 3``."""
+        """One line for a table card or a lobby: ``table rules, multi-play, draw limit 3``.
+
+        Legacy: English made in the core, kept while its callers outside the CLI (the
+        table card, the log report) still print it.
+        """
         parts = ["countdown" if self.countdown else
                  ("table rules" if self.action_cards else "classic")]
         parts.append("multi-play" if self.multi_play else "one card a turn")
@@ -122,39 +152,35 @@ class Ruleset:
         return ", ".join(parts)
 
 
-def hand_size(rules: Ruleset, players: int) -> int:
-    """Cards dealt to each player, R-HAND (countdown: see :func:`countdown_start`)."""
-    check_players(players)
-    if players >= 5:
-        return 5
-    if rules.action_cards or players == 2:
-        return 7
-    return 5
-
-
 def check_players(players: int) -> None:
-    """Raise MalformedInput unless 2 <= players <= 7 (R-SEATS)."""
-    if not isinstance(players, int) or not 2 <= players <= 7:
-        raise MalformedInput(f"a game has 2 to 7 players, not {players!r}")
+    """Raise MalformedInput (:attr:`RulesCode.PLAYERS`) unless 2 <= players <= 7
+    (R-SEATS)."""
+    if not _whole(players) or not 2 <= players <= 7:
+        raise MalformedInput(RulesCode.PLAYERS, players=players)
 
 
 #: R-COUNTDOWN: every player's starting number.
 COUNTDOWN_START = 8
 
-_TABLE_VALUES = {Rank.EIGHT: 50, Rank.TWO: 20, Rank.QUEEN: 20, Rank.ACE: 20,
-                 Rank.JACK: 10, Rank.KING: 10}
-_CLASSIC_VALUES = {Rank.EIGHT: 50, Rank.JACK: 10, Rank.QUEEN: 10, Rank.KING: 10, Rank.ACE: 1}
 
-#: Card value by card index under table rules (R-PTS-TABLE) and classic (R-PTS-CLASSIC).
-TABLE_VALUE: tuple[int, ...] = tuple(_TABLE_VALUES.get(Rank(i % 13 + 1), i % 13 + 1)
-                                     for i in range(52))
-CLASSIC_VALUE: tuple[int, ...] = tuple(_CLASSIC_VALUES.get(Rank(i % 13 + 1), i % 13 + 1)
-                                       for i in range(52))
+def hand_size(rules: Ruleset, players: int) -> int:
+    """Cards dealt to each player, R-HAND (countdown: see :func:`deal_sizes`)."""
+    check_players(players)
+    return rules.rule_table.hand_size(players)
+
+
+def deal_sizes(rules: Ruleset, players: int, numbers: Sequence[int] | None = None
+               ) -> list[int]:
+    """Cards dealt to each seat: R-HAND, or in the countdown variant each player's
+    number (``numbers``, default :data:`COUNTDOWN_START` each, R-COUNTDOWN)."""
+    if rules.countdown:
+        return list(numbers) if numbers is not None else [COUNTDOWN_START] * players
+    return [hand_size(rules, players)] * players
 
 
 def card_value(card: Card, rules: Ruleset) -> int:
-    """Penalty value of one card: R-PTS-TABLE with action cards, else R-PTS-CLASSIC."""
-    return (TABLE_VALUE if rules.action_cards else CLASSIC_VALUE)[card]
+    """Penalty value of one card under ``rules`` (R-PTS-TABLE, R-PTS-CLASSIC)."""
+    return rules.rule_table.value(card)
 
 
 def hand_value(cards: Iterable[Card], rules: Ruleset) -> int:
@@ -165,8 +191,16 @@ def hand_value(cards: Iterable[Card], rules: Ruleset) -> int:
     >>> hand_value(hand, Ruleset()), hand_value(hand, Ruleset.classic())
     (115, 86)
     """
-    values = TABLE_VALUE if rules.action_cards else CLASSIC_VALUE
-    return sum(values[c] for c in cards)
+    return rules.rule_table.hand_value(cards)
+
+
+def round_points(rules: Ruleset, values: Sequence[int], winner: int | None) -> list[int]:
+    """A finished round's score change per seat from the hands' ``values`` and the seat
+    that went out (None: blocked): the preset's scoring
+    (:meth:`~p2p8s.ruletable.RuleTable.round_points`); countdown scores nothing."""
+    if rules.countdown:
+        return [0] * len(values)
+    return rules.rule_table.round_points(values, winner)
 
 
 def default_target(rules: Ruleset, players: int, *, solo: bool = True) -> int:
@@ -179,6 +213,5 @@ def default_target(rules: Ruleset, players: int, *, solo: bool = True) -> int:
         return rules.target
     if rules.countdown:
         return 0
-    if rules.action_cards:
-        return 50 * players if solo else 100
-    return 100
+    table = rules.rule_table
+    return (table.solo_target if solo else table.table_target).of(players)

@@ -14,11 +14,13 @@ file and prints what :func:`run_scenario` returns. In short::
 
 The runner deals (R-DEALORDER), turns the starter (R-STARTER) and applies the actions in
 order; it never acts for a player. The result is ``{"ok", "error", "state"}``: on an
-illegal action ``ok`` is false, ``error`` is ``{"action": index, "message", "rule"}`` and
-``state`` is the state before that action. A malformed scenario raises
-:class:`~p2p8s.errors.MalformedInput` naming the problem; :func:`load_scenario` turns
-the file's text into the dict and refuses what ``json.loads`` would let through or
-crash on (a repeated key, a number thousands of digits long, absurdly deep nesting).
+illegal action ``ok`` is false, ``error`` is ``{"action": index, "code", "rule"}`` (the
+``p2p8s scenario`` command adds the ``message`` in words) and ``state`` is the state
+before that action. A malformed scenario raises :class:`~p2p8s.errors.MalformedInput`
+(a :class:`ScenarioCode`, or the code of the layer that refused a value) naming the
+problem; :func:`load_scenario` turns the file's text into the dict and refuses what
+``json.loads`` would let through or crash on (a repeated key, a number thousands of
+digits long, absurdly deep nesting).
 
 >>> from p2p8s.cards import standard_deck
 >>> deck = [str(c) for c in standard_deck()]  # AC 2C .. KC AD 2D 3D ..: seat 1 gets AC
@@ -37,10 +39,54 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from p2p8s.cards import Card, Suit, decks_for, sort_hand, standard_deck
-from p2p8s.engine import DRAW, PASS, TAKE, Action, OrderedDeck, Play, Round
-from p2p8s.errors import IllegalAction, MalformedInput
+from p2p8s.cards import Card, Rank, Suit, decks_for, sort_hand, standard_deck
+from p2p8s.engine import DRAW, PASS, TAKE, Action, EngineCode, OrderedDeck, Play, Round
+from p2p8s.errors import Code, IllegalAction, MalformedInput
 from p2p8s.rules import COUNTDOWN_START, Ruleset, check_players
+
+
+class ScenarioCode(Code):
+    """Why a scenario is refused (MalformedInput), or an action in it (IllegalAction).
+
+    ``what`` names the place in the scenario (``actions[3].seat``); ``value`` is a
+    short repr of what was given, or ``digits`` its length for a number too long to
+    show.
+    """
+
+    NOT_JSON = "scenario-not-json"  #: ``detail`` from the JSON decoder
+    DUPLICATE_KEY = "scenario-duplicate-key"  #: ``key``
+    NUMBER_TOO_LONG = "scenario-number-too-long"  #: ``start`` of it, ``digits``
+    NOT_A_NUMBER = "scenario-not-a-number"  #: ``text`` (NaN, Infinity)
+    TOO_DEEP = "scenario-too-deep"  #: nested more than ``limit`` levels
+    NOT_AN_OBJECT = "scenario-not-an-object"
+    UNKNOWN_KEY = "scenario-unknown-key"  #: ``key``, ``known``; ``what``: where (if any)
+    MISSING_KEY = "scenario-missing-key"  #: ``key``
+    NOT_WHOLE = "scenario-not-whole"  #: ``what``, ``value``
+    OUT_OF_RANGE = "scenario-out-of-range"  #: ``what``, ``value`` or ``digits``
+    NOT_CARDS = "scenario-not-cards"  #: ``what`` is not a list of cards
+    IN = "scenario-in"  #: at ``what``: ``error`` (the refusal of that value)
+    CARD_TOO_OFTEN = "scenario-card-too-often"  #: ``card``, ``times``, ``players``, ``decks``
+    DECK_INCOMPLETE = "scenario-deck-incomplete"  #: ``cards``, ``players``, ``needed``, ``missing``
+    DEALER = "scenario-dealer"  #: ``dealer`` not a seat of ``players``
+    NOT_BOOL = "scenario-not-bool"  #: ``what``
+    NOT_A_LIST = "scenario-not-a-list"  #: ``what``; ``of``: "cards" for a list of card lists
+    ACTION_NOT_OBJECT = "scenario-action-not-object"  #: ``what``
+    ACTION_NO_SEAT = "scenario-action-no-seat"  #: ``what``
+    ACTION_BAD_SEAT = "scenario-action-bad-seat"  #: ``what``, ``seat``, ``players``
+    ACTION_KIND = "scenario-action-kind"  #: ``what`` has not exactly one kind
+    SUIT_NOT_PLAY = "scenario-suit-not-play"  #: ``what``
+    EMPTY_PLAY = "scenario-empty-play"  #: ``what``
+    SUIT_NOT_TEXT = "scenario-suit-not-text"  #: ``what``
+    NOT_TRUE = "scenario-not-true"  #: ``what``, ``kind``
+    NUMBERS_NOT_COUNTDOWN = "scenario-numbers-not-countdown"
+    NUMBERS_PER_SEAT = "scenario-numbers-per-seat"  #: ``players``
+    NUMBERS_RANGE = "scenario-numbers-range"  #: ``start``
+    HAND_SIZE_SMALL = "scenario-hand-size-small"
+    HAND_SIZE_COUNTDOWN = "scenario-hand-size-countdown"
+    RESHUFFLE_ORDER = "scenario-reshuffle-order"  #: ``index``, ``cards``, ``missing``, ``extra``
+    NOT_ON_TURN = "scenario-not-on-turn"  #: ``turn``, ``seat`` (IllegalAction)
+    FILE_NOT_TEXT = "scenario-file-not-text"  #: ``name`` is not UTF-8 text
+    IN_FILE = "scenario-in-file"  #: in file ``name``: ``error``
 
 #: Keys a scenario may have; ``rule``, ``description``, ``expect`` and ``comment`` are
 #: for people and test harnesses and are ignored by the runner.
@@ -62,18 +108,19 @@ _show = reprlib.Repr()
 _show.maxstring = _show.maxother = 40
 
 
-def _describe(value: Any) -> str:
-    """A short repr for messages (never thousands of characters, never a crash)."""
+def _shown(value: Any) -> dict[str, Any]:
+    """``value`` as error parameters: ``value``, a short repr (never thousands of
+    characters, never a crash), or ``digits`` for a number too long to show."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
-        return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
-    return _show.repr(value)
+        return {"digits": int(value.bit_length() * 0.30103) + 1}
+    return {"value": _show.repr(value)}
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj: dict[str, Any] = {}
     for key, value in pairs:
         if key in obj:
-            raise MalformedInput(f"the key {_describe(key)} appears twice in one object")
+            raise MalformedInput(ScenarioCode.DUPLICATE_KEY, key=_show.repr(key))
         obj[key] = value
     return obj
 
@@ -81,7 +128,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _bounded_int(text: str) -> int:
     digits = len(text.lstrip("-"))
     if digits > MAX_NUMBER_DIGITS:
-        raise MalformedInput(f"the number {text[:12]}… is too long ({digits} digits)")
+        raise MalformedInput(ScenarioCode.NUMBER_TOO_LONG, start=text[:12], digits=digits)
     return int(text)
 
 
@@ -102,7 +149,7 @@ def _depth(data: Any) -> int:
 
 
 def _no_constant(text: str) -> Any:
-    raise MalformedInput(f"{text} is not a JSON number")
+    raise MalformedInput(ScenarioCode.NOT_A_NUMBER, text=text)
 
 
 def load_scenario(text: str) -> Any:
@@ -117,18 +164,17 @@ def load_scenario(text: str) -> Any:
     >>> load_scenario('{"players": 2, "players": 3}')
     Traceback (most recent call last):
     ...
-    p2p8s.errors.MalformedInput: the key 'players' appears twice in one object
+    p2p8s.errors.MalformedInput: scenario-duplicate-key key='players'
     """
-    too_deep = f"not a scenario: lists and objects nest more than {MAX_DEPTH} levels deep"
     try:
         data = json.loads(text, object_pairs_hook=_unique_keys, parse_int=_bounded_int,
                           parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise MalformedInput(f"not valid JSON: {exc}") from None
+        raise MalformedInput(ScenarioCode.NOT_JSON, detail=str(exc)) from None
     except RecursionError:  # deeper than the interpreter can decode
-        raise MalformedInput(too_deep) from None
+        raise MalformedInput(ScenarioCode.TOO_DEEP, limit=MAX_DEPTH) from None
     if _depth(data) > MAX_DEPTH:
-        raise MalformedInput(too_deep)
+        raise MalformedInput(ScenarioCode.TOO_DEEP, limit=MAX_DEPTH)
     return data
 
 
@@ -156,19 +202,19 @@ class Scenario:
 
 def _int(value: Any, what: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise MalformedInput(f"{what} must be a whole number, not {_describe(value)}")
+        raise MalformedInput(ScenarioCode.NOT_WHOLE, what=what, **_shown(value))
     if abs(value) > _MAX_INT:
-        raise MalformedInput(f"{what} is out of range: {_describe(value)}")
+        raise MalformedInput(ScenarioCode.OUT_OF_RANGE, what=what, **_shown(value))
     return value
 
 
 def _cards(value: Any, what: str) -> tuple[Card, ...]:
     if not isinstance(value, list):
-        raise MalformedInput(f"{what} must be a list of cards like [\"7H\", \"QS\"]")
+        raise MalformedInput(ScenarioCode.NOT_CARDS, what=what)
     try:
         return tuple(Card.parse(t) for t in value)
     except MalformedInput as exc:
-        raise MalformedInput(f"{what}: {exc}") from None
+        raise MalformedInput(ScenarioCode.IN, what=what, error=exc) from None
 
 
 def _check_deck(stock: Sequence[Card], players: int, partial: bool) -> None:
@@ -177,53 +223,50 @@ def _check_deck(stock: Sequence[Card], players: int, partial: bool) -> None:
     counts = Counter(stock)
     for card, n in sorted(counts.items()):
         if n > decks:
-            times = "twice" if n == 2 else f"{n} times"
-            raise MalformedInput(
-                f"stock: {card} appears {times}; a {players}-player game uses "
-                + ("one deck" if decks == 1 else "two decks (each card at most twice)"))
+            raise MalformedInput(ScenarioCode.CARD_TOO_OFTEN, card=card, times=n,
+                                 players=players, decks=decks)
     if partial:
         return
     missing = Counter(standard_deck(decks)) - counts
     if missing:
-        names = " ".join(str(c) for c in sorted(missing.elements()))
-        raise MalformedInput(
-            f"stock: the deck is incomplete ({len(stock)} cards; a {players}-player game "
-            f"needs all {52 * decks}): missing {names}")
+        raise MalformedInput(ScenarioCode.DECK_INCOMPLETE, cards=len(stock), players=players,
+                             needed=52 * decks, missing=sorted(missing.elements()))
 
 
 def _action(index: int, raw: Any, players: int) -> ScenarioAction:
     where = f"actions[{index}]"
     if not isinstance(raw, Mapping):
-        raise MalformedInput(f"{where} must be an object like {{\"seat\": 0, \"draw\": true}}")
+        raise MalformedInput(ScenarioCode.ACTION_NOT_OBJECT, what=where)
     unknown = sorted(set(raw) - _ACTION_KEYS)
     if unknown:
-        raise MalformedInput(f"{where}: unknown key {unknown[0]!r} "
-                             f"(known: {', '.join(sorted(_ACTION_KEYS))})")
+        raise MalformedInput(ScenarioCode.UNKNOWN_KEY, what=where, key=repr(unknown[0]),
+                             known=sorted(_ACTION_KEYS))
     if "seat" not in raw:
-        raise MalformedInput(f"{where}: which seat acts? (\"seat\" is missing)")
+        raise MalformedInput(ScenarioCode.ACTION_NO_SEAT, what=where)
     seat = _int(raw["seat"], f"{where}.seat")
     if not 0 <= seat < players:
-        raise MalformedInput(f"{where}: seat {seat} does not exist (seats 0..{players - 1})")
+        raise MalformedInput(ScenarioCode.ACTION_BAD_SEAT, what=where, seat=seat,
+                             players=players)
     kinds = [k for k in ("play", "draw", "pass", "take") if k in raw]
     if len(kinds) != 1:
-        raise MalformedInput(f"{where} needs exactly one of play, draw, pass, take")
+        raise MalformedInput(ScenarioCode.ACTION_KIND, what=where)
     kind = kinds[0]
     if "suit" in raw and kind != "play":
-        raise MalformedInput(f"{where}: only a play declares a suit")
+        raise MalformedInput(ScenarioCode.SUIT_NOT_PLAY, what=where)
     if kind == "play":
         cards = _cards(raw["play"], f"{where}.play")
         if not cards:
-            raise MalformedInput(f"{where}: a play needs at least one card")
+            raise MalformedInput(ScenarioCode.EMPTY_PLAY, what=where)
         suit = raw.get("suit")
         if suit is not None and not isinstance(suit, str):
-            raise MalformedInput(f"{where}.suit must be one of C, D, H, S")
+            raise MalformedInput(ScenarioCode.SUIT_NOT_TEXT, what=f"{where}.suit")
         try:
             declared = None if suit is None else Suit.parse(suit)
         except MalformedInput as exc:
-            raise MalformedInput(f"{where}.suit: {exc}") from None
+            raise MalformedInput(ScenarioCode.IN, what=f"{where}.suit", error=exc) from None
         return ScenarioAction(seat, Play(cards, declared))
     if raw[kind] is not True:
-        raise MalformedInput(f"{where}: write \"{kind}\": true")
+        raise MalformedInput(ScenarioCode.NOT_TRUE, what=where, kind=kind)
     simple: dict[str, Action] = {"draw": DRAW, "pass": PASS, "take": TAKE}
     return ScenarioAction(seat, simple[kind])
 
@@ -238,52 +281,52 @@ def parse_scenario(data: Any) -> Scenario:
     play/draw/pass/take.
     """
     if not isinstance(data, Mapping):
-        raise MalformedInput("a scenario is a JSON object with players, stock and actions")
+        raise MalformedInput(ScenarioCode.NOT_AN_OBJECT)
     unknown = sorted(set(data) - KEYS)
     if unknown:
-        raise MalformedInput(f"unknown key {unknown[0]!r} (known: {', '.join(sorted(KEYS))})")
+        raise MalformedInput(ScenarioCode.UNKNOWN_KEY, key=repr(unknown[0]),
+                             known=sorted(KEYS))
     for key in ("players", "stock"):
         if key not in data:
-            raise MalformedInput(f"the scenario needs {key!r}")
+            raise MalformedInput(ScenarioCode.MISSING_KEY, key=key)
     players = _int(data["players"], "players")
     check_players(players)
     dealer = _int(data.get("dealer", 0), "dealer")
     if not 0 <= dealer < players:
-        raise MalformedInput(f"dealer must be a seat 0..{players - 1}, not {dealer}")
+        raise MalformedInput(ScenarioCode.DEALER, dealer=dealer, players=players)
     rules = Ruleset.from_dict(data.get("rules", {}))
     partial = data.get("partial_deck", False)
     if not isinstance(partial, bool):
-        raise MalformedInput("partial_deck must be true or false")
+        raise MalformedInput(ScenarioCode.NOT_BOOL, what="partial_deck")
     stock = _cards(data["stock"], "stock")
     _check_deck(stock, players, partial)
     raw_reshuffles = data.get("reshuffles", [])
     if not isinstance(raw_reshuffles, list):
-        raise MalformedInput("reshuffles must be a list of card lists")
+        raise MalformedInput(ScenarioCode.NOT_A_LIST, what="reshuffles", of="cards")
     reshuffles = tuple(_cards(r, f"reshuffles[{i}]") for i, r in enumerate(raw_reshuffles))
     raw_actions = data.get("actions", [])
     if not isinstance(raw_actions, list):
-        raise MalformedInput("actions must be a list")
+        raise MalformedInput(ScenarioCode.NOT_A_LIST, what="actions")
     actions = tuple(_action(i, a, players) for i, a in enumerate(raw_actions))
     numbers: tuple[int, ...] | None = None
     if "numbers" in data:
         if not rules.countdown:
-            raise MalformedInput("numbers belong to the countdown variant "
-                                 "(set \"variant\": \"countdown\" in rules)")
+            raise MalformedInput(ScenarioCode.NUMBERS_NOT_COUNTDOWN)
         raw = data["numbers"]
         if not isinstance(raw, list) or len(raw) != players:
-            raise MalformedInput(f"numbers must list one number per seat ({players})")
+            raise MalformedInput(ScenarioCode.NUMBERS_PER_SEAT, players=players)
         numbers = tuple(_int(x, "numbers[]") for x in raw)
         if not all(1 <= x <= COUNTDOWN_START for x in numbers):
-            raise MalformedInput(f"countdown numbers run from {COUNTDOWN_START} down to 1")
+            raise MalformedInput(ScenarioCode.NUMBERS_RANGE, start=COUNTDOWN_START)
     elif rules.countdown:
         numbers = (COUNTDOWN_START,) * players
     hand_size = None
     if "hand_size" in data:
         hand_size = _int(data["hand_size"], "hand_size")
         if hand_size < 1:
-            raise MalformedInput("hand_size must be 1 or more")
+            raise MalformedInput(ScenarioCode.HAND_SIZE_SMALL)
         if numbers is not None:
-            raise MalformedInput("in the countdown variant the numbers set the hand sizes")
+            raise MalformedInput(ScenarioCode.HAND_SIZE_COUNTDOWN)
     return Scenario(players=players, dealer=dealer, rules=rules, stock=stock,
                     reshuffles=reshuffles, actions=actions, numbers=numbers,
                     hand_size=hand_size)
@@ -304,14 +347,9 @@ class _Reshuffles:
         missing = Counter(cards) - Counter(order)
         extra = Counter(order) - Counter(cards)
         if missing or extra:
-            parts = []
-            if missing:
-                parts.append("missing " + " ".join(str(c) for c in sorted(missing.elements())))
-            if extra:
-                parts.append("not discarded " + " ".join(str(c) for c in sorted(extra.elements())))
-            raise MalformedInput(
-                f"reshuffles[{self.used - 1}] must hold exactly the {len(cards)} discards "
-                f"under the top card ({'; '.join(parts)})")
+            raise MalformedInput(ScenarioCode.RESHUFFLE_ORDER, index=self.used - 1,
+                                 cards=len(cards), missing=sorted(missing.elements()),
+                                 extra=sorted(extra.elements()))
         return order
 
 
@@ -345,31 +383,83 @@ def state_of(rnd: Round) -> dict[str, Any]:
     }
 
 
-def run_scenario(data: Any) -> dict[str, Any]:
-    """Run one round from a scenario dict; returns ``{"ok", "error", "state"}``.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScenarioRun:
+    """A scenario played: the ``state`` (:func:`state_of`) after the last applied action;
+    ``refused`` the index of the action that was refused (None if all applied) and
+    ``error`` its refusal."""
 
-    Deals from ``stock`` (R-DEALORDER, R-HAND or ``hand_size``/``numbers``), turns the
-    starter (R-STARTER), then applies each action. An action by a seat not on turn, or
-    one the engine refuses (:class:`~p2p8s.errors.IllegalAction`), stops the run:
-    ``ok`` false, ``error = {"action": index, "message": text, "rule": id or null}``,
-    ``state`` before that action. Raises :class:`~p2p8s.errors.MalformedInput` for a
-    malformed scenario (see :func:`parse_scenario`) or a reshuffle order that does not
-    hold exactly the discards.
-    """
+    state: dict[str, Any]
+    refused: int | None = None
+    error: IllegalAction | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when every action applied."""
+        return self.error is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready result ``{"ok", "error", "state"}`` (protocol/scenario.md)."""
+        if self.error is None:
+            return {"ok": True, "error": None, "state": self.state}
+        code = self.error.code
+        return {"ok": False,
+                "error": {"action": self.refused, "code": code.value if code else None,
+                          "rule": self.error.rule,
+                          "params": {k: _json(v) for k, v in self.error.params.items()}},
+                "state": self.state}
+
+
+def _json(value: Any) -> Any:
+    """An error parameter as JSON: a card as its text, a suit or rank as its letter."""
+    if isinstance(value, Card):
+        return str(value)
+    if isinstance(value, Suit | Rank):
+        return value.letter
+    if isinstance(value, list | tuple):
+        return [_json(v) for v in value]
+    return value
+
+
+def _refusal(rnd: Round, step: ScenarioAction) -> IllegalAction | None:
+    """Why ``step`` cannot be applied now, or None."""
+    if rnd.over:
+        return IllegalAction(EngineCode.ROUND_OVER, rule="R-OUT")
+    if step.seat != rnd.turn:
+        return IllegalAction(ScenarioCode.NOT_ON_TURN, turn=rnd.turn, seat=step.seat)
+    try:
+        rnd.check(step.action)
+    except IllegalAction as exc:
+        return exc
+    return None
+
+
+def play_scenario(data: Any) -> ScenarioRun:
+    """Run one round from a scenario dict (see :func:`run_scenario`) as a
+    :class:`ScenarioRun`, the refusal kept as the engine raised it."""
     sc = parse_scenario(data)
     deck = OrderedDeck(sc.stock, _Reshuffles(sc.reshuffles))
     rnd = Round.deal(sc.rules, players=sc.players, dealer=sc.dealer, deck=deck,
                      hand_size=sc.numbers if sc.numbers is not None else sc.hand_size,
                      wild=sc.numbers)
     for index, step in enumerate(sc.actions):
-        try:
-            if rnd.over:
-                raise IllegalAction("the round is over", rule="R-OUT")
-            if step.seat != rnd.turn:
-                raise IllegalAction(f"it is seat {rnd.turn}'s turn, not seat {step.seat}'s")
-            rnd.apply(step.action)
-        except IllegalAction as exc:
-            return {"ok": False,
-                    "error": {"action": index, "message": str(exc), "rule": exc.rule},
-                    "state": state_of(rnd)}
-    return {"ok": True, "error": None, "state": state_of(rnd)}
+        refusal = _refusal(rnd, step)
+        if refusal is not None:
+            return ScenarioRun(state=state_of(rnd), refused=index, error=refusal)
+        rnd.apply(step.action)
+    return ScenarioRun(state=state_of(rnd))
+
+
+def run_scenario(data: Any) -> dict[str, Any]:
+    """Run one round from a scenario dict; returns ``{"ok", "error", "state"}``.
+
+    Deals from ``stock`` (R-DEALORDER, R-HAND or ``hand_size``/``numbers``), turns the
+    starter (R-STARTER), then applies each action. An action by a seat not on turn, or
+    one the engine refuses (:class:`~p2p8s.errors.IllegalAction`), stops the run:
+    ``ok`` false, ``error = {"action": index, "code": code, "rule": id or null,
+    "params": {...}}``, ``state`` before that action. Raises
+    :class:`~p2p8s.errors.MalformedInput` for a malformed scenario (see
+    :func:`parse_scenario`) or a reshuffle order that does not hold exactly the
+    discards.
+    """
+    return play_scenario(data).to_dict()

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
 from p2p8s.cards import Card, parse_cards, standard_deck
+from p2p8s.cli.words import PLAIN
 from p2p8s.engine import EndedBy, OrderedDeck, Play, Round
 from p2p8s.errors import MalformedInput
 from p2p8s.match import Match
@@ -115,8 +117,9 @@ def test_finish_real_rounds_until_a_winner(rules: Ruleset) -> None:
         assert result.ended_by is rnd.ended_by and result.winner == rnd.winner
         assert seed < 100
     assert m.winner == m.standings()[0]
-    with pytest.raises(MalformedInput, match="over"):
+    with pytest.raises(MalformedInput) as info:
         m.start_round(OrderedDeck(standard_deck()))
+    assert re.search("over", PLAIN.error(info.value))
 
 
 def test_final_eight_then_next_round_has_no_suit() -> None:
@@ -136,8 +139,9 @@ def test_final_eight_then_next_round_has_no_suit() -> None:
 
 def test_finish_round_needs_an_ended_round() -> None:
     m = Match(Ruleset(), players=2, dealer=0)
-    with pytest.raises(MalformedInput, match="not over"):
+    with pytest.raises(MalformedInput) as info:
         m.finish_round(m.start_round(OrderedDeck(standard_deck())))
+    assert re.search("not over", PLAIN.error(info.value))
 
 
 def test_countdown_match() -> None:
@@ -183,8 +187,9 @@ def test_to_dict_round_trip() -> None:
 
 @pytest.mark.parametrize("bad", [{}, {"rules": {}, "players": 2}, [1]])
 def test_from_dict_errors(bad: object) -> None:
-    with pytest.raises(MalformedInput, match="bad match data"):
+    with pytest.raises(MalformedInput) as info:
         Match.from_dict(bad)  # type: ignore[arg-type]
+    assert re.search("bad match data", PLAIN.error(info.value))
 
 
 def test_match_argument_errors() -> None:
@@ -211,7 +216,7 @@ def test_record_rejects_bad_input(points: object, went_out: int | None, message:
     m = Match(Ruleset(), players=3, dealer=0, target=100)
     with pytest.raises(MalformedInput) as info:
         m.record(points, went_out=went_out)  # type: ignore[arg-type]
-    assert message in str(info.value)
+    assert message in PLAIN.error(info.value)
     # nothing was recorded: totals, dealer and results unchanged
     assert m.totals == [0, 0, 0] and m.dealer == 0 and m.results == []
 
@@ -231,20 +236,24 @@ def test_record_and_finish_round_refuse_once_the_match_is_over() -> None:
     m = Match(Ruleset(), players=2, dealer=0, target=10)
     m.record([20, 0], went_out=1)
     assert m.over and m.winner == 1
-    with pytest.raises(MalformedInput, match="the match is over"):
+    with pytest.raises(MalformedInput) as info:
         m.record([0, 5], went_out=0)
+    assert re.search("the match is over", PLAIN.error(info.value))
     rnd = _finished_round(players=2, dealer=m.dealer)
-    with pytest.raises(MalformedInput, match="the match is over"):
+    with pytest.raises(MalformedInput) as info:
         m.finish_round(rnd)
+    assert re.search("the match is over", PLAIN.error(info.value))
     assert m.totals == [20, 0] and len(m.results) == 1
 
 
 def test_finish_round_rejects_a_round_of_another_match() -> None:
     m = Match(Ruleset(), players=3, dealer=0, target=500)
-    with pytest.raises(MalformedInput, match="a 2-seat round cannot be scored in a 3-seat"):
+    with pytest.raises(MalformedInput) as info:
         m.finish_round(_finished_round(players=2, dealer=0))
-    with pytest.raises(MalformedInput, match="dealt by seat 1, but seat 0 deals"):
+    assert re.search("a 2-seat round cannot be scored in a 3-seat", PLAIN.error(info.value))
+    with pytest.raises(MalformedInput) as info:
         m.finish_round(_finished_round(players=3, dealer=1))
+    assert re.search("dealt by seat 1, but seat 0 deals", PLAIN.error(info.value))
     assert m.results == [] and m.totals == [0, 0, 0]
     m.finish_round(_finished_round(players=3, dealer=0))
     assert len(m.results) == 1 and m.dealer == 1

@@ -40,7 +40,7 @@ from p2p8s.playout import (
     playout,
     playout_result,
 )
-from p2p8s.rules import CLASSIC_VALUE, TABLE_VALUE, Ruleset, Variant
+from p2p8s.rules import Ruleset, Variant
 
 # ------------------------------------------------------------------ the engine side
 
@@ -107,16 +107,21 @@ def _smart_first(r: Round, firsts: list[Card], rng: random.Random) -> Card:
     if not plain:
         return firsts[0]
     cands = plain
-    if r.rules.action_cards:
+    table = r.rules.rule_table
+    if any(table.rule(c).action for c in range(52)):
         sizes = [len(h) for h in r.hands]
-        attack = (12, 2, 1) if n == 2 else (12, 2)
+
+        def attack(c: Card) -> bool:  # a penalty or a skip hits the next player (R-ACE)
+            effect = table.effect((c,), n)
+            return bool(effect.penalty or effect.skips)
+
         if len(plain) < len(firsts) and min(sizes[s] for s in range(n) if s != seat) <= 1:
             cands = firsts
-        elif sizes[(seat + r.direction) % n] <= 2 and any(c.rank in attack for c in plain):
-            cands = [c for c in plain if c.rank in attack]
-    values = TABLE_VALUE if r.rules.action_cards else CLASSIC_VALUE
-    top = max(values[c] for c in cands)
-    return _pick([c for c in cands if values[c] == top], rng)
+        elif sizes[(seat + r.direction) % n] <= 2 and any(attack(c) for c in plain):
+            cands = [c for c in plain if attack(c)]
+    value = r.rules.rule_table.value
+    top = max(value(c) for c in cands)
+    return _pick([c for c in cands if value(c) == top], rng)
 
 
 def engine_choose(r: Round, policy: Policy, rng: random.Random) -> Action:

@@ -6,6 +6,7 @@ Hands are compared as multisets (the runner prints them sorted)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,8 +17,10 @@ from click.testing import CliRunner
 
 from p2p8s.cards import Card, standard_deck
 from p2p8s.cli.main import cli
+from p2p8s.cli.words import PLAIN
+from p2p8s.engine import EngineCode
 from p2p8s.errors import MalformedInput
-from p2p8s.scenario import load_scenario, run_scenario
+from p2p8s.scenario import ScenarioCode, load_scenario, run_scenario
 
 HERE = Path(__file__).parent / "scenarios"
 FILES = sorted(HERE.glob("*.json"))
@@ -59,7 +62,7 @@ def test_scenario_file(path: Path) -> None:
     if "malformed" in expect:
         with pytest.raises(MalformedInput) as info:
             run_scenario(data)
-        assert expect["malformed"] in str(info.value)
+        assert expect["malformed"] in PLAIN.error(info.value)
         return
     _compare(expect, run_scenario(data))
 
@@ -165,8 +168,9 @@ def test_load_scenario_keeps_valid_files() -> None:
 
 def test_load_scenario_duplicate_key_names_it() -> None:
     text = '{"players": 2, "stock": [], "dealer": 0, "dealer": 1}'
-    with pytest.raises(MalformedInput, match="the key 'dealer' appears twice"):
+    with pytest.raises(MalformedInput) as info:
         load_scenario(text)
+    assert re.search("the key 'dealer' appears twice", PLAIN.error(info.value))
     assert json.loads(text)["dealer"] == 1  # what plain json.loads silently did
 
 
@@ -175,8 +179,9 @@ def test_run_scenario_huge_number_is_malformed(key: str) -> None:
     # from Python (no load_scenario): a number too large to print in a message
     deck = [str(c) for c in standard_deck()]
     data: dict[str, Any] = {"players": 2, "stock": deck, key: 10**5000}
-    with pytest.raises(MalformedInput, match=f"{key} is out of range: a number of about 5001"):
+    with pytest.raises(MalformedInput) as info:
         run_scenario(data)
+    assert re.search(f"{key} is out of range: a number of about 5001", PLAIN.error(info.value))
 
 
 # --- turn once the round is over (protocol/scenario.md, Output) -----------------------
@@ -194,3 +199,24 @@ def test_protocol_describes_turn_after_the_round_ends() -> None:
     row = next(line for line in doc.splitlines() if line.startswith("| `turn` |"))
     assert "the seat that ended it" not in row  # untrue of a blocked round
     assert "the winner" in row and "after the one that made the last pass" in row
+
+
+def test_protocol_lists_every_refusal_code() -> None:
+    """protocol/scenario.md, "Error codes": every code it lists is a real one, and every
+    refusal the scenario files reach is listed with the rule it names."""
+    doc = (Path(__file__).parents[1] / "protocol" / "scenario.md").read_text(encoding="utf-8")
+    section = doc[doc.index("### Error codes"):]
+    rows = [line.split("|") for line in section.splitlines() if line.startswith("| `")]
+    listed = {cells[1].strip().strip("`"): cells[2].strip() for cells in rows}
+    real = {c.value for c in EngineCode} | {c.value for c in ScenarioCode}
+    assert set(listed) <= real
+    reached = 0
+    for path in FILES:
+        data = _load(path)
+        if "malformed" in data["expect"]:
+            continue
+        error = run_scenario(data)["error"]
+        if error is not None:
+            reached += 1
+            assert listed[error["code"]] == (error["rule"] or "null"), path.name
+    assert reached > 10

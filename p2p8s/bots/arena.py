@@ -16,12 +16,19 @@ from p2p8s.bots.base import Bot, view_of
 from p2p8s.bots.determinize import _Shuffler
 from p2p8s.cards import decks_for, standard_deck
 from p2p8s.engine import OrderedDeck, Round
-from p2p8s.errors import MalformedInput
+from p2p8s.errors import Code, MalformedInput
 from p2p8s.match import Match, RoundResult
 from p2p8s.rules import Ruleset
 
 #: Actions after which a round is abandoned as stuck (never reached in practice).
 MAX_ACTIONS = 5000
+
+
+class ArenaCode(Code):
+    """Why a bot game was abandoned (MalformedInput)."""
+
+    ROUND_CAP = "arena-round-cap"  #: a round did not end within ``cap`` actions
+    MATCH_CAP = "arena-match-cap"  #: a match did not end within ``cap`` rounds
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +54,7 @@ def play_round(match: Match, bots: Sequence[Bot], deck_rng: random.Random,
         legal = rnd.legal_actions()
         action = bots[seat].choose(view_of(rnd, seat, match), legal, bot_rngs[seat])
         rnd.apply(action)
-    raise MalformedInput("a round did not end within the action cap")
+    raise MalformedInput(ArenaCode.ROUND_CAP, cap=MAX_ACTIONS)
 
 
 def play_match(rules: Ruleset, bots: Sequence[Bot], seed: int | str, *,
@@ -63,4 +70,4 @@ def play_match(rules: Ruleset, bots: Sequence[Bot], seed: int | str, *,
         match.finish_round(rnd)
         if match.winner is not None:
             return MatchOutcome(match.winner, tuple(match.totals), tuple(match.results))
-    raise MalformedInput("the match did not end within the round cap")
+    raise MalformedInput(ArenaCode.MATCH_CAP, cap=max_rounds)

@@ -17,41 +17,76 @@ suit the next player lacks; draw or pass when nothing fits (R-DRAW, R-PASS).
 >>> order = first + [c for c in standard_deck() if c not in first]
 >>> r = Round.deal(Ruleset(), players=2, dealer=0, deck=OrderedDeck(order), hand_size=2)
 >>> h = hint(view_of(r, r.turn), r.legal_actions(), random.Random(1))
->>> str(h.action), h.reason
-('play 7H', 'Keep your 8: you can follow suit with 7♥.')
+>>> str(h.action), h.reason.code, h.reason.params["card"]
+('play 7H', <HintCode.KEEP_WILD: 'hint-keep-wild'>, Card.parse('7H'))
+
+A reason is data (:class:`~p2p8s.bots.base.Note`: a :class:`HintCode` and its cards,
+suits, seats and numbers); the CLI says it. What a card does (which cards counter a
+penalty, attack the next player, reverse) comes from the rule table
+(:mod:`p2p8s.ruletable`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from p2p8s.bots.base import View
+from p2p8s.bots.base import Note, View
 from p2p8s.bots.knowledge import TableKnowledge, read_table
-from p2p8s.cards import Card, Suit
+from p2p8s.cards import Card, Rank, Suit
 from p2p8s.engine import Action, Draw, Pass, Play, Take
-from p2p8s.rules import card_value
+from p2p8s.errors import Code
 
-_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
-_RANK_WORDS = {1: "A", 2: "2", 12: "Q"}
+
+class HintCode(Code):
+    """The reason of a hint; the parameters are named after the colon. ``seat`` (and
+    ``target``) name players, ``next`` is the next seat (said "the next player" when the
+    speaker knows no names)."""
+
+    NO_COUNTER = "hint-no-counter"  #: take the penalty: no card of ``counters`` ranks
+    SHIELD = "hint-shield"  #: take the ``pending`` cards, keep a ``counters`` card
+    DRAW_AGAIN = "hint-draw-again"
+    DRAW = "hint-draw"
+    KEEP_DRAWN = "hint-keep-drawn"  #: the drawn ``card``
+    PASS = "hint-pass"
+    GO_OUT = "hint-go-out"  #: ``cards``
+    COUNTER = "hint-counter"  #: ``cards``; ``seat`` ``faces`` that many cards
+    REVERSE_AWAY = "hint-reverse-away"  #: ``rank``; ``seat`` has ``left`` cards; ``target``
+    ATTACK = "hint-attack"  #: ``rank``; ``seat`` has ``left`` cards
+    DUMP_WILD = "hint-dump-wild"  #: ``card`` worth ``value``; ``seat`` has one card
+    KEEP_WILD = "hint-keep-wild"  #: follow suit with ``card``; ``wild`` rank, ``own``
+    MANY = "hint-many"  #: ``count`` of the ``hand`` cards at once
+    VOID_NEXT = "hint-void-next"  #: ``cards``; ``seat`` drew on ``suit``
+    BOTH = "hint-both"  #: ``cards``
+    SHED = "hint-shed"  #: ``cards`` worth ``value``
+    KEEP_SUIT = "hint-keep-suit"  #: ``cards`` keep ``suit``; ``held`` more of it
+    FITS = "hint-fits"  #: ``cards``
+    # declaring a suit with a wild card (``suit``)
+    DECLARE_VOID_NEXT = "hint-declare-void-next"  #: ``seat`` drew on it
+    DECLARE_ONLY_OTHER = "hint-declare-only-other"  #: the only other card is of it
+    DECLARE_ALL_OTHER = "hint-declare-all-other"  #: all ``held`` other cards are of it
+    DECLARE_HOLD = "hint-declare-hold"  #: ``held`` of it; ``longest``
+    DECLARE_ONLY_WILD = "hint-declare-only-wild"  #: ``kept`` wild cards; ``wild``, ``own``
+    DECLARE_VOID_LATER = "hint-declare-void-later"  #: none held; ``seat`` drew on it
+    DECLARE_ON_PILE = "hint-declare-on-pile"  #: none held; ``gone`` on the pile
+    DECLARE_LOOKAHEAD = "hint-declare-lookahead"  #: none held; the search chose it
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Hint:
-    """A suggested ``action`` (one of the legal actions) and a one-line ``reason``."""
+    """A suggested ``action`` (one of the legal actions) and its ``reason``."""
 
     action: Action
-    reason: str
+    reason: Note
 
 
 def hint(view: View, legal: Sequence[Action], rng: random.Random, *,
-         names: Sequence[str] | None = None, playouts: int | None = None) -> Hint:
-    """Suggest the expert's move for ``view`` from ``legal`` with a one-line reason.
+         playouts: int | None = None) -> Hint:
+    """Suggest the expert's move for ``view`` from ``legal`` with its reason.
 
-    ``names`` (one per seat) lets the reason name a player ("Bea has one card left");
-    by default seats are called "the next player" or "seat N". ``playouts`` overrides
-    the expert's budget. Pure given ``rng``. Raises ValueError if ``legal`` is empty.
+    ``playouts`` overrides the expert's budget. Pure given ``rng``. Raises ValueError if
+    ``legal`` is empty.
     """
     if not legal:
         raise ValueError("no legal action to suggest")
@@ -59,29 +94,11 @@ def hint(view: View, legal: Sequence[Action], rng: random.Random, *,
 
     expert = ExpertBot() if playouts is None else ExpertBot(playouts=playouts)
     action = expert.choose(view, legal, rng)
-    return Hint(action=action, reason=explain(view, legal, action, names=names))
+    return Hint(action=action, reason=explain(view, legal, action))
 
 
-def _n(k: int) -> str:
-    return _NUMBERS[k] if 0 <= k < len(_NUMBERS) else str(k)
-
-
-def _cards(cards: Sequence[Card]) -> str:
-    return " ".join(Card(c).pretty() for c in cards)
-
-
-def _suit_name(suit: int) -> str:
-    return Suit(suit).name.lower()
-
-
-def _count(k: int, suit: int) -> str:
-    """``a club``, ``three clubs``."""
-    name = _suit_name(suit)
-    return f"a {name[:-1]}" if k == 1 else f"{_n(k)} {name}"
-
-
-def _declare_reason(view: View, know: TableKnowledge, rest: Sequence[Card], suit: int,
-                    who: Callable[[int], str]) -> str:
+def _declare_reason(view: View, know: TableKnowledge, rest: Sequence[Card], suit: int
+                    ) -> Note:
     """Why declare ``suit`` with a wild card, ``rest`` being the hand left after it.
 
     The reason always supports the suit: the cards of it you keep, else a player known
@@ -90,115 +107,96 @@ def _declare_reason(view: View, know: TableKnowledge, rest: Sequence[Card], suit
     """
     seat, n = view.seat, view.players
     wild = view.wild[seat]
-    name = _suit_name(suit)
-    plain = [c for c in rest if c % 13 + 1 != wild]
-    held = sum(1 for c in plain if c // 13 == suit)
+    s = Suit(suit)
+    plain = [c for c in rest if c.rank != wild]
+    held = sum(1 for c in plain if c.suit == suit)
     nxt = (seat + view.direction) % n
     if know.void(nxt, suit):
-        return f"Change to {name}: {who(nxt)} drew on {name} and has none."
+        return Note.of(HintCode.DECLARE_VOID_NEXT, suit=s, seat=nxt, next=nxt)
     if held:
         if held == len(plain):
             if held == 1:
-                return f"Change to {name}: your only other card is {_count(1, suit)}."
-            every = "both" if held == 2 else f"all {_n(held)}"
-            return f"Change to {name}: {every} of your other cards are {name}."
-        longest = all(held > sum(1 for c in plain if c // 13 == t)
+                return Note.of(HintCode.DECLARE_ONLY_OTHER, suit=s)
+            return Note.of(HintCode.DECLARE_ALL_OTHER, suit=s, held=held)
+        longest = all(held > sum(1 for c in plain if c.suit == t)
                       for t in range(4) if t != suit)
-        tail = ", your longest suit" if longest else ""
-        return f"Change to {name}: you hold {_count(held, suit)}{tail}."
+        return Note.of(HintCode.DECLARE_HOLD, suit=s, held=held, longest=longest)
     if not plain:
-        what = ("an 8" if wild == 8 else "a wild card") if len(rest) == 1 else \
-            f"{_n(len(rest))} {'8s' if wild == 8 else 'wild cards'}"
-        fits = "it fits" if len(rest) == 1 else "they fit"
-        return f"Change to {name}: all you keep is {what}, and {fits} any suit."
-    for s in sorted((s for s in range(n) if s not in (seat, nxt)),
-                    key=lambda s: ((s - seat) * view.direction) % n):
-        if know.void(s, suit):
-            return (f"Change to {name}: you hold none, but {who(s)} drew on {name} "
-                    "and has none either.")
-    gone = sum(1 for c in view.discard if c // 13 == suit and c % 13 + 1 != wild)
+        return Note.of(HintCode.DECLARE_ONLY_WILD, suit=s, kept=len(rest), wild=Rank(wild),
+                       own=wild != view.rules.rule_table.wild_rank)
+    for other in sorted((o for o in range(n) if o not in (seat, nxt)),
+                        key=lambda o: ((o - seat) * view.direction) % n):
+        if know.void(other, suit):
+            return Note.of(HintCode.DECLARE_VOID_LATER, suit=s, seat=other, next=nxt)
+    gone = sum(1 for c in view.discard if c.suit == suit and c.rank != wild)
     if gone >= 4:
-        return (f"Change to {name}: you hold none, but {_count(gone, suit)} are already "
-                "on the discard pile, so the others are short of them too.")
-    return (f"Change to {name}: you hold none, but the look-ahead finds the others "
-            f"least able to follow {name}.")
+        return Note.of(HintCode.DECLARE_ON_PILE, suit=s, gone=gone)
+    return Note.of(HintCode.DECLARE_LOOKAHEAD, suit=s)
 
 
-def explain(view: View, legal: Sequence[Action], action: Action, *,
-            names: Sequence[str] | None = None) -> str:
-    """The one-line reason for playing ``action`` in ``view`` (see the module doc)."""
+def explain(view: View, legal: Sequence[Action], action: Action) -> Note:
+    """The reason for playing ``action`` in ``view`` (see the module doc)."""
     seat = view.seat
     n = view.players
-
-    def who(s: int) -> str:
-        if names is not None and len(names) == n:
-            return names[s]
-        return "the next player" if s == (seat + view.direction) % n else f"seat {s}"
-
+    table = view.rules.rule_table
     wild = view.wild[seat]
+    own = wild != table.wild_rank
     hand = list(view.hand)
+    nxt = (seat + view.direction) % n
+    counters = sorted({Card(c).rank for c in range(52) if table.counters(c)})
     if isinstance(action, Take):
-        if not any(c % 13 + 1 == 2 for c in hand):
-            return "Take the penalty: you have no 2."
-        return f"Take the {view.pending_draw} cards and keep your 2 as a shield."
+        if not any(table.counters(c) for c in hand):
+            return Note.of(HintCode.NO_COUNTER, counters=counters)
+        return Note.of(HintCode.SHIELD, pending=view.pending_draw, counters=counters)
     if isinstance(action, Draw):
-        if view.drawn:
-            return "Draw again: the drawn card does not fit."
-        return "Draw: nothing in your hand fits."
+        return Note.of(HintCode.DRAW_AGAIN if view.drawn else HintCode.DRAW)
     if isinstance(action, Pass):
         if view.drawn and view.last_drawn is not None and any(
                 isinstance(a, Play) for a in legal):
-            return f"Keep the drawn {Card(view.last_drawn).pretty()} and pass."
-        return "Pass: nothing fits and you may not draw any more."
+            return Note.of(HintCode.KEEP_DRAWN, card=view.last_drawn)
+        return Note.of(HintCode.PASS)
     assert isinstance(action, Play)
-    cards = action.cards
+    cards = list(action.cards)
     rest = list(hand)
     for c in cards:
         rest.remove(c)
-    nxt = (seat + view.direction) % n
     if not rest:
-        return f"Play {_cards(cards)} and go out: the round is yours."
+        return Note.of(HintCode.GO_OUT, cards=cards)
     last = cards[-1]
-    rank = last % 13 + 1
     know: TableKnowledge = read_table(view)
     others = [s for s in range(n) if s != seat]
     closest = min(others, key=lambda s: (view.hand_sizes[s], (s - seat) % n))
     if view.pending_draw:
-        return (f"Counter with {_cards(cards)}: {who(nxt)} faces "
-                f"{view.pending_draw + 2 * len(cards)} cards instead of you.")
-    if view.rules.action_cards and rank in (1, 2, 12):
-        target = nxt if not (rank == 1 and n > 2) else (seat - view.direction) % n
+        faces = view.pending_draw + table.effect(cards, n).penalty
+        return Note.of(HintCode.COUNTER, cards=cards, seat=nxt, next=nxt, faces=faces)
+    if table.rule(last).action:
         left = view.hand_sizes[nxt]
         if left <= 2:
-            card = _RANK_WORDS[rank]
-            count = "one card" if left == 1 else "two cards"
-            if rank == 1 and n > 2:
-                return (f"Reverse with the A now: {who(nxt)} has {count} left, "
-                        f"the turn goes to {who(target)} instead.")
-            return f"Play the {card} now: {who(nxt)} has {count} left."
-    if rank == wild:
+            if table.effect((last,), n).reverses:
+                # R-ACE: the turn goes the other way, to the previous player
+                target = (seat - view.direction) % n
+                return Note.of(HintCode.REVERSE_AWAY, rank=last.rank, seat=nxt, next=nxt,
+                               left=left, target=target)
+            return Note.of(HintCode.ATTACK, rank=last.rank, seat=nxt, next=nxt, left=left)
+    if last.rank == wild:
         if view.hand_sizes[closest] <= 1:
-            return (f"Get rid of your {Card(last).pretty()} now: {who(closest)} has one "
-                    f"card left, and it is worth {card_value(Card(last), view.rules)} points.")
-        suit = int(action.suit) if action.suit is not None else last // 13
-        return _declare_reason(view, know, rest, suit, who)
-    if any(c % 13 + 1 == wild for c in rest):
-        return f"Keep your {'8' if wild == 8 else 'wild card'}: you can follow suit with " \
-               f"{Card(cards[0]).pretty()}."
+            return Note.of(HintCode.DUMP_WILD, card=last, seat=closest, next=nxt,
+                           value=table.value(last))
+        suit = int(action.suit) if action.suit is not None else last.suit
+        return _declare_reason(view, know, rest, suit)
+    if any(c.rank == wild for c in rest):
+        return Note.of(HintCode.KEEP_WILD, card=cards[0], wild=Rank(wild), own=own)
     if len(cards) >= 3:
-        return (f"Play all {_n(len(cards))} at once: that empties {len(cards)} of your "
-                f"{len(hand)} cards in one turn.")
-    suit = last // 13
+        return Note.of(HintCode.MANY, count=len(cards), hand=len(hand))
+    suit = last.suit
     if know.void(nxt, suit):
-        return f"Play {_cards(cards)}: {who(nxt)} drew on {_suit_name(suit)} and has none."
-    value = sum(card_value(Card(c), view.rules) for c in cards)
+        return Note.of(HintCode.VOID_NEXT, cards=cards, suit=suit, seat=nxt, next=nxt)
+    value = table.hand_value(cards)
     if len(cards) == 2:
-        return f"Play both {_cards(cards)}: two cards gone in one turn."
+        return Note.of(HintCode.BOTH, cards=cards)
     if value >= 10 and not view.rules.countdown:
-        return (f"Shed the {_cards(cards)} — {value} points you don't want to be "
-                f"caught with.")
-    held = sum(1 for c in rest if c // 13 == suit and c % 13 + 1 != wild)
+        return Note.of(HintCode.SHED, cards=cards, value=value)
+    held = sum(1 for c in rest if c.suit == suit and c.rank != wild)
     if held >= 2:
-        return (f"Play {_cards(cards)}: it keeps {_suit_name(suit)} on the pile, and you "
-                f"hold {_n(held)} more.")
-    return f"Play {_cards(cards)}: it fits and keeps your options open."
+        return Note.of(HintCode.KEEP_SUIT, cards=cards, suit=suit, held=held)
+    return Note.of(HintCode.FITS, cards=cards)

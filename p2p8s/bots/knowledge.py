@@ -34,6 +34,8 @@ class TableKnowledge:
     hold (empty for the own seat). ``declared[s]``: the suit seat ``s`` last declared
     with a wild card, or ``None``. ``passes``: seats in a row that passed without
     drawing (R-BLOCKED counter). ``reshuffles``: reshuffles so far this round.
+    ``wild_rank``: the rule table's wild rank (R-EIGHT); ``counters``: the cards that
+    answer a draw penalty (R-COUNTER).
     """
 
     unseen: Counter[Card]
@@ -41,16 +43,18 @@ class TableKnowledge:
     declared: tuple[Suit | None, ...]
     passes: int
     reshuffles: int
+    wild_rank: int
+    counters: frozenset[int]
 
     def void(self, seat: int, suit: Suit | int) -> bool:
-        """True if ``seat`` provably holds no non-wild card of ``suit``."""
+        """True if ``seat`` provably holds no card of ``suit`` but the wild one."""
         base = int(suit) * 13
         forb = self.forbidden[seat]
-        return all(base + r in forb for r in range(13) if r != 7)
+        return all(base + r in forb for r in range(13) if r != self.wild_rank - 1)
 
-    def unseen_rank(self, rank: int) -> int:
-        """Unseen copies of ``rank`` (1..13): e.g. 2s that could still counter a 2."""
-        return sum(k for c, k in self.unseen.items() if c % 13 + 1 == rank)
+    def unseen_counters(self) -> int:
+        """Unseen cards that could still answer a draw penalty (R-COUNTER): the 2s."""
+        return sum(k for c, k in self.unseen.items() if c in self.counters)
 
 
 def _playable_set(suit: int, top_rank: int | None, declared: bool, wild: int) -> frozenset[int]:
@@ -117,4 +121,6 @@ def read_table(view: View) -> TableKnowledge:
             draws[s] = 0
             passes = 0
     forbidden[view.seat] = frozenset()
-    return TableKnowledge(unseen, tuple(forbidden), tuple(declared), passes, reshuffles)
+    table = view.rules.rule_table
+    return TableKnowledge(unseen, tuple(forbidden), tuple(declared), passes, reshuffles,
+                          table.wild_rank, frozenset(c for c in range(52) if table.counters(c)))

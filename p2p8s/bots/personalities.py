@@ -10,6 +10,9 @@ what the table revealed). The styles differ where a player notices:
   somebody is close to going out.
 * **Vera** (attacker) saves queens, 2s and aces and fires them at a player with one
   or two cards left (R-QUEEN, R-TWO, R-ACE), reversing away from danger.
+
+What a card does (its value, whether it is an action card that skips, reverses or
+adds a penalty) is read from the ruleset's rule table (:mod:`p2p8s.ruletable`).
 * **Max** (counter) reads draws, passes and declarations (:mod:`p2p8s.bots.knowledge`)
   and steers the pile into suits the next player lacks, away from suits they called.
 
@@ -25,9 +28,6 @@ from dataclasses import dataclass
 from p2p8s.bots.base import View
 from p2p8s.bots.knowledge import TableKnowledge, read_table
 from p2p8s.engine import Action, Play, Take
-from p2p8s.rules import card_value
-
-_ACE, _TWO, _QUEEN = 1, 2, 12
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -90,8 +90,8 @@ def score_play(style: Style, ctx: _Context, play: Play) -> float:
     if not rest:
         return 1e6  # R-OUT: going out beats everything
     wild = view.wild[view.seat]
-    rules = view.rules
-    value = sum(card_value(c, rules) for c in cards)
+    table = view.rules.rule_table
+    value = table.hand_value(cards)
     score = style.shed * value + style.multi * (len(cards) - 1)
     last = cards[-1]
     rank = last % 13 + 1
@@ -105,11 +105,12 @@ def score_play(style: Style, ctx: _Context, play: Play) -> float:
     score += style.suit_keep * same_suit
     if any(c % 13 + 1 == rank for c in rest) and rank != wild:
         score += 0.5  # the same rank can follow later
-    if rules.action_cards and rank in (_ACE, _TWO, _QUEEN):
+    rule = table.rule(last)
+    if rule.action:
         n = view.players
         sizes = view.hand_sizes
         target = ctx.next_seat
-        if rank == _ACE and n > 2:
+        if table.effect((last,), n).reverses:
             # R-ACE: the reverse hands the next turn to the previous player instead
             threat = sizes[target] <= 2 and sizes[ctx.prev_seat] > sizes[target]
         else:
@@ -118,7 +119,7 @@ def score_play(style: Style, ctx: _Context, play: Play) -> float:
             score += style.attack * (3 - sizes[target]) * len(cards)
         else:
             score -= style.hold * len(cards)
-        if rank == _TWO and ctx.know is not None and ctx.know.unseen_rank(_TWO) == 0:
+        if rule.penalty and ctx.know is not None and ctx.know.unseen_counters() == 0:
             score += 3.0  # nobody can counter it any more
     if style.reads and ctx.know is not None:
         know = ctx.know

@@ -5,23 +5,35 @@
 True
 >>> get_bot("expert").name
 'Expert'
+>>> describe("Vera")
+<BotCode.VERA: 'bot-vera'>
 """
 
 from __future__ import annotations
 
 from p2p8s.bots.base import Bot, RandomBot
-from p2p8s.errors import MalformedInput
+from p2p8s.errors import Code, MalformedInput
 
 #: The regulars' names, in the order a solo table seats them.
 REGULARS: tuple[str, ...] = ("Hanna", "Karl", "Vera", "Max")
 
-_DESCRIPTIONS: dict[str, str] = {
-    "hanna": "Hoards her 8s for the last card or the tightest spot.",
-    "karl": "Sheds his expensive cards first: kings, queens and action cards never linger.",
-    "vera": "Goes after whoever is about to go out with queens, 2s and aces.",
-    "max": "Counts cards and reads the table: who drew, who passed, which suit was called.",
-    "expert": "Thinks ahead: plays out hundreds of possible futures before every move.",
-    "random": "Plays any legal move at random — the baseline.",
+
+class BotCode(Code):
+    """A computer player's one-line description (said by the CLI), and the refusal of an
+    unknown name (MalformedInput: ``name`` given, ``known`` names)."""
+
+    HANNA = "bot-hanna"
+    KARL = "bot-karl"
+    VERA = "bot-vera"
+    MAX = "bot-max"
+    EXPERT = "bot-expert"
+    RANDOM = "bot-random"
+    UNKNOWN = "bot-unknown"
+
+
+_DESCRIPTIONS: dict[str, BotCode] = {
+    "hanna": BotCode.HANNA, "karl": BotCode.KARL, "vera": BotCode.VERA, "max": BotCode.MAX,
+    "expert": BotCode.EXPERT, "random": BotCode.RANDOM,
 }
 
 
@@ -30,11 +42,15 @@ def known_names() -> tuple[str, ...]:
     return (*REGULARS, "Expert", "Random")
 
 
+def _unknown(name: object) -> MalformedInput:
+    return MalformedInput(BotCode.UNKNOWN, name=name, known=known_names())
+
+
 def get_bot(name: str) -> Bot:
     """A fresh bot for ``name`` (case-insensitive: a regular, ``expert`` or ``random``).
 
-    Raises :class:`~p2p8s.errors.MalformedInput` listing the known names for an
-    unknown one.
+    Raises :class:`~p2p8s.errors.MalformedInput` (:attr:`BotCode.UNKNOWN`, listing the
+    known names) for an unknown one.
     """
     key = name.strip().lower() if isinstance(name, str) else ""
     if key == "random":
@@ -47,17 +63,14 @@ def get_bot(name: str) -> Bot:
 
     bot = regular(key)
     if bot is None:
-        raise MalformedInput(
-            f"no computer player called {name!r} (known: {', '.join(known_names())})"
-        )
+        raise _unknown(name)
     return bot
 
 
-def describe(name: str) -> str:
-    """The one-line description of a bot; raises MalformedInput for an unknown name."""
+def describe(name: str) -> BotCode:
+    """The code of a bot's one-line description; raises MalformedInput for an unknown
+    name."""
     key = name.strip().lower() if isinstance(name, str) else ""
     if key not in _DESCRIPTIONS:
-        raise MalformedInput(
-            f"no computer player called {name!r} (known: {', '.join(known_names())})"
-        )
+        raise _unknown(name)
     return _DESCRIPTIONS[key]

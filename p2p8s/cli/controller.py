@@ -25,14 +25,15 @@ would show in its widgets. What the person decided comes back as an :data:`Inten
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from p2p8s.bots.base import View
+from p2p8s.bots.base import Note, View
 from p2p8s.bots.hints import Hint
 from p2p8s.cards import Card, Suit
 from p2p8s.cli import view as v
+from p2p8s.cli.look import Look
 from p2p8s.cli.moves import (
     CANCEL,
     NOTHING_TO_DECIDE,
@@ -180,7 +181,7 @@ class Screen(Protocol):
 # --------------------------------------------------------------------------- rendering
 
 
-def board_lines(board: Board, look: v.Look, *, extras: Sequence[str] = ()) -> list[str]:
+def board_lines(board: Board, look: Look, *, extras: Sequence[str] = ()) -> list[str]:
     """A :class:`Board` in line mode: after a draw the drawn cards and the hand, else a
     blank line (not at a round's start), the table with ``extras`` under its heading
     (the friends' table: who sits where, open hands) and the hand."""
@@ -203,14 +204,14 @@ class Controller:
     ``screen`` in the ``look``'s style. ``coach`` (or None) remarks on the person's
     first round; ``help`` is the answer to ``help``."""
 
-    def __init__(self, source: Source, screen: Screen, look: v.Look, *,
+    def __init__(self, source: Source, screen: Screen, look: Look, *,
                  coach: Coach | None = None, help: Sequence[str] = v.HELP_LINES) -> None:
         self.source = source
         self.screen = screen
         self.look = look
         self.coach = coach
         self.help = tuple(help)
-        self._explainer = Coach(card=look.card)
+        self._explainer = Coach()
         self.asking_suit: tuple[Card, ...] | None = None  #: a wild play waits for a suit
         self._told = 0  # turns narrated this round
         self.told_events = 0  #: events of this round covered by the narration
@@ -223,11 +224,13 @@ class Controller:
         """Who is spoken to: the seat names, the person's seat, the look."""
         return Speaker(tuple(self.source.names), self.source.me, self.look)
 
-    def words(self, said: Error | str) -> str:
+    def words(self, said: Error | Note | str) -> str:
         """The one place a text of the core (an error, a hint's reason, a coach's remark)
         becomes the words shown: an error as a sentence, every card in this look."""
         if isinstance(said, Error):
             return sentence(card_message(self.speaker.error(said), self.look.card))
+        if isinstance(said, Note):
+            return self.speaker.say(said.code, **said.params)
         return card_message(said, self.look.card)
 
     def say(self, kind: Kind, *lines: str) -> None:
@@ -265,7 +268,7 @@ class Controller:
             self.say(Kind.NARRATION, nar.turn_line(turns[i], sp, rules=view.rules))
             ended = i == len(turns) - 1 and turns[i][-1].next_turn is None
             if self.coach is not None and not ended:
-                remarks = self.coach.on_turns(view, [turns[i]], self.source.names)
+                remarks = self.coach.on_turns(view, [turns[i]])
                 self.say(Kind.COACH, *(self.words(r) for r in remarks))
         if done > self._told:
             self._told = done
@@ -401,8 +404,7 @@ class Controller:
         """Say the hint thought out for the decision ``asked``, if it still stands."""
         view = self.source.view()
         if view is not None and self.source.my_turn() and self.decision(view) == asked:
-            said = replace(h, reason=self.words(h.reason))
-            self.say(Kind.HINT, hint_line(said, view.hand, self.look))
+            self.say(Kind.HINT, hint_line(h, view.hand, self.look, names=self.source.names))
         else:
             self.say(Kind.NOTICE, "The hint came too late: that decision is over.")
 

@@ -22,7 +22,9 @@ from dataclasses import dataclass
 from p2p8s.bots.base import View
 from p2p8s.bots.hints import Hint
 from p2p8s.cards import Card, Suit
-from p2p8s.cli.view import SUIT_NAMES, Look, action_keys, action_text, numbered_hand
+from p2p8s.cli.look import SUIT_NAMES, Look
+from p2p8s.cli.view import action_keys, action_text, numbered_hand
+from p2p8s.cli.words import Speaker
 from p2p8s.coach import Coach
 from p2p8s.engine import DRAW, PASS, TAKE, Action, Play, Round
 from p2p8s.errors import IllegalAction, MalformedInput
@@ -212,10 +214,7 @@ def read_move(text: str, rnd: Round, view: View, *, coach: Coach
     if isinstance(parsed, Command):
         return parsed
     if not isinstance(parsed, CardChoice):
-        try:
-            rnd.check(parsed)
-        except IllegalAction as exc:
-            raise IllegalAction(card_message(str(exc), coach.card)) from None
+        rnd.check(parsed)
         return parsed
     cards = list(parsed.cards)
     if len(cards) > 1 and not rnd.playable(cards[0], seat):
@@ -230,8 +229,7 @@ def read_move(text: str, rnd: Round, view: View, *, coach: Coach
     try:  # check everything but the suit before asking for one
         rnd.check(Play(tuple(cards), Suit.CLUBS if ask else suit))
     except IllegalAction as exc:
-        raise IllegalAction(coach.why_not(view, cards, card_message(str(exc), coach.card))
-                            ) from None
+        raise coach.why_not(view, cards, exc) from None
     if ask:
         return NeedSuit(tuple(cards))
     return Play(tuple(cards), suit)
@@ -320,11 +318,11 @@ def drew_line(card: Card | None, look: Look, *, reshuffled: bool = False) -> str
                                    if reshuffled else "")
 
 
-def hint_line(h: Hint, hand: Sequence[Card], look: Look) -> str:
+def hint_line(h: Hint, hand: Sequence[Card], look: Look, names: Sequence[str] = ()) -> str:
     """``Hint: play 8♠ and declare hearts ♥ (type 2 h) — reason``; ``hand`` is the
-    seat's hand (numbered as shown)."""
+    seat's hand (numbered as shown), ``names`` the seats' names the reason may use."""
     keys = action_keys(h.action, numbered_hand(hand))
-    reason = card_message(h.reason, look.card)
+    reason = Speaker(names, None, look).say(h.reason.code, **h.reason.params)
     return f"Hint: {action_text(h.action, look)} (type {keys}) — {reason}"
 
 

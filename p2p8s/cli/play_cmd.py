@@ -25,6 +25,7 @@ from p2p8s.cli import view as v
 from p2p8s.cli.controller import Act, AskHint, Board, Controller, Kind, Leave, Redraw, board_lines
 from p2p8s.cli.moves import NOTHING_TO_DECIDE, CardChoice, Command, parse_input, word_of
 from p2p8s.cli.terminal import InputClosed, Terminal
+from p2p8s.cli.words import PLAIN
 from p2p8s.coach import Coach
 from p2p8s.engine import Action, Round
 from p2p8s.errors import LocalError, MalformedInput
@@ -100,7 +101,7 @@ class SoloGame:
         ui = ui or {}
         coaching = not settings.coached and auto is None
         seen = ui.get("coach_seen", [])
-        coach = (Coach(seen if isinstance(seen, list) else [], card=self.look.card)
+        coach = (Coach(seen if isinstance(seen, list) else [])
                  if coaching else None)
         self.ctl = Controller(SoloSource(session), self, self.look, coach=coach)
         self.ctl.skip_narration()
@@ -151,7 +152,7 @@ class SoloGame:
                 "commands.")
             for seat in range(1, len(s.names)):
                 try:
-                    about = registry.describe(s.styles[seat])
+                    about = PLAIN.say(registry.describe(s.styles[seat]))
                 except MalformedInput:
                     about = ""
                 same = s.names[seat] == s.styles[seat]

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import click
+
+from p2p8s.cards import Card, Rank, Suit, parse_cards
+from p2p8s.cli.words.phrases import article, either, rank_name
+from p2p8s.rules import Ruleset
+from p2p8s.ruletable import CardRule, RuleTable
 
 _COMMON = """\
 CRAZY EIGHTS — {title}
@@ -44,26 +51,28 @@ End of the round
   If every player in turn passes without being able to draw, the round is blocked.
 {scoring}"""
 
-_TABLE_ACTIONS = """
-Action cards (table rules)
-  2   the next player must play a 2 (several 2s with multi-play, +2 each) and pass the
+_PENALTY = """\
+  {r}   the next player must play {a_r} (several {r}s with multi-play, +{n} each) and pass the
       growing penalty on, or take it: draw all pending cards and end the turn. Nothing
-      else is allowed — no 8, no ordinary draw. After a taken penalty the 2 stays on
+      else is allowed — no {w}, no ordinary draw. After a taken penalty the {r} stays on
       top and the next player plays on it as usual.
-  Q   the next player misses a turn.
-  A   reverses the direction of play; with 2 players an ace works like a queen.
-  Several at once count one each: two queens skip two players, two aces keep the
-  direction, and with 2 players two queens or two aces give the turn to the opponent.
+"""
+_SKIP = "  {r}   the next player misses a turn.\n"
+_REVERSE = ("  {r}   reverses the direction of play; with 2 players {a_name} works like "
+            "{a_skip}.\n")
+_SEVERAL = """\
+  Several at once count one each: two {skips} skip two players, two {reverses} keep the
+  direction, and with 2 players two {skips} or two {reverses} give the turn to the opponent.
 """
 
 _TABLE_SCORING = """
 Scoring (table rules)
   At the end of a round, blocked or not, everyone adds the value of the cards left in
   their hand to their total:
-      8 = 50    2, Q, A = 20    J, K = 10    3-7, 9, T = face value
-  Example: 8H QS AD KC 5D TS = 115.
-  The match target is 50 points per seat in a solo game (100 for 2 players ... 350 for
-  7); at a friends' table the host picks 100 (default) or 200. Once any total reaches
+      {values}
+  Example: 8H QS AD KC 5D TS = {example}.
+  The match target is {per_seat} points per seat in a solo game ({two} for 2 players ... {seven} for
+  7); at a friends' table the host picks {table} (default) or 200. Once any total reaches
   the target, the lowest total wins; if the lowest is shared, another round is played.
 
 Defaults: action cards on, multi-play on, draw limit 3, no drawing while able to play,
@@ -72,14 +81,14 @@ reshuffle on. `p2p8s rules --classic` shows the classic game.
 
 _CLASSIC_SCORING = """
 Scoring (classic)
-  There are no action cards: 2, Q and A are ordinary cards.
+  There are no action cards: {ordinary} are ordinary cards.
   The player who goes out collects the value of every card left in the other hands:
-      8 = 50    J, Q, K = 10    A = 1    2-7, 9, T = face value
-  Example: 8H QS AD KC 5D TS = 86.
+      {values}
+  Example: 8H QS AD KC 5D TS = {example}.
   A blocked round goes to the lowest hand, who collects the difference between each
   other hand and their own; players sharing the lowest value each collect those
   differences (hands 12, 30, 12: both 12s collect 18).
-  The first player to reach 100 points (adjustable) wins; if several reach it in the
+  The first player to reach {target} points (adjustable) wins; if several reach it in the
   same round the highest total wins, and a tie at the top plays another round.
 
 Defaults: multi-play on, draw limit 3, no drawing while able to play, reshuffle on.
@@ -94,19 +103,103 @@ Countdown variant (optional)
 """
 
 
+
+#: R-HAND in words, per preset.
+_HANDS = {"table": "Everyone gets 7 cards; with 5 to 7 players 5 each.",
+          "classic": "Two players get 7 cards each, three or more players 5 each."}
+_EXAMPLE = parse_cards(["8H", "QS", "AD", "KC", "5D", "TS"])
+
+
+def _ace_high(rank: Rank) -> int:
+    return 14 if rank == Rank.ACE else int(rank)
+
+
+def _ranks(table: RuleTable, has: Callable[[CardRule], object]) -> list[Rank]:
+    """The ranks whose every card ``has`` something, the ace high."""
+    return sorted((r for r in Rank if all(has(table.rule(Card.of(r, s))) for s in Suit)),
+                  key=_ace_high)
+
+
+def _letters(ranks: Sequence[Rank], joint: str = "or") -> str:
+    return either([r.letter for r in ranks], joint) if ranks else ""
+
+
+def _values(table: RuleTable) -> str:
+    """``8 = 50    2, Q, A = 20    J, K = 10    3-7, 9, T = face value`` (R-PTS-*)."""
+    groups: dict[int, list[Rank]] = {}
+    face: list[Rank] = []
+    for r in sorted(Rank, key=_ace_high):
+        value = table.value(Card.of(r, Suit.CLUBS))
+        if Rank.TWO <= r <= Rank.TEN and value == int(r):
+            face.append(r)
+        else:
+            groups.setdefault(value, []).append(r)
+    parts = [f"{', '.join(r.letter for r in groups[v])} = {v}"
+             for v in sorted(groups, reverse=True)]
+    runs: list[list[Rank]] = []
+    for r in face:
+        if runs and int(r) == int(runs[-1][-1]) + 1:
+            runs[-1].append(r)
+        else:
+            runs.append([r])
+    faces = [f"{run[0].letter}-{run[-1].letter}" if len(run) >= 3 else
+             ", ".join(x.letter for x in run) for run in runs]
+    return "    ".join([*parts, ", ".join(faces) + " = face value"])
+
+
+def _starter(table: RuleTable) -> str:
+    """``It may not be an 8, 2, Q or A:`` (R-STARTER)."""
+    wild = Rank(table.wild_rank)
+    banned = [wild, *(r for r in _ranks(table, lambda c: not c.starter) if r != wild)]
+    a = article(rank_name(banned[0])).split()[0]
+    return f"It may not be {a} {_letters(banned)}:"
+
+
+def _actions(table: RuleTable) -> str:
+    """The action cards section (R-TWO, R-QUEEN, R-ACE) from the rule table."""
+    penalties = _ranks(table, lambda c: c.penalty)
+    skips = _ranks(table, lambda c: c.skip)
+    reverses = _ranks(table, lambda c: c.reverse)
+    if not (penalties or skips or reverses):
+        return ""
+    wild = Rank(table.wild_rank).letter
+    lines = [_PENALTY.format(r=r.letter, a_r=article(rank_name(r)), w=wild,
+                             n=table.rule(Card.of(r, Suit.CLUBS)).penalty) for r in penalties]
+    lines += [_SKIP.format(r=r.letter) for r in skips]
+    like = article(rank_name(skips[-1])) if skips else "a skip"
+    lines += [_REVERSE.format(r=r.letter, a_name=article(rank_name(r)), a_skip=like)
+              for r in reverses]
+    if skips and reverses:
+        lines.append(_SEVERAL.format(skips=plural(skips[-1]), reverses=plural(reverses[-1])))
+    return "\nAction cards (table rules)\n" + "".join(lines)
+
+
+def plural(rank: Rank) -> str:
+    """``queens``, ``aces``, ``2s``."""
+    return rank_name(rank) + "s"
+
+
 def rules_text(*, classic: bool = False) -> str:
-    """The rules page: table rules (default) or the classic game, plus countdown."""
+    """The rules page: table rules (default) or the classic game, plus countdown, written
+    from the preset's rule table."""
     if classic:
-        text = _COMMON.format(
-            title="the classic game",
-            hands="Two players get 7 cards each, three or more players 5 each.",
-            starter="It may not be an 8:", actions="", scoring=_CLASSIC_SCORING)
+        table = Ruleset.classic().rule_table
+        scoring = _CLASSIC_SCORING.format(
+            ordinary=_letters(_ranks(Ruleset().rule_table, lambda c: c.action), "and"),
+            values=_values(table), example=table.hand_value(_EXAMPLE),
+            target=table.table_target.of(2))
+        text = _COMMON.format(title="the classic game", hands=_HANDS[table.name],
+                              starter=_starter(table), actions=_actions(table),
+                              scoring=scoring)
     else:
-        text = _COMMON.format(
-            title="table rules (the default)",
-            hands="Everyone gets 7 cards; with 5 to 7 players 5 each.",
-            starter="It may not be an 8, 2, Q or A:", actions=_TABLE_ACTIONS,
-            scoring=_TABLE_SCORING)
+        table = Ruleset().rule_table
+        solo = table.solo_target
+        scoring = _TABLE_SCORING.format(
+            values=_values(table), example=table.hand_value(_EXAMPLE), per_seat=solo.per_seat,
+            two=solo.of(2), seven=solo.of(7), table=table.table_target.of(2))
+        text = _COMMON.format(title="table rules (the default)", hands=_HANDS[table.name],
+                              starter=_starter(table), actions=_actions(table),
+                              scoring=scoring)
     return text + _COUNTDOWN
 
 

@@ -9,7 +9,7 @@ from typing import IO
 import click
 
 from p2p8s.errors import MalformedInput
-from p2p8s.scenario import load_scenario, run_scenario
+from p2p8s.scenario import ScenarioCode, load_scenario, play_scenario
 
 
 @click.command("scenario")
@@ -21,17 +21,23 @@ def scenario(file: IO[str], indent: int | None) -> None:
     Exit status: 0 when every action applied, 1 when one was illegal (the error names
     the action's index; the state is the state before it), 2 for a malformed file.
     """
+    from p2p8s.cli.look import Look
+    from p2p8s.cli.words import Speaker
+
     name = getattr(file, "name", "scenario")
     try:
         text = file.read()
     except UnicodeDecodeError:
-        raise MalformedInput(f"{name}: not a UTF-8 text file") from None
+        raise MalformedInput(ScenarioCode.FILE_NOT_TEXT, name=name) from None
     try:
-        result = run_scenario(load_scenario(text))
+        run = play_scenario(load_scenario(text))
     except MalformedInput as exc:
-        raise MalformedInput(f"{name}: {exc}") from None
+        raise MalformedInput(ScenarioCode.IN_FILE, name=name, error=exc) from None
+    result = run.to_dict()
+    if run.error is not None:  # the words for people beside the code (ASCII card names)
+        result["error"]["message"] = Speaker(look=Look(ascii=True)).error(run.error)
     click.echo(json.dumps(result, indent=indent))
-    if not result["ok"]:
+    if not run.ok:
         sys.exit(1)
 
 

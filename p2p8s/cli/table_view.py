@@ -25,6 +25,7 @@ from p2p8s.cli import view as v
 from p2p8s.cli.controller import Act, AskHint, Board, Controller, Kind, Leave, Redraw, board_lines
 from p2p8s.cli.moves import card_message, shorten
 from p2p8s.cli.terminal import Terminal
+from p2p8s.cli.words import PLAIN
 from p2p8s.engine import Action, Round
 from p2p8s.errors import MalformedInput
 from p2p8s.match import Match
@@ -207,7 +208,7 @@ class TableScreen:
             about = ""
             if s.computer:
                 try:
-                    about = ": " + registry.describe(s.computer)
+                    about = ": " + PLAIN.say(registry.describe(s.computer))
                 except MalformedInput:
                     about = ""
             self.say(f"  seat {s.seat}: {s.name} ({who}){about}")
@@ -354,7 +355,6 @@ class TableScreen:
         """The expert's hint, thought out off the loop on a snapshot (the view, the legal
         actions, the names and an RNG of its own), then said if the decision still stands."""
         rng = random.Random(self._rng.getrandbits(64))
-        names = tuple(self.names)
         view, legal = ask.view, list(ask.legal)
 
         def said(h: Hint, now: float) -> Typed:
@@ -363,4 +363,4 @@ class TableScreen:
                 self._prompt(self._seat.table, now)
             return None
 
-        return Think(work=lambda: hint(view, legal, rng, names=names), then=said)
+        return Think(work=lambda: hint(view, legal, rng), then=said)

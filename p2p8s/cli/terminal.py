@@ -22,8 +22,8 @@ import time
 from collections.abc import Iterable
 from typing import TextIO
 
+from p2p8s.cli.look import Look
 from p2p8s.cli.moves import shorten
-from p2p8s.cli.view import Look
 from p2p8s.errors import LocalError
 
 DEFAULT_PACE_S = 0.6

@@ -68,7 +68,7 @@ from functools import partial
 
 from p2p8s.bots.base import View, view_of
 from p2p8s.bots.registry import get_bot
-from p2p8s.cards import Card, Rank
+from p2p8s.cards import Card
 from p2p8s.crypto.audit import check_claims
 from p2p8s.crypto.deck import Position, card_face
 from p2p8s.crypto.errors import CheatDetected
@@ -162,28 +162,23 @@ class Phase(StrEnum):
 
 def first_dealer(round_id: bytes, players: int) -> int:
     """R-DEALER from the joint round id of round 1: ``H(tag ‖ round_id) mod players``."""
-    digest = hashlib.sha512(DEALER_TAG + round_id).digest()
-    return int.from_bytes(digest[:8], "big") % players
+    from p2p8s import ruletable
+
+    return ruletable.first_dealer(DEALER_TAG + round_id, players)
 
 
 def deal_order(sizes: Sequence[int], dealer: int) -> list[int]:
     """The seat receiving each dealt card, top of the stock first (R-DEALORDER)."""
-    n = len(sizes)
-    remaining = list(sizes)
-    seat = (dealer + 1) % n
-    order = []
-    while any(remaining):
-        if remaining[seat]:
-            order.append(seat)
-            remaining[seat] -= 1
-        seat = (seat + 1) % n
-    return order
+    from p2p8s import ruletable
+
+    return list(ruletable.deal_order(sizes, dealer))
 
 
 def forbidden_starter(card: Card, action_cards: bool) -> bool:
-    """R-STARTER: an 8 never starts the pile; with action cards neither do 2, Q, A."""
-    banned = {Rank.EIGHT, Rank.TWO, Rank.QUEEN, Rank.ACE} if action_cards else {Rank.EIGHT}
-    return card.rank in banned
+    """R-STARTER: the rule table's cards that may not start the pile."""
+    from p2p8s.rules import Ruleset
+
+    return not Ruleset(action_cards=action_cards).rule_table.starter(card)
 
 
 class _Pending:

@@ -9,10 +9,23 @@ import pytest
 from bots_harness import RULESETS, decisions
 
 from p2p8s.bots import REGULARS, get_bot, hint, view_of
-from p2p8s.bots.hints import Hint, explain
+from p2p8s.bots.base import Note
+from p2p8s.bots.hints import Hint, HintCode, explain
 from p2p8s.cards import Card, parse_cards, standard_deck
+from p2p8s.cli import words
+from p2p8s.cli.view import Look
+from p2p8s.cli.words import Speaker
 from p2p8s.engine import DRAW, TAKE, Event, OrderedDeck, Play, Round
 from p2p8s.rules import Ruleset
+
+
+def _said(note: Note, names: list[str] | None = None) -> str:
+    """The reason as the CLI says it (cards with suit glyphs)."""
+    return Speaker(names=names or (), look=Look()).say(note.code, **note.params)
+
+
+def test_every_reason_has_words() -> None:
+    assert words.missing(HintCode) == []
 
 
 def _deal(seat1: str, seat0: str, starter: str, players: int = 2) -> Round:
@@ -33,7 +46,8 @@ def test_hints_are_legal_with_a_reason_across_rulesets() -> None:
             if rng.random() < 0.15:
                 h = hint(view, legal, rng, playouts=16)
                 assert isinstance(h, Hint) and h.action in legal
-                assert h.reason.strip() and "\n" not in h.reason
+                text = _said(h.reason)
+                assert text.strip() and "\n" not in text
                 seen += 1
     assert seen > 20
 
@@ -44,14 +58,14 @@ def test_take_the_penalty_without_a_two() -> None:
     view = view_of(r, 0)
     h = hint(view, r.legal_actions(), random.Random(1), playouts=8)
     assert h.action == TAKE
-    assert h.reason == "Take the penalty: you have no 2."
+    assert _said(h.reason) == "Take the penalty: you have no 2."
 
 
 def test_keep_the_eight_while_a_card_follows_suit() -> None:
     r = _deal("7H 8S", "2C 9D", "3H")
     h = hint(view_of(r, 1), r.legal_actions(), random.Random(1))
     assert str(h.action) == "play 7H"
-    assert h.reason == "Keep your 8: you can follow suit with 7♥."
+    assert _said(h.reason) == "Keep your 8: you can follow suit with 7♥."
 
 
 def test_reasons_name_players_and_the_suit() -> None:
@@ -60,13 +74,13 @@ def test_reasons_name_players_and_the_suit() -> None:
     legal = r.legal_actions()
     to_hearts = next(a for a in legal if isinstance(a, Play) and a.cards == (Card.parse("8S"),)
                      and a.suit == 2)
-    assert explain(view, legal, to_hearts) == (
+    assert _said(explain(view, legal, to_hearts)) == (
         "Change to hearts: you hold three hearts, your longest suit.")
     r2 = _deal("QH 4H", "2C 9D", "3H", players=2)
     r2.hands[0] = r2.hands[0][:1]
     view2 = view_of(r2, 1)
     queen = Play((Card.parse("QH"),))
-    assert explain(view2, r2.legal_actions(), queen, names=["Bea", "You"]) == (
+    assert _said(explain(view2, r2.legal_actions(), queen), names=["Bea", "You"]) == (
         "Play the Q now: Bea has one card left.")
 
 
@@ -81,7 +95,7 @@ def _declare(hand: str, suit: int, *, log: tuple[Event, ...] = (), discard: str 
         view = dataclasses.replace(view, discard=(*parse_cards(discard.split()), view.top))
     view = dataclasses.replace(view, log=log)
     play = Play((cards[0],), suit)  # type: ignore[arg-type]
-    return explain(view, [play], play, names=["Ann", "Bea", "Cy"][:players])
+    return _said(explain(view, [play], play), names=["Ann", "Bea", "Cy"][:players])
 
 
 @pytest.mark.parametrize(("hand", "suit", "reason"), [

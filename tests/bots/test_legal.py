@@ -10,6 +10,7 @@ from bots_harness import RULESETS, decisions
 from p2p8s.bots import REGULARS, get_bot, hint
 from p2p8s.bots.base import Bot
 from p2p8s.bots.expert import ExpertBot
+from p2p8s.cli.words import PLAIN
 
 
 def _bots(players: int, offset: int) -> list[Bot]:
@@ -42,4 +43,5 @@ def test_expert_and_hint_choose_legal_actions(rules_name: str) -> None:
             if rnd.turn == 0 and len(legal) > 1 and rng.random() < 0.3:
                 h = hint(view, legal, rng, playouts=16)
                 assert h.action in legal
-                assert h.reason.strip() and "\n" not in h.reason
+                reason = PLAIN.say(h.reason.code, **h.reason.params)
+                assert reason.strip() and "\n" not in reason

@@ -20,13 +20,14 @@ from typing import Any
 import pytest
 from net.test_mesh import table as dealt_table
 
-from p2p8s.bots.base import Bot, View
+from p2p8s.bots.base import Bot, Note, View
 from p2p8s.bots.hints import Hint
 from p2p8s.bots.registry import get_bot
-from p2p8s.cli import table_view
+from p2p8s.cli import table_view, words
 from p2p8s.cli.table_view import TableScreen
 from p2p8s.cli.terminal import Terminal
 from p2p8s.engine import Action
+from p2p8s.errors import Code
 from p2p8s.net.lobby import Mesh
 from p2p8s.net.runner import EOF_MARK, Options, Result, play_table
 from p2p8s.table import Table
@@ -185,14 +186,22 @@ class HintingScreen(TableScreen):
             self.lines.put_nowait(EOF_MARK)
 
 
+class _Gate(Code):
+    """The fake hint's reason."""
+
+    OPENED = "test-gate-opened"
+
+
+words.register({_Gate.OPENED: "the gate opened"})
+
+
 async def test_a_hint_is_thought_out_off_the_loop(ticker: Ticker,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     gate = Gate(ticker, ticks=60)
 
-    def gated_hint(view: View, legal: Sequence[Action], rng: random.Random, *,
-                   names: Sequence[str] | None = None) -> Hint:
+    def gated_hint(view: View, legal: Sequence[Action], rng: random.Random) -> Hint:
         gate.wait()
-        return Hint(action=legal[0], reason="the gate opened")
+        return Hint(action=legal[0], reason=Note(_Gate.OPENED))
 
     monkeypatch.setattr(table_view, "hint", gated_hint)
     out = io.StringIO()

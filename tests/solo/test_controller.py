@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from p2p8s.bots.hints import Hint
+from p2p8s.bots.base import Note
+from p2p8s.bots.hints import Hint, HintCode
 from p2p8s.cards import Rank, Suit
 from p2p8s.cli.controller import Act, AskHint, Board, Controller, Kind, Leave, Redraw
 from p2p8s.cli.play_cmd import SoloSource
@@ -87,9 +88,10 @@ def test_commands_prompts_and_the_suit() -> None:
     assert ctl.typed("quit") == Leave()
     asked = ctl.typed("hint")
     assert isinstance(asked, AskHint) and asked.asked == (1, len(s.round.log))
-    ctl.hint_ready(Hint(action=asked.legal[0], reason="because"), asked.asked)
+    ctl.hint_ready(Hint(action=asked.legal[0], reason=Note.of(HintCode.DRAW)), asked.asked)
     (kind, (line,)), = screen.take()
-    assert kind is Kind.HINT and line.startswith("Hint: ") and line.endswith("— because")
+    assert kind is Kind.HINT and line.startswith("Hint: ")
+    assert line.endswith("— Draw: nothing in your hand fits.")
     assert ctl.typed("zz") is None
     assert screen.take() == [(Kind.REFUSAL, (
         "'zz' is not a card number or a command (type help for the list).",))]
@@ -121,5 +123,5 @@ def test_a_hint_for_a_decision_that_is_over_comes_too_late() -> None:
     assert isinstance(asked, AskHint)
     s.apply(asked.legal[0])
     screen.take()
-    ctl.hint_ready(Hint(action=asked.legal[0], reason="late"), asked.asked)
+    ctl.hint_ready(Hint(action=asked.legal[0], reason=Note.of(HintCode.PASS)), asked.asked)
     assert screen.take() == [(Kind.NOTICE, ("The hint came too late: that decision is over.",))]

@@ -10,6 +10,8 @@ from p2p8s.bots.hints import hint
 from p2p8s.cards import Card, Suit, parse_cards
 from p2p8s.cli import view as v
 from p2p8s.cli.play_cmd import CardChoice, Command, parse_input
+from p2p8s.cli.words import Speaker
+from p2p8s.cli.words.coach import lines as said
 from p2p8s.coach import Coach
 from p2p8s.engine import DRAW, PASS, TAKE, Event, OrderedDeck, Play, Round
 from p2p8s.errors import MalformedInput
@@ -32,7 +34,7 @@ def test_coach_explains_each_topic_once() -> None:
     # seat 0 gets 8S 2C QC, seat 1: 5H 9D 3S, seat 2: 7H 6D 4S; starter 9C
     r = _round("8S 5H 7H 2C 9D 6D QC 3S 4S 9C KD KH")
     coach = Coach()
-    lines = coach.before_move(view_of(r, 0), r.legal_actions())
+    lines = said(Speaker(), coach.before_move(view_of(r, 0), r.legal_actions()))
     text = "\n".join(lines)
     assert "cards marked * fit" in text
     assert "8s are wild" in text
@@ -40,7 +42,7 @@ def test_coach_explains_each_topic_once() -> None:
     assert "a queen skips the next player" in text
     assert coach.before_move(view_of(r, 0), r.legal_actions()) == []  # once only
     r.apply(Play((Card.parse("2C"),)))
-    lines = coach.before_move(view_of(r, 1), r.legal_actions())
+    lines = said(Speaker(), coach.before_move(view_of(r, 1), r.legal_actions()))
     assert any("penalty of 2 cards is waiting" in x and "type t to take" in x for x in lines)
 
 
@@ -50,7 +52,7 @@ def test_coach_on_played_cards_and_two_players() -> None:
     ace = Event(1, Play((Card.parse("AS"),)))
     eight = Event(1, Play((Card.parse("8D"),), Suit.HEARTS))
     coach = Coach()
-    text = "\n".join(coach.on_turns(view, [[ace], [eight]], ["You", "Ada"]))
+    text = "\n".join(said(Speaker(["You", "Ada"], 0), coach.on_turns(view, [[ace], [eight]])))
     assert "with two players that works like a queen" in text
     assert "8s are wild" in text
     assert "Ada declared hearts" in text and "only a heart or another wild card" in text
@@ -62,7 +64,7 @@ def test_coach_draw_and_limit() -> None:
     # seat 0 holds 3S 6S 9C ... top KD: nothing fits for seat 0
     assert r.turn == 0 and not r.playable_cards()
     assert any("nothing fits, so draw (d)" in x and "up to 3 cards" in x
-               for x in coach.before_move(view_of(r, 0), r.legal_actions()))
+               for x in said(Speaker(), coach.before_move(view_of(r, 0), r.legal_actions())))
 
 
 @pytest.mark.parametrize(("kw", "expect"), [
@@ -81,8 +83,18 @@ def test_why_not(kw: dict[str, object], expect: str) -> None:
     args["cards"] = parse_cards(kw["cards"])  # type: ignore[arg-type]
     if isinstance(args["drawn"], str):
         args["drawn"] = Card.parse(args["drawn"])
-    text = Coach().why_not_text(**args)  # type: ignore[arg-type]
+    note = Coach().why_not_text(**args)  # type: ignore[arg-type]
+    text = "" if note is None else said(Speaker(look=v.Look(ascii=True)), [note])[0]
     assert expect in text if expect else text == ""
+
+
+def test_why_not_names_an_ace_with_an() -> None:
+    """Bug fixed: the coach said "a ace" when the top card was an ace."""
+    note = Coach().why_not_text(top=Card.parse("AH"), suit=Suit.HEARTS, declared=False,
+                                pending=0, drawn=None, cards=parse_cards(["5C"]), wild=8)
+    assert note is not None
+    assert said(Speaker(look=v.Look(ascii=True)), [note]) == [
+        "5C doesn't fit on AH: you need a heart, an ace, or an 8."]
 
 
 def test_coach_only_in_the_first_round_ever(home: Home) -> None:

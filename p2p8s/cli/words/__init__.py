@@ -11,10 +11,12 @@ A template is a :meth:`str.format` string or a function ``(speaker, params) -> s
 Format specs on parameters:
 
 - a :class:`~p2p8s.cards.Card`, a sequence of cards, or a :class:`~p2p8s.cards.Suit`
-  is drawn by the speaker's :class:`~p2p8s.cli.view.Look` (``{card}`` → ``Q♠``);
+  is drawn by the speaker's :class:`~p2p8s.cli.look.Look` (``{card}`` → ``Q♠``);
 - ``{seat:who}`` names a seat mid-sentence ("you" for the local seat), ``{seat:Who}`` at
   the start of a sentence ("You"), ``{seat:name}`` always by name;
-- ``{n:s}`` is ``"s"`` unless ``n == 1`` (``{n} card{n:s}``).
+- ``{n:s}`` is ``"s"`` unless ``n == 1`` (``{n} card{n:s}``);
+- an :class:`~p2p8s.errors.Error` (the cause inside another error) is said as its
+  sentence.
 
 >>> from p2p8s.errors import Code, LocalError
 >>> class Demo(Code):
@@ -77,7 +79,7 @@ def translate(text: str) -> str:
 
 
 def _look() -> Any:
-    from p2p8s.cli.view import Look
+    from p2p8s.cli.look import Look
 
     return Look()
 
@@ -110,7 +112,13 @@ class Speaker:
             return f"{getattr(code, 'value', code)} {details}".rstrip()
         if callable(t):
             return t(self, params)
-        return translate(t).format(**{k: _Arg(v, self) for k, v in params.items()})
+        return self.format(t, **params)
+
+    def format(self, text: str, /, **params: Any) -> str:
+        """``text`` (a :meth:`str.format` template) filled with ``params`` as :meth:`say`
+        fills a template, through :func:`translate`; for function templates that pick
+        or derive their text first."""
+        return translate(text).format(**{k: _Arg(v, self) for k, v in params.items()})
 
     def error(self, exc: Error) -> str:
         """The sentence for an error raised anywhere in p2p8s."""
@@ -137,6 +145,8 @@ class _Arg:
             return sp.name(v)
         if spec == "s":
             return "" if v == 1 else "s"
+        if isinstance(v, Error):
+            return sp.error(v)
         if isinstance(v, Card):
             return str(sp.look.card(v))
         if isinstance(v, Suit):

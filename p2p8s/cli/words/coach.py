@@ -1,0 +1,121 @@
+"""The coach's words (:class:`~p2p8s.coach.CoachCode`): the topics, said once each in a
+first round ("Coach: …"), and why a card cannot go.
+
+>>> from p2p8s.bots.base import Note
+>>> from p2p8s.cards import Card, Rank, Suit
+>>> from p2p8s.cli.look import Look
+>>> from p2p8s.cli.words import Speaker
+>>> lines(Speaker(look=Look(ascii=True)), [Note.of(CoachCode.NO_FIT, card=Card.parse("5C"),
+...       top=Card.parse("AH"), suit=Suit.HEARTS, rank=Rank.ACE, wild=Rank.EIGHT, own=False)])
+["5C doesn't fit on AH: you need a heart, an ace, or an 8."]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from enum import Enum
+
+from p2p8s.bots.base import Note
+from p2p8s.cli.words import Speaker, Template
+from p2p8s.cli.words.phrases import (
+    SUIT_MANY,
+    SUIT_ONE,
+    Params,
+    article,
+    derive,
+    either,
+    rank_name,
+)
+from p2p8s.coach import CoachCode
+
+
+def _a(key: str) -> Callable[[Params], str]:
+    """The parameter ``key`` (a rank) as ``a queen`` / ``an 8``."""
+    return lambda p: article(rank_name(p[key]))
+
+
+def _counters(p: Params) -> str:
+    return either(article(rank_name(r)) for r in p["counters"])
+
+
+def _wild_name(p: Params) -> str:
+    return f"{rank_name(p['wild'])}s" + (" (your number)" if p["own"] else "")
+
+
+def _counter_how(p: Params) -> str:
+    if p["passed"] is None:
+        return "you hold no {no}, so type t to take them"
+    return "play {counter} to pass a penalty of {passed} to the next player, or type t to take them"
+
+
+def _reverse(p: Params) -> str:
+    if p["heads_up"]:
+        return ("Coach: {a_rank} reverses the direction; with two players that works like "
+                "{like_text}: the same player moves again.")
+    return ("Coach: {a_rank} reverses the direction of play — the 'Play goes' line shows who "
+            "is next.")
+
+
+TEMPLATES: dict[Enum, Template] = {
+    CoachCode.MATCH: ("Coach: cards marked * fit: same suit as the top card (or the declared "
+                      "suit) or the same rank. Type a card's number to play it."),
+    CoachCode.EIGHT: derive(
+        "Coach: {name} are wild: play one on anything, then declare the suit the next player "
+        "must follow. Keep it for when nothing else fits, or for your last card — held too "
+        "long it costs {value} points.", name=_wild_name),
+    CoachCode.DECLARED: derive(
+        "Coach: {seat:Who} declared {many}. Until another card changes it, only a {one} or "
+        "another wild card fits — whatever the top card shows.",
+        many=lambda p: SUIT_MANY[p["suit"]], one=lambda p: SUIT_ONE[p["suit"]]),
+    CoachCode.PENALTY: derive(
+        "Coach: {a_rank} is a draw penalty: the next player draws {penalty} cards and misses "
+        "the turn — unless they play {a_rank} of their own, which adds {penalty} and passes "
+        "it on.", a_rank=_a("rank")),
+    CoachCode.COUNTER: derive(
+        lambda p: ("Coach: a penalty of {pending} cards is waiting for you. Only {counter} "
+                   "counters it — not even {a_wild}: " + _counter_how(p)
+                   + ". Taking ends your turn."),
+        counter=_counters, a_wild=_a("wild"),
+        no=lambda p: either((rank_name(r) for r in p["counters"]), "or")),
+    CoachCode.SKIP: derive(
+        lambda p: "Coach: {a_rank} skips the next player: they miss their turn." + (
+            " With two players that means the same player moves again." if p["heads_up"]
+            else ""),
+        a_rank=_a("rank")),
+    CoachCode.REVERSE: derive(_reverse, a_rank=_a("rank"), like_text=lambda p: (
+        article(rank_name(p["like"])) if p.get("like") is not None else "a skip")),
+    CoachCode.MULTI: ("Coach: several cards of the same rank may go in one turn, like `3 5`: "
+                      "the first must fit, the others only need the same rank, and the last "
+                      "sets the suit."),
+    CoachCode.DRAW: derive(
+        lambda p: ("Coach: nothing fits, so draw (d), one card at a time — "
+                   + ("up to {limit} cards this turn, then you pass" if p["limit"]
+                      else "until one fits")
+                   + ". A drawn card that fits may be played at once.")),
+    CoachCode.DRAWN: ("Coach: the card you drew fits: play it with its number now, or keep "
+                      "it and pass (p)."),
+    CoachCode.LIMIT: derive(
+        lambda p: ("Coach: that was the draw limit ({limit} cards a turn) — nothing fits, so "
+                   "pass (p)." if p["limit"] else "Coach: nothing is left to draw, so pass (p).")),
+    CoachCode.ONE_CARD: "This table plays one card a turn (multi-play is off).",
+    CoachCode.RANKS_DIFFER: "Cards played together must share a rank: {card} and {other} do not.",
+    CoachCode.PENALTY_WAITING: derive(
+        "{card} can't go now: a draw penalty of {pending} is waiting and only {counter} "
+        "counters it (not even {a_wild}). Play {counter} or take the cards (t).",
+        counter=_counters, a_wild=_a("wild")),
+    CoachCode.ONLY_DRAWN: ("After drawing you may only play the card you drew ({drawn}), "
+                           "or pass (p) to keep it."),
+    CoachCode.DECLARED_SUIT: derive(
+        "{card} doesn't fit: {many} were declared, so you need a {one} or a wild card.",
+        many=lambda p: SUIT_MANY[p["suit"]], one=lambda p: SUIT_ONE[p["suit"]]),
+    CoachCode.NO_FIT: derive(
+        "{card} doesn't fit on {top}: you need a {one}, {a_rank}, or {wild_text}.",
+        one=lambda p: SUIT_ONE[p["suit"]], a_rank=_a("rank"),
+        wild_text=lambda p: article(rank_name(p["wild"]))
+        + (" (your wild rank)" if p["own"] else "")),
+}
+
+
+def lines(speaker: Speaker, notes: Iterable[Note]) -> list[str]:
+    """What ``speaker`` says for each of the coach's ``notes``."""
+    return [speaker.say(n.code, **n.params) for n in notes]
