@@ -120,7 +120,7 @@ def test_a_false_hidden_claim_in_the_log_is_named_at_the_audit() -> None:
             break
     assert rnd is not None
     rnd.rules = replace(rnd.rules, draw_when_playable=True)
-    net.inject(turn, lambda n: n._author(turn, DRAW, ()))
+    net.inject(turn, lambda n: n._log.author(turn, DRAW, ()))
     net.idle = set()
     net.run()
     honest_seat = (turn + 1) % 3

@@ -32,14 +32,14 @@ def _agree(net: TableNet, seats: list[int]) -> None:
 
 
 def _dealing(node: Table) -> bool:
-    rs = node._rs
-    return rs is not None and rs.hand_op is not None and rs.round is None
+    return (node.round_number != 0 and node._deal.hand_op is not None
+            and node._log.round is None)
 
 
 def _drawing(node: Table, seat: int) -> bool:
-    rs = node._rs
-    return (rs is not None and rs.pending is not None and rs.pending.seat == seat
-            and isinstance(rs.pending.record.action, Draw))
+    pending = node._log.pending
+    return (node.round_number != 0 and pending is not None and pending.seat == seat
+            and isinstance(pending.record.action, Draw))
 
 
 Moment = Callable[[TableNet, int], bool]
@@ -128,14 +128,14 @@ def test_a_wrong_takeover_move_names_the_node_that_sent_it() -> None:
     net.start()
     until(net, lambda: net.nodes[2].my_turn)
     liar = net.nodes[0]  # the lowest live seat: it sends Cem's moves
-    honest = liar._takeover_move
+    honest = liar._computer.takeover_move
 
-    def wrong(rs: object, seat: int, shown: object = ()) -> object:
-        move = honest(rs, seat, shown)  # type: ignore[arg-type]
-        other = [a for a in liar._rs.round.legal_actions() if a != move]  # type: ignore[union-attr]
+    def wrong(seat: int, shown: object = ()) -> object:
+        move = honest(seat, shown)  # type: ignore[arg-type]
+        other = [a for a in liar._log.round.legal_actions() if a != move]  # type: ignore[union-attr]
         return other[0] if other else move
 
-    liar._takeover_move = wrong  # type: ignore[method-assign,assignment]
+    liar._computer.takeover_move = wrong  # type: ignore[method-assign,assignment]
     net.crash(2)
     net.run()
     fault = net.faults()[1]

@@ -183,8 +183,8 @@ def test_a_node_cut_off_mid_deal_with_shuffled_delivery_ends_identical(
     # it drops them and follows the round as the others saw it
     net = TableNet(make_config(players, target=80), seed=seed, order_seed=seed)
     net.start()
-    until(net, lambda: (rs := net.nodes[gone]._rs) is not None
-          and rs.hand_op is not None and rs.round is None)
+    until(net, lambda: net.nodes[gone].round_number != 0
+          and net.nodes[gone]._deal.hand_op is not None and net.nodes[gone]._log.round is None)
     net.cut_off(gone)
     for _ in range(120):
         net.step()

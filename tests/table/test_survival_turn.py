@@ -36,7 +36,7 @@ BACK = ("you are back: you play your seat again from this turn (your hand is ope
 def _acts(node: Table) -> list[ActRecord]:
     """Every action record in a node's log (what it sent and took in), in order."""
     out = []
-    for _, payload in node._records:
+    for _, payload in node._resync.records:
         if payload[:1] == bytes([CRYPTO]):
             msg = decode(payload[1:], sender=None)
             if isinstance(msg, Act):
@@ -53,15 +53,14 @@ def _record(node: Table, round_no: int, index: int) -> ActRecord:
 def _author(net: TableNet, seat: int) -> int:
     """The node that sends the actions of ``seat`` (taken over) now."""
     live = next(s for s in net.live if s != seat)
-    rs = net.nodes[live]._rs
-    assert rs is not None and seat in rs.bots
-    return net.config.node_of(rs.proxy()) if seat in rs.recovered else rs.adopter
+    seats = net.nodes[live]._seats
+    assert net.nodes[live].round_number and seat in seats.bots
+    return net.config.node_of(seats.proxy()) if seat in seats.recovered else seats.adopter
 
 
 def _bot_move(node: Table) -> Action:
-    rs = node._rs
-    assert rs is not None
-    return node._takeover_move(rs, node.me)
+    assert node.round_number
+    return node._computer.takeover_move(node.me)
 
 
 def _other_choice(node: Table) -> Action | None:
@@ -126,9 +125,7 @@ def _choose_other(net: TableNet, gone: int, round_no: int,
         assert node.round_number == round_no, "the round ended before a choice differed"
         assert node.my_turn and gone in node.taken_over
         other = _other_choice(node)
-        rs = node._rs
-        assert rs is not None
-        index, bot = rs.applied, _bot_move(node)
+        index, bot = node._log.applied, _bot_move(node)
         out = node.act(other if other is not None else bot, net.now)
         assert [m.payload[0] for m in out.messages] == [CHOICE]
         assert not node.my_turn
@@ -188,8 +185,7 @@ def test_an_adopted_seat_is_played_by_its_person_once_its_node_is_back() -> None
     first = net.nodes[0].round_number
     until(net, lambda: net.nodes[0].round_number == first + 1
           and net.nodes[0].round is not None)
-    rs = net.nodes[0]._rs
-    assert rs is not None and gone in rs.adopted
+    assert gone in net.nodes[0]._seats.adopted
     net.reconnect(gone)
     index, chosen, _ = _choose_other(net, gone, first + 1)
     net.idle.discard(gone)
@@ -209,15 +205,14 @@ def test_without_a_choice_the_computer_plays_at_the_deadline_then_after_a_grace(
     node = net.nodes[gone]
     until(net, lambda: node.choosing)
     author = net.nodes[_author(net, gone)]
-    rs, mine = author._rs, node._rs
-    assert rs is not None and mine is not None
-    start = max(rs.turn_at, author._back_at[gone])
+    clock, mine = author._clock, node._clock
+    start = max(clock.turn_at, author._seats.back_at[gone])
     assert author.get_timer() == start + 30.0
     assert node.get_timer() is None  # the person's node does not act on it
-    index, bot, round_no = mine.applied, _bot_move(node), mine.number
+    index, bot, round_no = node._log.applied, _bot_move(node), node.round_number
     net.deliver_all()
-    assert rs.authored < index  # it waits
-    until(net, lambda: rs.authored >= index)
+    assert author._log.authored < index  # it waits
+    until(net, lambda: author._log.authored >= index)
     assert net.now == pytest.approx(start + 30.0)
     net.deliver_all()
     assert _record(net.nodes[0], round_no, index).action == bot
@@ -227,7 +222,7 @@ def test_without_a_choice_the_computer_plays_at_the_deadline_then_after_a_grace(
     until(net, lambda: (node.choosing and mine.turn_at > first)
           or node.round_number != round_no)
     if node.round_number == round_no:
-        assert author.get_timer() == pytest.approx(rs.turn_at + AWAY_GRACE_S)
+        assert author.get_timer() == pytest.approx(clock.turn_at + AWAY_GRACE_S)
         assert node.deadline == pytest.approx(net.now + AWAY_GRACE_S)
     net.idle.discard(gone)
     net.run()
@@ -250,9 +245,7 @@ def test_a_choice_that_comes_after_the_computers_move_is_ignored() -> None:
     node, author = net.nodes[2], net.nodes[0]
     assert _author(net, 2) == 0
     until(net, lambda: node.choosing)
-    rs = node._rs
-    assert rs is not None
-    round_no, index, bot = rs.number, rs.applied, _bot_move(node)
+    round_no, index, bot = node.round_number, node._log.applied, _bot_move(node)
     other = _other_choice(node)
     net._post(2, node.act(other if other is not None else bot, net.now))
     assert held
@@ -285,10 +278,10 @@ def test_an_illegal_choice_is_refused_locally_and_nothing_is_sent() -> None:
     assert rnd is not None
     hand = rnd.hands[2]
     stranger = next(c for c in standard_deck() if c not in hand and c.rank != Rank.EIGHT)
-    records = len(node._records)
+    records = len(node._resync.records)
     with pytest.raises(IllegalAction):
         node.act(Play((stranger,)), net.now)
-    assert node.choosing and len(node._records) == records and node.failed is None
+    assert node.choosing and len(node._resync.records) == records and node.failed is None
     assert node._flush().messages == []
     net.idle.discard(2)
     net.run()
@@ -419,9 +412,8 @@ def test_a_choice_sent_by_another_node_or_badly_signed_names_the_sender() -> Non
     _away_and_back(net, 2, "drop")
     node = net.nodes[2]
     until(net, lambda: node.choosing)
-    rs = node._rs
-    assert rs is not None
-    choice = Choice(round_no=rs.number, index=rs.applied, prev=rs.chain, seat=2,
+    log = node._log
+    choice = Choice(round_no=node.round_number, index=log.applied, prev=log.chain, seat=2,
                     action=_bot_move(node))
     keys = make_keys(3)
     good = _signed(choice, 2, keys)
@@ -447,9 +439,7 @@ def test_a_choice_that_does_not_follow_the_log_names_the_person_node() -> None:
     _away_and_back(net, 2, "drop")
     node = net.nodes[2]
     until(net, lambda: node.choosing)
-    rs = node._rs
-    assert rs is not None
-    wrong = Choice(round_no=rs.number, index=rs.applied, prev=bytes(32), seat=2,
+    wrong = Choice(round_no=node.round_number, index=node._log.applied, prev=bytes(32), seat=2,
                    action=_bot_move(node))
     forged = _signed(wrong, 2, list(make_keys(3)))
     net.send_raw(2, 0, bytes([CHOICE]) + forged.encode())

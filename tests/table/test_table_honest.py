@@ -175,15 +175,15 @@ def test_phases_progress() -> None:
 def test_buried_starters_are_drawn_face_up_later(monkeypatch: pytest.MonkeyPatch) -> None:
     # R-STARTER: a forbidden starter is buried face up at len(stock)//2; whoever draws it
     # later gets it without crypto (Session.give), and the audit still passes
-    from p2p8s.table import core
+    from p2p8s.table.sessions import LocalSessions
 
     given: list[tuple[int, tuple[int, int], int]] = []
-    honest = core.Table._give
+    honest = LocalSessions.give
 
-    def spy(self: core.Table, p: tuple[int, int], seat: int) -> None:
-        given.append((self.me, p, seat))
+    def spy(self: LocalSessions, p: tuple[int, int], seat: int) -> None:
+        given.append((self._ctx.me, p, seat))
         honest(self, p, seat)
-    monkeypatch.setattr(core.Table, "_give", spy)
+    monkeypatch.setattr(LocalSessions, "give", spy)
     net = TableNet(make_config(2, rules=Ruleset(draw_limit=0), target=1), seed=b"bury3")
     _play(net)
     _agree(net)
