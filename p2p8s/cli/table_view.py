@@ -40,12 +40,15 @@ from p2p8s.cli.moves import (
     word_of,
 )
 from p2p8s.cli.terminal import Terminal
+from p2p8s.cli.words import Speaker
+from p2p8s.cli.words.table import said
 from p2p8s.coach import Coach
 from p2p8s.engine import Action, Draw, Play
 from p2p8s.errors import IllegalAction, MalformedInput
 from p2p8s.net.runner import DONE_REASON, LEFT_REASON, Leave, Think, Typed, left_the_table
 from p2p8s.table import Table, TableConfig
 from p2p8s.table import events as tev
+from p2p8s.table.text import describe
 
 #: What the audit line says when every card of the round checked out.
 AUDIT_OK = "audit: every card checked ✓"
@@ -77,11 +80,20 @@ def seats_line(names: Sequence[str], me: int, *, computers: dict[int, str],
 
 
 def audit_line(ok: bool, message: str) -> str:
-    """The round's audit verdict for people."""
+    """The round's audit verdict for people (``message``: what failed)."""
     if ok:
         return AUDIT_OK
     reason = message.removeprefix("audit failed: ")
     return f"audit FAILED — {reason}"
+
+
+def applied_line(table: Table, event: tev.Applied, me: int) -> str:
+    """The sentence of an applied action for the person at seat ``me``, from the engine's
+    record of it (the direction before the play is the one after, unless it reversed)."""
+    e = event.event
+    direction = -e.direction if e.reversed else e.direction
+    return describe(e, names=table.names, me=me, rules=table.config.rules,
+                    direction=direction, out=event.out)
 
 
 class TableScreen:
@@ -178,9 +190,10 @@ class TableScreen:
                     self._shown = len(turns)
                     self._covered = sum(len(t) for t in turns)
             elif isinstance(event, tev.Applied):
-                self._applied.append(event.text)
+                text = applied_line(table, event, self.me)
+                self._applied.append(text)
                 rnd = table.round
-                self._narrate(table, ended=rnd is not None and rnd.over, fallback=event.text)
+                self._narrate(table, ended=rnd is not None and rnd.over, fallback=text)
             elif isinstance(event, tev.RoundOver):
                 view = table.view()
                 if (view is not None and view.dealer == event.result.dealer
@@ -193,7 +206,8 @@ class TableScreen:
                 lines = (v.render_round_end(event.result, self.names, match, self.look)
                          if match is not None else [])
                 self.say("", *lines)
-                self.say(self.look.paint(audit_line(event.audit_ok, event.audit_message),
+                reason = said(event.fault, self._words()) if event.fault is not None else ""
+                self.say(self.look.paint(audit_line(event.audit_ok, reason),
                                          "green" if event.audit_ok else "red"))
             elif isinstance(event, tev.MatchOver):
                 match = table.match
@@ -203,13 +217,14 @@ class TableScreen:
                     self.say(f"{self._name(event.winner)} wins the match.")
             elif isinstance(event, tev.Fault):
                 who = self._name(event.seat) if event.seat is not None else "a player"
-                message = card_message(event.message, self.look.card)
+                message = card_message(said(event, self._words()), self.look.card)
                 who = "you" if event.seat == self.me else who
                 self.say(self.look.paint(f"Fault ({who}): {message}", "red"))
             elif isinstance(event, tev.SeatBack):
                 pass  # the runner's presence line has said so, with how it came back
             elif isinstance(event, tev.Info):
-                self.say(event.text[:1].upper() + event.text[1:])  # a sentence of its own
+                text = said(event, self._words())
+                self.say(text[:1].upper() + text[1:])  # a sentence of its own
 
     def presence(self, seat: int, name: str, *, connected: bool, reason: str) -> None:
         """A node left, was lost, or came back (``reason`` says how)."""
@@ -288,6 +303,10 @@ class TableScreen:
             self.say(f"Leaving the table: {why}.")
 
     # --- drawing -------------------------------------------------------------------
+
+    def _words(self) -> Speaker:
+        """Who the table's events are said to: the names, this seat, this look."""
+        return Speaker(names=tuple(self.names), me=self.me, look=self.look)
 
     def _name(self, seat: int) -> str:
         if seat == self.me:

@@ -16,15 +16,14 @@ import dataclasses
 from collections.abc import Sequence
 
 from p2p8s.crypto.deck import Position
-from p2p8s.crypto.errors import CheatDetected
-from p2p8s.crypto.errors import Fault as CryptoFault
 from p2p8s.engine import Action
 from p2p8s.errors import IllegalAction, LocalError, MalformedInput
 from p2p8s.table import events as tev
 from p2p8s.table.actions import CHOICE, ActRecord, Choice
 from p2p8s.table.clock import TurnClock
 from p2p8s.table.context import MAX_AHEAD, Ctx, Phase
-from p2p8s.table.errors import TableError
+from p2p8s.table.errors import RuleBroken, TableCode, TableError
+from p2p8s.table.events import InfoCode
 from p2p8s.table.log import ActionLog
 from p2p8s.table.seats import Seats
 
@@ -76,7 +75,7 @@ class Choices:
                         action=action)
         signature = ctx.sign(choice.signed_bytes(ctx.config.table))
         if len(signature) != 64:
-            raise LocalError("the signer returned no Ed25519 signature")
+            raise LocalError(TableCode.NO_SIGNATURE)
         choice = dataclasses.replace(choice, signature=signature)
         self.chose = log.applied
         self.by_index.setdefault(log.applied, choice)
@@ -85,16 +84,14 @@ class Choices:
     def ready(self) -> None:
         """When the local person may choose for its seat taken over: open its hand in
         the engine (for ``view`` / ``legal_actions``) and tell it once a round. Raises
-        CheatDetected when its open hand does not fit the game."""
+        TableError when its open hand does not fit the game."""
         ctx = self._ctx
         if ctx.failed is not None or ctx.number == 0 or not self.choosing():
             return
         self._log.open_hand(ctx.me, ())
         if not self.told:
             self.told = True
-            ctx.tell(tev.Info(
-                "you are back: you play your seat again from this turn (your hand is open "
-                "to the others until the round ends)"))
+            ctx.tell(tev.Info(InfoCode.PLAYS_AGAIN))
 
     def applied(self) -> None:
         """An action was applied: choices for places of the log now past are stale."""
@@ -107,19 +104,16 @@ class Choices:
         log already past, or another round, is stale and ignored. Raises TableError
         naming ``sender`` for one that is not its own or not signed by its key."""
         ctx, log = self._ctx, self._log
-        name = ctx.names[sender]
         try:
             choice = Choice.decode(body)
         except MalformedInput as e:
-            raise TableError(f"{name} sent a {e}", seat=sender) from None
+            raise TableError(TableCode.MALFORMED, seat=sender, peer=sender, cause=e) from None
         seat, config = choice.seat, ctx.config
         if (seat >= config.players or config.computer(seat)
                 or config.node_of(seat) != sender):
-            raise TableError(f"{name} sent a choice for seat {seat}, which is not its own",
-                             seat=sender)
+            raise TableError(TableCode.CHOICE_NOT_OWN, seat=sender, peer=sender, claimed=seat)
         if not choice.verify(config.table, config.seats[seat].key):
-            raise TableError(f"{name} sent a choice that its key did not sign (forged)",
-                             seat=sender)
+            raise TableError(TableCode.CHOICE_UNSIGNED, seat=sender, peer=sender)
         if (ctx.number == 0 or choice.round_no != ctx.number or choice.index < log.applied
                 or choice.index <= log.authored):
             return  # stale: that place of the log is taken (by the computer's move)
@@ -131,7 +125,7 @@ class Choices:
 
     def choice_for(self, seat: int) -> Choice | None:
         """The choice of ``seat``'s person for the next place of the log, checked
-        against the log and the engine (a wrong one: CheatDetected naming its node)."""
+        against the log and the engine (a wrong one: TableError naming its node)."""
         ctx, log = self._ctx, self._log
         choice = self.by_index.get(log.applied)
         if choice is None:
@@ -139,44 +133,35 @@ class Choices:
         rnd = log.round
         assert rnd is not None
         home = ctx.config.node_of(choice.seat)
-        name = ctx.names[home]
         if choice.seat != seat:
-            raise CheatDetected(f"{name} chose for place {choice.index} of the log, where "
-                                f"it is {ctx.names[seat]}'s turn", seat=home,
-                                fault=CryptoFault.UNEXPECTED)
+            raise TableError(TableCode.CHOICE_PLACE, seat=home, peer=home, index=choice.index,
+                             player=seat)
         if choice.prev != log.chain:
-            raise CheatDetected(f"{name} sent a choice that does not follow the log "
-                                "(replayed or forged)", seat=home, fault=CryptoFault.REPLAY)
+            raise TableError(TableCode.CHOICE_NOT_FOLLOWING, seat=home, peer=home)
         log.open_hand(seat, ())
         try:
             rnd.check(choice.action)
         except IllegalAction as e:
-            rule = f" ({e.rule})" if e.rule else ""
-            raise CheatDetected(f"{name} chose an illegal move ({choice.action}): {e}{rule}",
-                                seat=home, fault=CryptoFault.ILLEGAL_CLAIM) from None
+            raise RuleBroken(TableCode.ILLEGAL_CHOICE, seat=home, rule=e.rule, peer=home,
+                             action=choice.action, cause=e) from None
         return choice
 
     def check(self, record: ActRecord, author: int, shown: Sequence[Position]) -> None:
         """An action for a seat taken over that carries its person's choice: the choice
         must be signed by the seat's key and name exactly this record (round, index,
-        prev, seat, action); CheatDetected names the node that sent it. The engine check
+        prev, seat, action); TableError names the node that sent it. The engine check
         of the action follows in the log."""
         ctx = self._ctx
         choice = record.choice
         assert choice is not None
-        seat, who, name = record.seat, ctx.names[author], ctx.names[record.seat]
+        seat = record.seat
         if seat not in self._seats.bots or ctx.config.computer(seat):
-            raise CheatDetected(f"{who} sent a person's choice for {name}, which is not "
-                                "a person's seat taken over", seat=author,
-                                fault=CryptoFault.UNEXPECTED)
+            raise TableError(TableCode.CHOICE_NOT_TAKEN, seat=author, peer=author, player=seat)
         if ((choice.round_no, choice.index, choice.prev, choice.seat, choice.action)
                 != (record.round_no, record.index, record.prev, seat, record.action)):
-            raise CheatDetected(f"{who} sent {record.action} for {name} (taken over) with a "
-                                "choice made for another place of the log or another "
-                                "action (replayed or forged)", seat=author,
-                                fault=CryptoFault.REPLAY)
+            raise TableError(TableCode.CHOICE_OTHER, seat=author, peer=author, player=seat,
+                             action=record.action)
         if not choice.verify(ctx.config.table, ctx.config.seats[seat].key):
-            raise CheatDetected(f"{who} sent {record.action} for {name} (taken over) with a "
-                                f"choice {name}'s key did not sign (forged)", seat=author,
-                                fault=CryptoFault.ILLEGAL_CLAIM)
+            raise TableError(TableCode.CHOICE_FORGED, seat=author, peer=author, player=seat,
+                             action=record.action)
         self._log.open_hand(seat, shown)

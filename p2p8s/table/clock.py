@@ -18,15 +18,13 @@ from p2p8s.engine import Draw
 from p2p8s.table import events as tev
 from p2p8s.table.actions import ActRecord
 from p2p8s.table.context import Ctx, Phase
+from p2p8s.table.events import InfoCode
 from p2p8s.table.log import ActionLog
 from p2p8s.table.seats import Seats
 
 #: Once the computer has played a turn for the local player (R-TIMER), their next turns
 #: get this grace (seconds) instead of the full timer, until they act again.
 AWAY_GRACE_S = 3.0
-#: What the local player is told when the computer played a turn for them (R-TIMER); the
-#: first time of an absence also says why and what "away" means.
-STOOD_IN = "the computer played for you"
 
 
 class TurnClock:
@@ -119,9 +117,7 @@ class TurnClock:
         if self.away_turns or self.bot_turns:
             n = self.away_turns + self.bot_turns
             self.away_turns = self.bot_turns = 0
-            self._ctx.tell(tev.Info(
-                f"you were away — the computer played {n} turn{'s' if n != 1 else ''} "
-                "for you"))
+            self._ctx.tell(tev.Info(InfoCode.AWAY_TURNS, {"n": n}))
 
     def stand_in_due(self) -> bool:
         """The local seat is on turn: True once its deadline passed (the computer plays
@@ -133,11 +129,9 @@ class TurnClock:
             self.stood_in = True
             self.away_turns += 1
             self.present_now = False
-            ctx.tell(tev.Info(
-                STOOD_IN if self.away_turns > 1 else
-                f"{STOOD_IN} (your {ctx.config.turn_timeout_s:g} s ran out); until "
-                f"you play again you count as away and each turn waits only "
-                f"{AWAY_GRACE_S:g} s"))
+            ctx.tell(tev.Info(InfoCode.STOOD_IN) if self.away_turns > 1 else tev.Info(
+                InfoCode.STOOD_IN_FIRST,
+                {"timeout_s": ctx.config.turn_timeout_s, "grace_s": AWAY_GRACE_S}))
         return True
 
     def after_action(self, seat: int, record: ActRecord, *, told: bool) -> None:

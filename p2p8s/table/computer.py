@@ -21,13 +21,12 @@ from collections.abc import Sequence
 from p2p8s.bots.base import view_of
 from p2p8s.bots.registry import get_bot
 from p2p8s.crypto.deck import Position
-from p2p8s.crypto.errors import CheatDetected
-from p2p8s.crypto.errors import Fault as CryptoFault
 from p2p8s.engine import Action, Play
 from p2p8s.table.actions import ActRecord, Choice
 from p2p8s.table.choices import Choices
 from p2p8s.table.clock import TurnClock
 from p2p8s.table.context import Ctx
+from p2p8s.table.errors import TableCode, TableError
 from p2p8s.table.log import ActionLog
 from p2p8s.table.seats import Seats
 
@@ -120,7 +119,7 @@ class Computers:
             shown: Sequence[Position]) -> None:
         """The takeover's checks of an action record for ``seat`` sent by ``author``'s
         node: a person's signed choice (:meth:`Choices.check`), or exactly the takeover
-        computer's move for a seat taken over on turn; CheatDetected names ``author``."""
+        computer's move for a seat taken over on turn; TableError names ``author``."""
         log = self._log
         rnd = log.round
         assert rnd is not None
@@ -129,11 +128,8 @@ class Computers:
         elif seat in self._seats.bots and rnd.turn == seat:
             expected = self.takeover_move(seat, shown)
             if record.action != expected:
-                names = self._ctx.names
-                raise CheatDetected(
-                    f"{names[author]} sent {record.action} for {names[seat]} (taken over), "
-                    f"but the computer plays {expected} there", seat=author,
-                    fault=CryptoFault.ILLEGAL_CLAIM)
+                raise TableError(TableCode.TAKEOVER_MOVE, seat=author, peer=author,
+                                 player=seat, action=record.action, expected=expected)
 
     def _bot_rng(self, seat: int) -> random.Random:
         ctx = self._ctx

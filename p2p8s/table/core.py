@@ -25,8 +25,11 @@ the full flow):
   payloads, and the records a restarted node is rebuilt from;
 - :mod:`~p2p8s.table.roundend` — keys revealed, the audit (R-AUDIT), the score.
 
-Anything a peer got wrong is a :class:`~p2p8s.errors.RemoteError` naming it; the table
-then stops with a :class:`~p2p8s.table.events.Fault` and tells the others (``stop``).
+Anything a peer got wrong is a :class:`~p2p8s.errors.RemoteError` naming it (the
+table's own checks: :class:`~p2p8s.table.errors.TableError`, a broken rule of the game:
+:class:`~p2p8s.table.errors.RuleBroken`); the table then stops with a
+:class:`~p2p8s.table.events.Fault` and tells the others (``stop``). Events carry codes
+and data, never sentences (``p2p8s.cli.words.table`` says them).
 :meth:`Table.get_timer` is the earliest timer of the machines.
 """
 
@@ -60,12 +63,13 @@ from p2p8s.table.actions import (
     encode_round,
 )
 from p2p8s.table.choices import Choices
-from p2p8s.table.clock import AWAY_GRACE_S, STOOD_IN, TurnClock
+from p2p8s.table.clock import AWAY_GRACE_S, TurnClock
 from p2p8s.table.computer import BOT_TAG, STAND_IN, TAKEOVER_TAG, Computers
 from p2p8s.table.config import TableConfig
 from p2p8s.table.context import MAX_AHEAD, MAX_FUTURE, OBSERVER, Ctx, Outgoing, Output, Phase
 from p2p8s.table.deal import DEALER_TAG, Deal, DealStep, deal_order, first_dealer, forbidden_starter
-from p2p8s.table.errors import TableError
+from p2p8s.table.errors import TableCode, TableError
+from p2p8s.table.events import InfoCode
 from p2p8s.table.inbox import Inbox
 from p2p8s.table.keys import OwnKeys
 from p2p8s.table.log import ActionLog, Applied
@@ -73,10 +77,9 @@ from p2p8s.table.resync import Resync
 from p2p8s.table.roundend import TRANSCRIPT_TAG, EndStep, RoundEnd
 from p2p8s.table.seats import TAKEOVER_GRACE_S, Seats
 from p2p8s.table.sessions import LocalSessions
-from p2p8s.table.text import describe
 
 __all__ = ["AWAY_GRACE_S", "BOT_TAG", "DEALER_TAG", "MAX_AHEAD", "MAX_FUTURE", "OBSERVER",
-           "STAND_IN", "STOOD_IN", "TAKEOVER_GRACE_S", "TAKEOVER_TAG", "TRANSCRIPT_TAG",
+           "STAND_IN", "TAKEOVER_GRACE_S", "TAKEOVER_TAG", "TRANSCRIPT_TAG",
            "Outgoing", "Output", "Phase", "Table", "deal_order", "first_dealer",
            "forbidden_starter"]
 
@@ -105,9 +108,9 @@ class Table:
                  key_secret: bytes | None = None) -> None:
         self.observing = me == OBSERVER
         if key_secret is not None and len(key_secret) != KEY_SEED_BYTES:
-            raise MalformedInput(f"key_secret must be {KEY_SEED_BYTES} bytes")
+            raise MalformedInput(TableCode.KEY_SECRET_SIZE, n=KEY_SEED_BYTES)
         if not self.observing and (not 0 <= me < config.players or config.computer(me)):
-            raise MalformedInput(f"seat {me} is not a human seat of this table")
+            raise MalformedInput(TableCode.NOT_HUMAN_SEAT, seat=me)
         self.config = config
         self.me = me
         self._ctx = ctx = Ctx(config, me=me, rand=rand, seed=seed, sign=sign,
@@ -132,8 +135,8 @@ class Table:
             SETUP: self._on_setup,
             STOP: self._on_stop,
             LEAVE: self._on_leave,
-            WELCOME: lambda sender, body: seats.on_welcome(sender, decode_round(body)),
-            RESTARTED: lambda sender, body: seats.on_restarted(sender, decode_round(body)),
+            WELCOME: lambda sender, body: seats.on_welcome(sender, _round(sender, body)),
+            RESTARTED: lambda sender, body: seats.on_restarted(sender, _round(sender, body)),
             CHOICE: choices.on_choice,
             OWNKEY: self._keys.on_ownkey,
         }
@@ -264,7 +267,7 @@ class Table:
     def start(self, now: float) -> Output:
         """Begin the match: send this node's setup and start round 1's crypto."""
         if self._started:
-            raise MalformedInput("the table has already started")
+            raise MalformedInput(TableCode.STARTED)
         self._started = True
         self._ctx.now = now
         if not self.observing:
@@ -283,7 +286,7 @@ class Table:
         if ctx.going and not ctx.leaving:
             if payload[:1] == bytes([RESYNC]):
                 if ctx.catching_up:
-                    self._guarded(lambda: self._replay(decode_records(payload[1:])))
+                    self._guarded(lambda: self._replay(_records(sender, payload[1:])))
             else:
                 self._resync.took(sender, payload)
                 self._guarded(lambda: self._receive(sender, payload))
@@ -318,7 +321,7 @@ class Table:
         MalformedInput for undecodable records or a ``key_secret`` not of 32 bytes."""
         if isinstance(records, bytes):
             if records[:1] != bytes([RESYNC]):
-                raise MalformedInput("not a resync payload")
+                raise MalformedInput(TableCode.NOT_RESYNC)
             records = decode_records(records[1:])
         table = cls(config, me=me, rand=rand, seed=seed, sign=sign, key_secret=key_secret)
         ctx = table._ctx
@@ -348,7 +351,7 @@ class Table:
         ctx.now = max(ctx.now, now)
         rnd = self._log.round
         if ctx.number == 0 or rnd is None or not self.my_turn:
-            raise IllegalAction("it is not your turn")
+            raise IllegalAction(TableCode.NOT_YOUR_TURN)
         choosing = self._choices.choosing()  # its open hand is in the engine (ready)
         rnd.check(action)
         if choosing:
@@ -356,7 +359,8 @@ class Table:
             try:
                 action = parse_action(action_text(action))
             except MalformedInput as e:
-                raise IllegalAction(f"{action_text(action)}: {e}") from None
+                raise IllegalAction(TableCode.UNSENDABLE, text=action_text(action),
+                                    cause=e) from None
         positions = () if choosing else self._log.positions_for(self.me, action, self.me)
         self._clock.acted()
         chosen = action
@@ -409,7 +413,7 @@ class Table:
             self._clock.back(seat)
             if ctx.number:
                 self._clock.refresh_deadline()
-            ctx.tell(tev.SeatBack(f"{self.names[seat]} is back", seat))
+            ctx.tell(tev.SeatBack(InfoCode.SEAT_BACK, {"seat": seat}, seat=seat))
         return self._flush()
 
     def leave(self, now: float) -> Output:
@@ -441,7 +445,7 @@ class Table:
         try:
             self._choices.ready()
         except RemoteError as e:
-            self._fault(e.seat, str(e))
+            self._stop(tev.Fault.of(e, e.seat))
         messages, ctx.out = ctx.out, []
         messages = self._seats.release(messages)
         self._resync.sent(messages)
@@ -455,21 +459,23 @@ class Table:
             fn()
             self._advance()
         except RemoteError as e:
-            self._fault(e.seat, str(e))
+            self._stop(tev.Fault.of(e, e.seat))
         except LocalError as e:  # never expected: stop the table rather than the runner
-            self._fault(None, f"this node could not go on: {e}")
+            self._stop(tev.Fault(None, TableCode.STUCK, {"cause": e}))
 
-    def _fault(self, seat: int | None, message: str) -> None:
+    def _stop(self, fault: tev.Fault) -> None:
+        """Stop the table on ``fault`` (the first one counts) and tell the others why
+        (``stop``: the fault's code and data, and this node's view of every chain)."""
         ctx = self._ctx
         if ctx.failed is not None:
             return
-        ctx.failed = tev.Fault(seat, message)
-        ctx.tell(ctx.failed)
+        ctx.failed = fault
+        ctx.tell(fault)
         self._sessions.clear_queue()
         if not self.observing and ctx.number:
-            # tell the others why this node stopped, with its view of every chain
             heads = self._sessions.primary.chain_heads()
-            notice = StopNotice(round_no=ctx.number, seat=seat, message=message, echo=heads)
+            notice = StopNotice(round_no=ctx.number, seat=fault.seat, message=fault.message,
+                                echo=heads)
             ctx.send(STOP, notice.encode())
 
     def _replay(self, records: Sequence[tuple[int, bytes]]) -> None:
@@ -490,43 +496,40 @@ class Table:
     # ------------------------------------------------------------------ payloads
 
     def _receive(self, sender: int, payload: bytes) -> None:
-        """Hand a payload to the machine of its kind; raises RemoteError naming the
+        """Hand a payload to the machine of its kind; raises TableError naming the
         sender for one that is not a payload of the table."""
         config, ctx = self.config, self._ctx
         if (not 0 <= sender < config.players or config.computer(sender)
                 or (sender == self.me and not ctx.restoring)):
-            raise TableError(f"payload from seat {sender}, which has no other node",
-                             seat=None)
+            raise TableError(TableCode.NO_OTHER_NODE, seat=None, sender=sender)
         if not payload:
-            raise TableError(f"{self.names[sender]} sent an empty payload", seat=sender)
+            raise TableError(TableCode.EMPTY_PAYLOAD, seat=sender, peer=sender)
         handler = self._handlers.get(payload[0])
         if handler is None:
-            raise TableError(f"{self.names[sender]} sent an unknown payload kind "
-                             f"{payload[0]}", seat=sender)
+            raise TableError(TableCode.UNKNOWN_KIND, seat=sender, peer=sender,
+                             kind=payload[0])
         handler(sender, payload[1:])
 
     def _on_leave(self, sender: int, body: bytes) -> None:
-        decode_round(body)
+        _round(sender, body)
         self._seats.on_leave(sender)
 
     def _on_setup(self, sender: int, body: bytes) -> None:
         if body != self.config.to_bytes():
-            raise TableError(f"{self.names[sender]} plays under a different table setup "
-                             "(roster or rules)", seat=sender)
+            raise TableError(TableCode.OTHER_SETUP, seat=sender, peer=sender)
 
     def _on_stop(self, sender: int, body: bytes) -> None:
         """A peer stopped on a fault: check its chain view (an equivocation shows here
         with this node's own evidence), else stop too, reporting its verdict."""
-        name = self.names[sender]
         try:
             notice = StopNotice.decode(body)
         except MalformedInput as e:
-            raise TableError(f"{name} sent a {e}", seat=sender) from None
+            raise TableError(TableCode.MALFORMED, seat=sender, peer=sender, cause=e) from None
         if self._ctx.number and notice.round_no == self._ctx.number and notice.echo:
             self._sessions.primary.check_echo(sender, notice.echo)
         accused = notice.seat if notice.seat is not None and 0 <= notice.seat < len(
             self.names) else None
-        raise TableError(f"{name} stopped the game: {notice.message}", seat=accused)
+        raise TableError(TableCode.STOPPED, seat=accused, peer=sender, reason=notice.message)
 
     def _on_crypto_event(self, ev: object) -> None:
         """A crypto event of the primary session, for the machine it concerns."""
@@ -618,9 +621,7 @@ class Table:
         self._choices.applied()
         self._clock.after_action(a.seat, a.record, told=self._choices.told)
         self._end.transcript.note(ctx.number.to_bytes(4, "big") + a.data)
-        text = describe(a.event, names=self.names, me=self.me, rules=rnd.rules,
-                        direction=a.direction, out=a.over)
-        ctx.tell(tev.Applied(a.seat, a.event.action, text, a.event.drawn))
+        ctx.tell(tev.Applied(a.event, out=a.over))
         if a.over:
             ctx.phase = Phase.END
             self._clock.end_round()
@@ -632,3 +633,19 @@ class Table:
         if step is EndStep.NEXT:
             self._begin_round()
         return step is not EndStep.WAIT
+
+
+def _round(sender: int, body: bytes) -> int:
+    """The round of a ``leave``, ``welcome`` or ``restarted`` body from ``sender``."""
+    try:
+        return decode_round(body)
+    except MalformedInput as e:
+        raise TableError(TableCode.MALFORMED, seat=sender, peer=sender, cause=e) from None
+
+
+def _records(sender: int, body: bytes) -> list[tuple[int, bytes]]:
+    """The records of a ``resync`` body from ``sender``."""
+    try:
+        return decode_records(body)
+    except MalformedInput as e:
+        raise TableError(TableCode.MALFORMED, seat=sender, peer=sender, cause=e) from None

@@ -18,13 +18,12 @@ from functools import partial
 
 from p2p8s.cards import Card, Rank
 from p2p8s.crypto.deck import Position, card_face
-from p2p8s.crypto.errors import CheatDetected
-from p2p8s.crypto.errors import Fault as CryptoFault
 from p2p8s.crypto.session import Session
 from p2p8s.engine import Round
 from p2p8s.rules import hand_size
 from p2p8s.table.context import Ctx
 from p2p8s.table.deck import TableDeck
+from p2p8s.table.errors import TableCode, TableError
 from p2p8s.table.sessions import LocalSessions
 
 DEALER_TAG = b"p2p8s/v1/dealer"
@@ -112,8 +111,8 @@ class Deal:
         return None
 
     def step(self) -> DealStep:
-        """Take the next step of the deal. Raises CheatDetected
-        when no card of the stock may start the pile (R-STARTER)."""
+        """Take the next step of the deal. Raises :class:`~p2p8s.table.errors.TableError`
+        (``NO_STARTER``) when no card of the stock may start the pile (R-STARTER)."""
         ctx, sessions = self._ctx, self._sessions
         primary = sessions.primary
         if self.round_id is None:
@@ -160,8 +159,7 @@ class Deal:
             self._sim.pop(0)
             self._sim.insert(len(self._sim) // 2, top)
         else:
-            raise CheatDetected("no card in the stock can start the discard pile", seat=None,
-                                fault=CryptoFault.UNEXPECTED)
+            raise TableError(TableCode.NO_STARTER, seat=None)
         if not sessions.all_done(self.hand_op):
             return DealStep.WAIT
         self.dealt = self._deal_engine()

@@ -12,11 +12,10 @@ has are skipped and a message after a gap in its seat's chain waits until the ga
 from __future__ import annotations
 
 from p2p8s.crypto.errors import CheatDetected
-from p2p8s.crypto.errors import Fault as CryptoFault
 from p2p8s.crypto.messages import Message, decode
 from p2p8s.crypto.session import chain_next as message_chain_next
 from p2p8s.table.context import MAX_FUTURE, Ctx
-from p2p8s.table.errors import TableError
+from p2p8s.table.errors import TableCode, TableError
 from p2p8s.table.seats import Seats
 from p2p8s.table.sessions import Inbound, LocalSessions
 
@@ -40,30 +39,28 @@ class Inbox:
         return None
 
     def on_crypto(self, sender: int, body: bytes) -> None:
-        """A ``crypto`` payload from ``sender``'s node. Raises TableError (or
-        CheatDetected) naming ``sender`` for one that cannot be taken in."""
+        """A ``crypto`` payload from ``sender``'s node. Raises TableError naming
+        ``sender`` for one that cannot be taken in."""
         ctx = self._ctx
-        name = ctx.names[sender]
         try:
             msg = decode(body, sender=None)
         except CheatDetected as e:
-            raise CheatDetected(f"{name} sent a {e}", seat=sender,
-                                fault=CryptoFault.MALFORMED) from None
+            raise TableError(TableCode.BAD_MESSAGE, seat=sender, peer=sender, cause=e) from None
         if msg.seat >= ctx.players:
-            raise TableError(f"{name} sent a message signed as seat {msg.seat}", seat=sender)
+            raise TableError(TableCode.SIGNED_AS, seat=sender, peer=sender, claimed=msg.seat)
         if msg.table != ctx.config.table:
-            raise TableError(f"{name} sent a message for another table", seat=sender)
+            raise TableError(TableCode.OTHER_TABLE, seat=sender, peer=sender)
         number = ctx.number
         if ctx.catching_up and number != 0 and msg.round_no < number:
             return  # a copy of a message of a round this node has finished
         if number == 0 or msg.round_no == number + 1:
             if len(self._future) >= MAX_FUTURE:
-                raise TableError(f"{name} floods messages for a later round", seat=sender)
+                raise TableError(TableCode.FLOOD, seat=sender, peer=sender)
             self._future.append(Inbound(sender, msg))
             return
         if msg.round_no != number:
-            raise TableError(f"{name} sent a message of round {msg.round_no} during round "
-                             f"{number} (replayed?)", seat=sender)
+            raise TableError(TableCode.WRONG_ROUND, seat=sender, peer=sender,
+                             got=msg.round_no, round=number)
         self.take_in(sender, msg)
 
     def take_future(self) -> None:
@@ -74,9 +71,8 @@ class Inbox:
             if ctx.failed is not None:
                 return
             if item.message.round_no != ctx.number:
-                raise TableError(f"{ctx.names[item.sender]} sent a message of round "
-                                 f"{item.message.round_no} before round {ctx.number}",
-                                 seat=item.sender)
+                raise TableError(TableCode.EARLY_ROUND, seat=item.sender, peer=item.sender,
+                                 got=item.message.round_no, round=ctx.number)
             self.take_in(item.sender, item.message)
 
     def take_in(self, sender: int, msg: Message) -> None:
@@ -87,8 +83,7 @@ class Inbox:
         if ctx.catching_up and not self._fresh(sender, msg):
             return
         if not self._seats.sends_for(sender, msg.seat):
-            raise TableError(f"{ctx.names[sender]} sent a message signed as seat "
-                             f"{msg.seat}", seat=sender)
+            raise TableError(TableCode.SIGNED_AS, seat=sender, peer=sender, claimed=msg.seat)
         self._sessions.take_in(sender, msg)
         if self._gaps:
             number = ctx.number

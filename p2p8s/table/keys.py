@@ -14,14 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from p2p8s.crypto.errors import CheatDetected
-from p2p8s.crypto.errors import Fault as CryptoFault
 from p2p8s.crypto.group import Scalar, base_mul, is_canonical_scalar
 from p2p8s.crypto.session import round_key
 from p2p8s.errors import MalformedInput
 from p2p8s.table.actions import OWNKEY, decode_ownkey, encode_ownkey
 from p2p8s.table.context import OBSERVER, Ctx
-from p2p8s.table.errors import TableError
+from p2p8s.table.errors import TableCode, TableError
 from p2p8s.table.seats import Seats
 from p2p8s.table.sessions import LocalSessions
 
@@ -115,30 +113,28 @@ class OwnKeys:
         this node sends for the seat; a key already known is a copy (skipped). A key
         whose ``Y`` has not arrived yet waits for it; keys of the next round wait for it."""
         ctx, seats = self._ctx, self._seats
-        name = ctx.names[sender]
         try:
             number, node, keys = decode_ownkey(body)
         except MalformedInput as e:
-            raise TableError(f"{name} sent a {e}", seat=sender) from None
+            raise TableError(TableCode.MALFORMED, seat=sender, peer=sender, cause=e) from None
         if ctx.number == 0 or number == ctx.number + 1:
             if len(self._future) >= ctx.players ** 2:  # copies: n per seat
-                raise TableError(f"{name} floods keys for a later round", seat=sender)
+                raise TableError(TableCode.KEYS_FLOOD, seat=sender, peer=sender)
             self._future.append(FutureKeys(sender, body))
             return
         if number < ctx.number:
             return  # a late copy (relayed, resent): every key of that round is out anyway
         if number != ctx.number:
-            raise TableError(f"{name} sent round keys of round {number} during round "
-                             f"{ctx.number}", seat=sender)
+            raise TableError(TableCode.KEYS_ROUND, seat=sender, peer=sender, got=number,
+                             round=ctx.number)
         if node == ctx.me and not ctx.restoring:
             if all(self._sessions.primary.knows_key(seat) for seat, _ in keys):
                 return  # a relayed copy of the keys this node sent
-            raise TableError(f"{name} sent round keys of this node's own seats (forged)",
-                             seat=sender)
+            raise TableError(TableCode.KEYS_OWN, seat=sender, peer=sender)
         for seat, _ in keys:
             if not 0 <= node < ctx.players or seats.runner(seat) != node:
-                raise TableError(f"{name} sent a round key of seat {seat}, which the "
-                                 f"node of seat {node} does not run this round", seat=sender)
+                raise TableError(TableCode.KEY_NOT_RUN, seat=sender, peer=sender, claimed=seat,
+                                 node=node)
         for seat, key in keys:
             if self._sessions.primary.public_key(seat) is None:
                 if all(w.seat != seat for w in self.waiting):
@@ -159,15 +155,14 @@ class OwnKeys:
         return changed
 
     def _take(self, k: SeatKey) -> bool:
-        """Check one key of an ``ownkey`` payload against ``Y_seat`` (CheatDetected names
+        """Check one key of an ``ownkey`` payload against ``Y_seat`` (TableError names
         the sender) and take it in if new, relaying it first; True if taken in."""
         ctx, primary = self._ctx, self._sessions.primary
         public = primary.public_key(k.seat)
         if (not is_canonical_scalar(k.key) or not any(k.key)
                 or base_mul(Scalar(k.key)) != public):
-            raise CheatDetected(f"{ctx.names[k.sender]} sent a round key of "
-                                f"{ctx.names[k.seat]} that does not match its public key "
-                                "(forged)", seat=k.sender, fault=CryptoFault.BAD_KEY)
+            raise TableError(TableCode.KEY_MISMATCH, seat=k.sender, peer=k.sender,
+                             player=k.seat)
         if primary.knows_key(k.seat):
             return False  # a copy, or the escrow rebuilt it first
         if not ctx.observing and not ctx.replaying:

@@ -20,19 +20,18 @@ from functools import partial
 
 from p2p8s.cards import Card
 from p2p8s.crypto.deck import Position, card_face
-from p2p8s.crypto.errors import CheatDetected
-from p2p8s.crypto.errors import Fault as CryptoFault
 from p2p8s.crypto.session import Session
 from p2p8s.engine import Action, Draw, Event, Play, Round, Take
 from p2p8s.errors import IllegalAction, MalformedInput
 from p2p8s.table.actions import ActRecord, Choice, chain_next, chain_start
 from p2p8s.table.context import MAX_AHEAD, Ctx, Phase
 from p2p8s.table.deck import TableDeck
+from p2p8s.table.errors import RuleBroken, TableCode, TableError
 from p2p8s.table.seats import Seats
 from p2p8s.table.sessions import LocalSessions
 
 #: ``vet(seat, record, author, shown)``: the takeover's checks of a record for a seat
-#: taken over (a person's signed choice, or the computer's move); raises CheatDetected.
+#: taken over (a person's signed choice, or the computer's move); raises TableError.
 Vet = Callable[[int, ActRecord, int, Sequence[Position]], None]
 
 
@@ -71,7 +70,6 @@ class Applied:
     data: bytes
     event: Event
     over: bool
-    direction: int  # before the action
 
 
 class ActionLog:
@@ -141,7 +139,7 @@ class ActionLog:
                       by: int | None = None) -> tuple[Position, ...]:
         """The crypto positions of the cards a play shows, in the play's order (``by``:
         the local session that shows them). Raises IllegalAction for a card the seat
-        does not hold."""
+        does not hold (``NOT_IN_HAND``)."""
         if not isinstance(action, Play):
             return ()
         know = self._sessions.know
@@ -155,7 +153,7 @@ class ActionLog:
             p = next((p for p, k in sorted(hand.items())
                       if card_face(k) == card and p not in chosen), None)
             if p is None:
-                raise IllegalAction(f"{card} is not in your hand")
+                raise IllegalAction(TableCode.NOT_IN_HAND, card=card)
             chosen.append(p)
         return tuple(chosen)
 
@@ -170,25 +168,21 @@ class ActionLog:
     def take_act(self, seat: int, data: bytes) -> None:
         """An ``Act`` of the session of ``seat`` (in its chain, after every earlier
         message of that seat): keep its record for its place of the log. Raises
-        CheatDetected naming ``seat`` for a record that cannot be in this log."""
+        TableError naming ``seat`` for a record that cannot be in this log."""
         ctx = self._ctx
-        name = ctx.names[seat]
         try:
             record = ActRecord.decode(data)
         except MalformedInput as e:
-            raise CheatDetected(f"{name}: {e}", seat=seat,
-                                fault=CryptoFault.MALFORMED) from None
+            raise TableError(TableCode.MALFORMED, seat=seat, peer=seat, cause=e) from None
         if (record.round_no != ctx.number or record.seat >= ctx.players
                 or (record.seat != seat and record.seat not in self._seats.recovered
                     and not self._sessions.primary.recovering(record.seat))):
-            raise CheatDetected(f"{name} sent an action of round {record.round_no} for seat "
-                                f"{record.seat}", seat=seat, fault=CryptoFault.REPLAY)
+            raise TableError(TableCode.ACT_FOREIGN, seat=seat, peer=seat,
+                             got=record.round_no, claimed=record.seat)
         if record.index < self.applied:
-            raise CheatDetected(f"{name} sent action {record.index} again (replayed)",
-                                seat=seat, fault=CryptoFault.REPLAY)
+            raise TableError(TableCode.ACT_AGAIN, seat=seat, peer=seat, index=record.index)
         if record.index > self.applied + MAX_AHEAD or len(self.buffer) > MAX_AHEAD:
-            raise CheatDetected(f"{name} sent actions far ahead of the log", seat=seat,
-                                fault=CryptoFault.UNEXPECTED)
+            raise TableError(TableCode.ACT_AHEAD, seat=seat, peer=seat)
         # the author's PlayCards before this Act (in its chain) belong to it: the session
         # hands an Act over only after every earlier message of its seat
         self.buffer.append(Buffered(seat=record.seat, record=record, data=data,
@@ -216,15 +210,14 @@ class ActionLog:
     def step(self) -> Applied | bool:
         """Take up the next record or apply the pending action: an :class:`Applied`
         once applied, else True for progress, False when it must wait. Raises
-        CheatDetected naming the seat that broke the log."""
+        TableError (RuleBroken for an action out of turn) naming the seat that broke the
+        log."""
         assert self.round is not None and self.deck is not None
-        names = self._ctx.names
         if self.pending is None:
             for b in self.buffer:
                 if b.record.index < self.applied:
-                    raise CheatDetected(f"{names[b.seat]} sent a second action for place "
-                                        f"{b.record.index} of the log", seat=b.seat,
-                                        fault=CryptoFault.REPLAY)
+                    raise TableError(TableCode.SECOND_ACTION, seat=b.seat, player=b.seat,
+                                     index=b.record.index)
             due = [b for b in self.buffer if b.record.index == self.applied]
             if not due:
                 return False
@@ -235,10 +228,9 @@ class ActionLog:
             due.sort(key=lambda b: b.seat != turn)
             if len(due) > 1:
                 seat = due[1].seat
-                why = ("sent two actions for the same place in the log"
-                       if seat == due[0].seat else f"acted out of turn: it is {names[turn]}'s turn")
-                raise CheatDetected(f"{names[seat]} {why}", seat=seat,
-                                    fault=CryptoFault.UNEXPECTED)
+                if seat == due[0].seat:
+                    raise TableError(TableCode.TWO_ACTIONS, seat=seat, player=seat)
+                raise RuleBroken(TableCode.OUT_OF_TURN, seat=seat, player=seat, turn=turn)
             self.buffer.remove(due[0])
             self._take_up(due[0])
             return True
@@ -254,31 +246,21 @@ class ActionLog:
         rnd, deck, seats, ctx = self.round, self.deck, self._seats, self._ctx
         assert rnd is not None and deck is not None
         seat, record, by, shown = b.seat, b.record, b.by, b.shown
-        names = ctx.names
-        name = names[seat]
         author = seats.runner(by)
         if author is None:  # cannot happen: the seat sent a message
             author = ctx.config.node_of(by)
         blame = seat if by == seat and seat not in seats.bots else author
-
-        def bad(why: str, kind: str = "UNEXPECTED") -> CheatDetected:
-            return CheatDetected(f"{name} {why}", seat=blame, fault=CryptoFault[kind])
-
         if by != seat and (seat not in seats.recovered or by != seats.proxy()):
-            raise CheatDetected(f"{names[author]} sent an action for {name}, which it "
-                                "does not play", seat=author, fault=CryptoFault.UNEXPECTED)
+            raise TableError(TableCode.NOT_ITS_SEAT, seat=author, peer=author, player=seat)
         if by == seat and seat in seats.recovered:
-            raise CheatDetected(f"{names[author]} acted for {name}, whose seat was taken "
-                                f"over (the computer plays it, sent by "
-                                f"{names[seats.proxy()]})", seat=author,
-                                fault=CryptoFault.UNEXPECTED)
+            raise TableError(TableCode.SEAT_TAKEN, seat=author, peer=author, player=seat,
+                             proxy=seats.proxy())
         self._vet(seat, record, author, shown)
         if rnd.turn != seat:
-            raise bad(f"acted ({record.action}) out of turn: it is "
-                      f"{names[rnd.turn]}'s turn")
+            raise RuleBroken(TableCode.OUT_OF_TURN, seat=blame, player=seat, turn=rnd.turn,
+                             action=record.action)
         if record.prev != self.chain:
-            raise bad("sent an action that does not follow the log (replayed or reordered)",
-                      "REPLAY")
+            raise TableError(TableCode.NOT_FOLLOWING, seat=blame, player=seat)
         action = record.action
         know = self._sessions.know
         if isinstance(action, Play):
@@ -286,16 +268,15 @@ class ActionLog:
             if (len(record.positions) != len(action.cards)
                     or sorted(record.positions) != sorted(shown)
                     or faces != list(action.cards)):
-                raise bad(f"played {action.cards and ' '.join(map(str, action.cards))} but "
-                          "showed other cards", "BAD_PLAY")
+                raise RuleBroken(TableCode.CARDS_DIFFER, seat=blame, player=seat,
+                                 cards=list(action.cards))
         elif record.positions or shown:
-            raise bad("showed cards without playing them", "BAD_PLAY")
+            raise RuleBroken(TableCode.SHOWED_UNPLAYED, seat=blame, player=seat)
         try:
             rnd.check(action)
         except IllegalAction as e:
-            rule = f" ({e.rule})" if e.rule else ""
-            raise bad(f"made an illegal move ({record.action}): {e}{rule}",
-                      "ILLEGAL_CLAIM") from None
+            raise RuleBroken(TableCode.ILLEGAL_MOVE, seat=blame, rule=e.rule, player=seat,
+                             action=record.action, cause=e) from None
         pending = Pending(seat, record, b.data)
         self.pending = pending
         count = 1 if isinstance(action, Draw) else rnd.pending_draw if isinstance(
@@ -340,12 +321,11 @@ class ActionLog:
         rnd, deck = self.round, self.deck
         assert rnd is not None and deck is not None
         seat, record = pending.seat, pending.record
-        before, direction = len(deck.drawn), rnd.direction
+        before = len(deck.drawn)
         event = rnd.apply(record.action)
         self.owner_shown.pop(seat, None)  # its shown cards are played (or it drew/passed)
         if len(event.drawn) != pending.draws or len(deck.drawn) - before != pending.draws:
-            raise CheatDetected("the engine drew other cards than the crypto deal", seat=None,
-                                fault=CryptoFault.UNEXPECTED)
+            raise TableError(TableCode.DREW_OTHER, seat=None)
         if isinstance(event.action, Play):
             left = list(record.positions)
             know = self._sessions.know
@@ -357,13 +337,12 @@ class ActionLog:
         self.chain = chain_next(self.chain, pending.data)
         self.applied += 1
         self.actions.append((seat, record.action))
-        return Applied(seat=seat, record=record, data=pending.data, event=event, over=rnd.over,
-                       direction=direction)
+        return Applied(seat=seat, record=record, data=pending.data, event=event, over=rnd.over)
 
     def open_hand(self, seat: int, shown: Sequence[Position]) -> None:
         """Put the open hand of a seat taken over into the engine (its cards in position
         order, the same on every node), and the card it drew this turn. Raises
-        CheatDetected when the open hand does not fit the game."""
+        TableError (no seat to blame) when the open hand does not fit the game."""
         rnd, deck, sessions = self.round, self.deck, self._sessions
         assert rnd is not None and deck is not None
         primary = sessions.primary
@@ -379,8 +358,7 @@ class ActionLog:
                     held[p] = k
             cards: list[Card | None] = [card_face(k) for _, k in sorted(held.items())]
             if len(cards) != len(rnd.hands[seat]):
-                raise CheatDetected(f"the open hand of {self._ctx.names[seat]} does not match "
-                                    "the game", seat=None, fault=CryptoFault.UNEXPECTED)
+                raise TableError(TableCode.OPEN_HAND, seat=None, player=seat)
             rnd.hands[seat] = cards
         if rnd.turn == seat and rnd.drawn and rnd.last_drawn is None:
             mine = [p for p, s in deck.drawn if s == seat]

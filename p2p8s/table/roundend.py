@@ -15,13 +15,13 @@ import hashlib
 from enum import Enum
 
 from p2p8s.crypto.audit import check_claims
-from p2p8s.crypto.errors import CheatDetected
-from p2p8s.crypto.errors import Fault as CryptoFault
 from p2p8s.engine import EndedBy
+from p2p8s.errors import RemoteError
 from p2p8s.match import RoundResult
 from p2p8s.table import events as tev
 from p2p8s.table.context import Ctx, Phase
 from p2p8s.table.deal import Deal
+from p2p8s.table.errors import TableCode, TableError
 from p2p8s.table.log import ActionLog
 from p2p8s.table.seats import Seats
 from p2p8s.table.sessions import LocalSessions
@@ -74,7 +74,7 @@ class RoundEnd:
 
     def step(self) -> EndStep:
         """Reveal the local keys, then audit and score once every key is in. Raises
-        CheatDetected naming the seat when the audit fails (after telling the
+        the RemoteError naming the seat when the audit fails (after telling the
         ``RoundOver``)."""
         if not self.revealed:
             self.revealed = True
@@ -99,23 +99,19 @@ class RoundEnd:
         try:
             report = primary.audit()
             if rnd is None or not rnd.over:
-                raise CheatDetected("the round stopped before its end", seat=None,
-                                    fault=CryptoFault.UNEXPECTED)
+                raise TableError(TableCode.STOPPED_EARLY, seat=None)
             for b in log.buffer:
-                raise CheatDetected(f"{ctx.names[b.seat]} acted after the round ended",
-                                    seat=b.seat, fault=CryptoFault.UNEXPECTED)
+                raise TableError(TableCode.ACTED_AFTER_END, seat=b.seat, player=b.seat)
             for seat, shown in log.played.items():
                 if shown:
-                    raise CheatDetected(f"{ctx.names[seat]} showed cards it never played",
-                                        seat=seat, fault=CryptoFault.BAD_PLAY)
+                    raise TableError(TableCode.SHOWED_NEVER_PLAYED, seat=seat, player=seat)
             replay = check_claims(report, ctx.config.rules, players=ctx.players,
                                   dealer=deal.dealer, actions=log.actions,
                                   hand_size=deal.sizes, wild=deal.wild)
             if (replay.ended_by != rnd.ended_by or replay.winner != rnd.winner
                     or replay.discard != rnd.discard):
-                raise CheatDetected("the replay of the round differs from the game",
-                                    seat=None, fault=CryptoFault.UNEXPECTED)
-        except CheatDetected as e:
+                raise TableError(TableCode.REPLAY_DIFFERS, seat=None)
+        except RemoteError as e:
             hands = tuple(tuple(str(c) for c in h if c is not None)
                           for h in (rnd.hands if rnd is not None else []))
             result = RoundResult(number=ctx.number, dealer=deal.dealer,
@@ -123,14 +119,12 @@ class RoundEnd:
                                  else EndedBy.BLOCKED,
                                  winner=rnd.winner if rnd else None,
                                  points=(0,) * ctx.players, hands=hands)
-            ctx.tell(tev.RoundOver(result, hands, False, f"audit failed: {e}"))
+            ctx.tell(tev.RoundOver(result, hands, False, tev.Fault.of(e, e.seat)))
             raise
         # seats taken over stay so (run by the lowest live seat) until welcomed back
         self._seats.taken = self._seats.taken_at_end()
         result = ctx.match.finish_round(replay)
-        ctx.tell(tev.RoundOver(result, result.hands, True,
-                               "audit passed: the shuffle, every card and every "
-                               "claim check out"))
+        ctx.tell(tev.RoundOver(result, result.hands, True))
         if ctx.match.over:
             assert ctx.match.winner is not None
             ctx.phase = Phase.DONE

@@ -21,7 +21,8 @@ from p2p8s.errors import MalformedInput
 from p2p8s.table import events as tev
 from p2p8s.table.actions import CRYPTO, WELCOME, encode_round
 from p2p8s.table.context import Ctx, Outgoing
-from p2p8s.table.errors import TableError
+from p2p8s.table.errors import TableCode, TableError
+from p2p8s.table.events import InfoCode, PauseWhy
 from p2p8s.table.sessions import LocalSessions
 
 #: A node waits this long (seconds) after :meth:`Seats.lost` before it publishes its
@@ -219,11 +220,9 @@ class Seats:
     def adopted_seat(self, seat: int) -> None:
         """``seat`` is run by the adopter this round: its key is revealed at once and
         every node checks the computer's moves for it."""
-        names = self._ctx.names
         self.adopted.add(seat)
-        self._ctx.tell(tev.SeatTakenOver(
-            f"the computer plays {names[seat]} this round (hand open), sent by "
-            f"{names[self.adopter]}", seat, self.adopter))
+        self._ctx.tell(tev.SeatTakenOver(InfoCode.ADOPTED, {"seat": seat, "by": self.adopter},
+                                         seat=seat, by=self.adopter))
 
     def sends_for(self, sender: int, seat: int) -> bool:
         """May ``sender``'s node send ``seat``'s messages this round? The first message
@@ -243,23 +242,19 @@ class Seats:
         """Raises MalformedInput unless ``seat`` is a human seat of another node."""
         config = self._ctx.config
         if not 0 <= seat < config.players or config.computer(seat) or seat == self._ctx.me:
-            raise MalformedInput(f"seat {seat} has no other node")
+            raise MalformedInput(TableCode.NO_NODE, seat=seat)
 
     def lost(self, seat: int, *, left: bool = False) -> None:
         """``seat``'s node is gone (``left``: it said so): take its seats over if the
         escrow allows."""
         ctx = self._ctx
-        name = ctx.names[seat]
-        what = f"{name} left the table" if left else f"{name}'s node is gone"
         if ctx.number == 0:
             return
         self.recover_gone()
         escrowed = bool(self.holders) and bool(self.holders[seat])
         if seat not in self.paused and ctx.me not in self.paused and (escrowed or left):
-            ctx.tell(tev.SeatAway(
-                f"{what}: the computer plays its seat" if left else
-                f"{what}: the others rebuild its key from the escrow and the computer "
-                "plays its seat", seat, False))
+            code = InfoCode.SEAT_LEFT if left else InfoCode.SEAT_GONE
+            ctx.tell(tev.SeatAway(code, {"seat": seat}, seat=seat, paused=False))
 
     def back(self, seat: int, now: float) -> None:
         """``seat``'s node (gone) is reachable again."""
@@ -289,12 +284,8 @@ class Seats:
         if ctx.number != 0 and number == ctx.number and sender not in self.restarted:
             self.restarted.add(sender)
             self.lost_at.setdefault(sender, ctx.now)
-            name = ctx.names[sender]
-            ctx.tell(tev.SeatAway(
-                f"{name}'s node lost its cards of this round (its program "
-                "restarted, or it rebuilt its table from the log): the others rebuild its "
-                "key from the escrow and the computer plays its seat until "
-                f"{name} plays again", sender, False))
+            ctx.tell(tev.SeatAway(InfoCode.SEAT_RESTARTED, {"seat": sender}, seat=sender,
+                                  paused=False))
 
     def on_welcome(self, sender: int, number: int) -> None:
         """The adopter deals this node back in from round ``number``. Raises TableError
@@ -307,7 +298,7 @@ class Seats:
             return
         if (number != ctx.number or sender != self.adopter
                 or self.cands.get(ctx.me) != {self.adopter, ctx.me}):
-            raise TableError(f"{ctx.names[sender]} sent an unexpected welcome", seat=sender)
+            raise TableError(TableCode.UNEXPECTED_WELCOME, seat=sender, peer=sender)
         # nothing of this round moved without this node's commitment: start over
         self.welcome = number
         mine = []
@@ -334,13 +325,9 @@ class Seats:
         proxy = min((s for s in range(ctx.players)
                      if s not in self.recovered and self.runner(s) not in gone),
                     default=self.proxy())
-        names = ctx.names
-        who = "your seat" if ev.seat == ctx.me else f"{names[ev.seat]}'s seat"
-        how = ("its node handed over its key (it restarted, or its player left)"
-               if ev.seat in self.handed else "its key was rebuilt from the escrow")
-        ctx.tell(tev.SeatTakenOver(
-            f"{who} is taken over: {how}, its hand is open and the computer plays it "
-            f"(sent by {names[proxy]})", ev.seat, proxy))
+        code = InfoCode.HANDED_OVER if ev.seat in self.handed else InfoCode.REBUILT
+        ctx.tell(tev.SeatTakenOver(code, {"seat": ev.seat, "by": proxy}, seat=ev.seat,
+                                   by=proxy))
 
     def release(self, messages: list[Outgoing]) -> list[Outgoing]:
         """What may go out now of ``messages``: nothing while cut off from most of the
@@ -363,9 +350,8 @@ class Seats:
         if self.isolated():
             if ctx.me not in self.paused:
                 self.paused.add(ctx.me)
-                ctx.tell(tev.SeatAway(
-                    "lost contact with most of the table: waiting until it is back", ctx.me,
-                    True))
+                ctx.tell(tev.SeatAway(InfoCode.CUT_OFF, {"seat": ctx.me}, seat=ctx.me,
+                                      paused=True))
             return False
         for node in sorted(self.gone | self.restarted):
             if node not in self.restarted and ctx.now < self.lost_at.get(node, 0.0):
@@ -379,12 +365,10 @@ class Seats:
                         or primary.public_key(d) is None):
                     if node not in self.paused:
                         self.paused.add(node)
-                        why = ("no escrow with fewer than three players" if not holders
-                               else "its key cannot be rebuilt now")
-                        what = (f"{ctx.names[node]} left the table" if node in self.left
-                                else f"{ctx.names[node]}'s node is gone")
-                        ctx.tell(tev.SeatAway(
-                            f"{what}: the game waits until it is back ({why})", node, True))
+                        why = PauseWhy.NO_ESCROW if not holders else PauseWhy.NOT_NOW
+                        ctx.tell(tev.SeatAway(InfoCode.SEAT_WAITS, {
+                            "seat": node, "left": node in self.left, "why": why},
+                            seat=node, paused=True))
                     continue
                 if sessions.primary_seat not in holders:
                     continue

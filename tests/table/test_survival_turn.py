@@ -13,9 +13,10 @@ from collections.abc import Callable, Sequence
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from table_helpers import until
+from table_helpers import said, texts, until
 
 from p2p8s.cards import Rank, standard_deck
+from p2p8s.cli.words import table as words
 from p2p8s.crypto.messages import Act, decode
 from p2p8s.crypto.rand import seeded
 from p2p8s.engine import Action, Draw, Play
@@ -84,7 +85,7 @@ def _same_end(net: TableNet, seats: list[int]) -> None:
 def _verified(net: TableNet, seats: list[int]) -> None:
     for s in seats:
         report = verify(net.frames[s])
-        assert report.ok, report.lines()
+        assert report.ok, words.report_lines(report)
         assert report.finished
 
 
@@ -164,7 +165,7 @@ def test_a_returning_player_plays_its_seat_from_its_next_turn(
         record = _record(net.nodes[s], taken, index)
         assert record.seat == gone and record.action == chosen != bot
         assert record.choice is not None and record.choice.action == chosen
-    infos = [e.text for e in net.of(gone, tev.Info)]
+    infos = texts(net, gone)
     assert BACK in infos
     # the turns the computer played for the seat while its node was gone are told
     bot = [r for r in _acts(net.nodes[0]) if r.seat == gone and r.choice is None
@@ -371,11 +372,11 @@ def test_an_embedded_choice_signed_by_another_key_names_the_sender() -> None:
     net = _forged_net(rewrite, b"key")
     faults = net.faults()
     assert faults[1].seat == faults[2].seat == 0
-    assert "did not sign" in faults[1].message
+    assert "did not sign" in said(faults[1])
     # the offline verifier of a node that got the forged action says the same
     report = verify(net.frames[1])
     assert not report.ok and report.fault is not None and report.fault.seat == 0
-    assert "did not sign" in report.fault.message
+    assert "did not sign" in said(report.fault)
 
 
 def test_an_embedded_choice_for_another_index_names_the_sender() -> None:
@@ -386,7 +387,7 @@ def test_an_embedded_choice_for_another_index_names_the_sender() -> None:
 
     faults = _forged_run(rewrite, b"idx")
     assert faults[1].seat == faults[2].seat == 0
-    assert "another place of the log" in faults[1].message
+    assert "another place of the log" in said(faults[1])
 
 
 def test_a_choice_replayed_from_an_earlier_turn_names_the_sender() -> None:
@@ -420,7 +421,7 @@ def test_a_choice_sent_by_another_node_or_badly_signed_names_the_sender() -> Non
     net.send_raw(1, 0, bytes([CHOICE]) + good.encode())  # Bea relays Cem's choice
     net.deliver_all()
     fault = net.nodes[0].failed
-    assert fault is not None and fault.seat == 1 and "not its own" in fault.message
+    assert fault is not None and fault.seat == 1 and "not its own" in said(fault)
 
     net = TableNet(make_config(3, target=100), seed=b"direct")
     net.start()
@@ -430,7 +431,7 @@ def test_a_choice_sent_by_another_node_or_badly_signed_names_the_sender() -> Non
     net.send_raw(2, 0, bytes([CHOICE]) + bad.encode())
     net.deliver_all()
     fault = net.nodes[0].failed
-    assert fault is not None and fault.seat == 2 and "forged" in fault.message
+    assert fault is not None and fault.seat == 2 and "forged" in said(fault)
 
 
 def test_a_choice_that_does_not_follow_the_log_names_the_person_node() -> None:
@@ -445,7 +446,7 @@ def test_a_choice_that_does_not_follow_the_log_names_the_person_node() -> None:
     net.send_raw(2, 0, bytes([CHOICE]) + forged.encode())
     net.deliver_all()
     fault = net.nodes[0].failed
-    assert fault is not None and fault.seat == 2 and "does not follow the log" in fault.message
+    assert fault is not None and fault.seat == 2 and "does not follow the log" in said(fault)
 
 
 def test_a_choice_in_an_action_of_a_seat_not_taken_over_names_the_sender() -> None:
@@ -469,4 +470,4 @@ def test_a_choice_in_an_action_of_a_seat_not_taken_over_names_the_sender() -> No
     net.deliver_all()
     faults = net.faults()
     assert faults[0].seat == faults[2].seat == 1
-    assert "not a person's seat taken over" in faults[0].message
+    assert "not a person's seat taken over" in said(faults[0])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from table_helpers import on_turn, quiet, until
+from table_helpers import on_turn, quiet, said, until
 
 from p2p8s.crypto.messages import Act, PlayCards, decode
 from p2p8s.crypto.proofs import Proof
@@ -36,7 +36,7 @@ def _named(net: TableNet, culprit: int, *words: str) -> None:
         assert f is not None, f"node {s} did not notice"
         assert f.seat == culprit, f
         for w in words:
-            assert w in f.message, f
+            assert w in said(f), f
 
 
 def _author(seat: int, action: Action,
@@ -179,7 +179,7 @@ def test_different_actions_to_different_peers_are_named() -> None:
     _named(net, culprit)
     # the peer given the odd action stops at once and tells why, with its chain view;
     # the other peer sees the fork with its own evidence (the echo of seat 1's chain)
-    assert "saw different messages from seat 1" in net.faults()[0].message
+    assert "saw different messages from seat 1" in said(net.faults()[0])
 
 
 def test_a_false_hidden_claim_fails_the_audit_naming_the_seat() -> None:
@@ -230,7 +230,7 @@ def test_a_crypto_message_under_a_wrong_seat_is_named() -> None:
     node = net.nodes[0]
     node.receive(2, captured[-1], 0.0)  # seat 2 relays seat 1's message as its own
     assert node.failed is not None and node.failed.seat == 2
-    assert "signed as seat 1" in node.failed.message
+    assert "signed as seat 1" in said(node.failed)
 
 
 def test_a_bad_shuffle_ends_the_round_in_a_dispute_and_the_audit_names_the_shuffler() -> None:
@@ -249,7 +249,7 @@ def test_a_bad_shuffle_ends_the_round_in_a_dispute_and_the_audit_names_the_shuff
     net.run()
     for s in (0, 2):
         overs = net.of(s, tev.RoundOver)
-        assert overs and not overs[0].audit_ok and "shuffle" in overs[0].audit_message
+        assert overs and not overs[0].audit_ok and "shuffle" in said(overs[0])
     _named(net, 1, "shuffle")
 
 
