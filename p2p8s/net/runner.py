@@ -1382,7 +1382,7 @@ async def _restore(mesh: Mesh, config: TableConfig, notes: list[str], *,
                 seed=mesh.digest, now=loop.time(), sign=mesh.node.identity.sign,
                 key_secret=key_secret)
         except MalformedInput as exc:
-            failures.append(f"{config.names[seat]}'s log: {exc}")
+            failures.append(f"{config.names[seat]}'s log: {_said(config.names, exc)}")
             continue
         if table.failed is not None:
             failures.append(f"{config.names[seat]}'s log: "
@@ -1490,9 +1490,10 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
                                    LEFT_REASON)
 
 
-def _said(names: Sequence[str], fault: tev.Fault) -> str:
-    """The words of a table fault (the runner says it in TableFailed)."""
+def _said(names: Sequence[str], what: tev.Fault | LocalError) -> str:
+    """The words of a table fault or error (the runner says them in TableFailed)."""
     from p2p8s.cli.words import Speaker
     from p2p8s.cli.words.table import said
 
-    return said(fault, Speaker(names=tuple(names)))
+    speaker = Speaker(names=tuple(names))
+    return speaker.error(what) if isinstance(what, LocalError) else said(what, speaker)

@@ -23,7 +23,9 @@ the full flow):
 - :mod:`~p2p8s.table.computer` — the computer seats, the stand-in, the takeover bot;
 - :mod:`~p2p8s.table.inbox` and :mod:`~p2p8s.table.resync` — the intake of crypto
   payloads, and the records a restarted node is rebuilt from;
-- :mod:`~p2p8s.table.roundend` — keys revealed, the audit (R-AUDIT), the score.
+- :mod:`~p2p8s.table.roundend` — keys revealed, the audit (R-AUDIT), the score;
+- :mod:`~p2p8s.table.stops` — stopping on a fault, and a peer's ``stop``;
+- :mod:`~p2p8s.table.flow` — the steps of a round through its phases, between them.
 
 Anything a peer got wrong is a :class:`~p2p8s.errors.RemoteError` naming it (the
 table's own checks: :class:`~p2p8s.table.errors.TableError`, a broken rule of the game:
@@ -39,10 +41,9 @@ import functools
 from collections.abc import Callable, Sequence
 
 from p2p8s.bots.base import View, view_of
-from p2p8s.crypto.events import Announced, CardsPlayed, Disputed, KeyRecovered
 from p2p8s.crypto.group import Rand
 from p2p8s.crypto.session import KEY_SEED_BYTES
-from p2p8s.engine import Action, Draw, Round, parse_action
+from p2p8s.engine import Action, Round, parse_action
 from p2p8s.errors import IllegalAction, LocalError, MalformedInput, RemoteError
 from p2p8s.match import Match
 from p2p8s.table import events as tev
@@ -56,7 +57,6 @@ from p2p8s.table.actions import (
     SETUP,
     STOP,
     WELCOME,
-    StopNotice,
     action_text,
     decode_records,
     decode_round,
@@ -67,16 +67,18 @@ from p2p8s.table.clock import AWAY_GRACE_S, TurnClock
 from p2p8s.table.computer import BOT_TAG, STAND_IN, TAKEOVER_TAG, Computers
 from p2p8s.table.config import TableConfig
 from p2p8s.table.context import MAX_AHEAD, MAX_FUTURE, OBSERVER, Ctx, Outgoing, Output, Phase
-from p2p8s.table.deal import DEALER_TAG, Deal, DealStep, deal_order, first_dealer, forbidden_starter
+from p2p8s.table.deal import DEALER_TAG, Deal, deal_order, first_dealer, forbidden_starter
 from p2p8s.table.errors import TableCode, TableError
 from p2p8s.table.events import InfoCode
+from p2p8s.table.flow import RoundFlow
 from p2p8s.table.inbox import Inbox
 from p2p8s.table.keys import OwnKeys
-from p2p8s.table.log import ActionLog, Applied
+from p2p8s.table.log import ActionLog
 from p2p8s.table.resync import Resync
-from p2p8s.table.roundend import TRANSCRIPT_TAG, EndStep, RoundEnd
+from p2p8s.table.roundend import TRANSCRIPT_TAG, RoundEnd
 from p2p8s.table.seats import TAKEOVER_GRACE_S, Seats
 from p2p8s.table.sessions import LocalSessions
+from p2p8s.table.stops import Stops
 
 __all__ = ["AWAY_GRACE_S", "BOT_TAG", "DEALER_TAG", "MAX_AHEAD", "MAX_FUTURE", "OBSERVER",
            "STAND_IN", "TAKEOVER_GRACE_S", "TAKEOVER_TAG", "TRANSCRIPT_TAG",
@@ -115,7 +117,8 @@ class Table:
         self.me = me
         self._ctx = ctx = Ctx(config, me=me, rand=rand, seed=seed, sign=sign,
                               key_secret=key_secret)
-        self._sessions = sessions = LocalSessions(ctx, self._on_crypto_event)
+        self._sessions = sessions = LocalSessions(
+            ctx, lambda ev: self._flow.on_crypto_event(ev))
         self._seats = seats = Seats(ctx, sessions)
         self._log = log = ActionLog(ctx, sessions, seats,
                                     vet=lambda *a: self._computer.vet(*a))
@@ -128,12 +131,16 @@ class Table:
         self._inbox = Inbox(ctx, sessions, seats)
         self._resync = Resync(ctx)
         self._end = RoundEnd(ctx, sessions, log, self._deal, seats)
+        self._flow = RoundFlow(ctx, sessions=sessions, seats=seats, deal=self._deal, log=log,
+                               clock=clock, choices=choices, computer=self._computer,
+                               keys=self._keys, inbox=self._inbox, end=self._end)
+        self._stops = Stops(ctx, sessions)
         self._started = False
         #: what each payload kind (protocol/table.md, "Carrying") is handed to
         self._handlers: dict[int, Callable[[int, bytes], None]] = {
             CRYPTO: self._inbox.on_crypto,
             SETUP: self._on_setup,
-            STOP: self._on_stop,
+            STOP: self._stops.on_stop,
             LEAVE: self._on_leave,
             WELCOME: lambda sender, body: seats.on_welcome(sender, _round(sender, body)),
             RESTARTED: lambda sender, body: seats.on_restarted(sender, _round(sender, body)),
@@ -272,7 +279,7 @@ class Table:
         self._ctx.now = now
         if not self.observing:
             self._ctx.send(SETUP, self.config.to_bytes())
-        self._guarded(self._begin_round)
+        self._guarded(self._flow.begin_round)
         return self._flush()
 
     def receive(self, sender: int, payload: bytes, now: float) -> Output:
@@ -328,7 +335,7 @@ class Table:
         ctx.restoring = ctx.catching_up = table._started = True
         ctx.now = now
         table._seats.back_at[me] = now
-        table._guarded(table._begin_round)
+        table._guarded(table._flow.begin_round)
         table._guarded(lambda: table._replay(records))
         ctx.restoring = False
         ctx.out.clear()
@@ -435,7 +442,7 @@ class Table:
         ctx = self._ctx
         ctx.now = max(ctx.now, now)
         if ctx.going and not ctx.leaving:
-            self._guarded(self._advance)
+            self._guarded(self._flow.advance)
         return self._flush()
 
     # ------------------------------------------------------------------ plumbing
@@ -445,7 +452,7 @@ class Table:
         try:
             self._choices.ready()
         except RemoteError as e:
-            self._stop(tev.Fault.of(e, e.seat))
+            self._stops.stop(tev.Fault.of(e, e.seat))
         messages, ctx.out = ctx.out, []
         messages = self._seats.release(messages)
         self._resync.sent(messages)
@@ -457,30 +464,15 @@ class Table:
         """Run ``fn`` and every step it enables; a detected fault stops the table."""
         try:
             fn()
-            self._advance()
+            self._flow.advance()
         except RemoteError as e:
-            self._stop(tev.Fault.of(e, e.seat))
+            self._stops.stop(tev.Fault.of(e, e.seat))
         except LocalError as e:  # never expected: stop the table rather than the runner
-            self._stop(tev.Fault(None, TableCode.STUCK, {"cause": e}))
-
-    def _stop(self, fault: tev.Fault) -> None:
-        """Stop the table on ``fault`` (the first one counts) and tell the others why
-        (``stop``: the fault's code and data, and this node's view of every chain)."""
-        ctx = self._ctx
-        if ctx.failed is not None:
-            return
-        ctx.failed = fault
-        ctx.tell(fault)
-        self._sessions.clear_queue()
-        if not self.observing and ctx.number:
-            heads = self._sessions.primary.chain_heads()
-            notice = StopNotice(round_no=ctx.number, seat=fault.seat, message=fault.message,
-                                echo=heads)
-            ctx.send(STOP, notice.encode())
+            self._stops.stop(tev.Fault(None, TableCode.STUCK, {"cause": e}))
 
     def _replay(self, records: Sequence[tuple[int, bytes]]) -> None:
         """Take in a peer's records (restore / resync), skipping what is not for us."""
-        self._resync.replay(records, self._receive, self._advance)
+        self._resync.replay(records, self._receive, self._flow.advance)
 
     def _own_keys(self) -> bool:
         """Restored with a key secret: send the round keys of the seats this node runs
@@ -517,122 +509,6 @@ class Table:
     def _on_setup(self, sender: int, body: bytes) -> None:
         if body != self.config.to_bytes():
             raise TableError(TableCode.OTHER_SETUP, seat=sender, peer=sender)
-
-    def _on_stop(self, sender: int, body: bytes) -> None:
-        """A peer stopped on a fault: check its chain view (an equivocation shows here
-        with this node's own evidence), else stop too, reporting its verdict."""
-        try:
-            notice = StopNotice.decode(body)
-        except MalformedInput as e:
-            raise TableError(TableCode.MALFORMED, seat=sender, peer=sender, cause=e) from None
-        if self._ctx.number and notice.round_no == self._ctx.number and notice.echo:
-            self._sessions.primary.check_echo(sender, notice.echo)
-        accused = notice.seat if notice.seat is not None and 0 <= notice.seat < len(
-            self.names) else None
-        raise TableError(TableCode.STOPPED, seat=accused, peer=sender, reason=notice.message)
-
-    def _on_crypto_event(self, ev: object) -> None:
-        """A crypto event of the primary session, for the machine it concerns."""
-        ctx = self._ctx
-        if ctx.number == 0:
-            return
-        if isinstance(ev, KeyRecovered):
-            self._seats.on_key_recovered(ev)
-        elif isinstance(ev, CardsPlayed):
-            self._log.on_played(ev.seat, ev.by, [p for p, _, _ in ev.items])
-        elif isinstance(ev, Announced):
-            self._log.take_act(ev.seat, ev.data)
-        elif isinstance(ev, Disputed) and ctx.phase in (Phase.CRYPTO, Phase.PLAY):
-            # a card that decodes to nothing: end the round at once; the audit names
-            # the cheater (a bad strip, or a false dispute)
-            ctx.phase = Phase.END
-
-    # ------------------------------------------------------------------ rounds
-
-    def _begin_round(self) -> None:
-        """Start the next round's crypto: who runs which seat, the escrow holders, and
-        this node's sessions (protocol/table.md, "Dropped nodes")."""
-        ctx, sessions, seats = self._ctx, self._sessions, self._seats
-        if not ctx.restoring and not ctx.replaying:
-            ctx.catching_up = False
-        ctx.number, ctx.phase = ctx.match.round_number, Phase.CRYPTO
-        seats.begin_round()
-        sessions.begin(ctx.number, seats.holders)
-        for machine in (self._deal, self._log, self._clock, self._choices, self._keys,
-                        self._inbox, self._end):
-            machine.begin()
-        if seats.plays_no_seat():
-            sessions.primary_seat = OBSERVER
-            sessions.by_seat[OBSERVER] = sessions.create(OBSERVER)
-        else:
-            sessions.primary_seat = self.me
-            for seat in seats.local_seats():
-                sessions.by_seat[seat] = sessions.create(seat)
-        sessions.start()
-        seats.adopt_taken()
-        self._inbox.take_future()
-        for early in self._keys.take_future():
-            if ctx.failed is not None:
-                return
-            self._keys.on_ownkey(early.sender, early.body)
-
-    def _advance(self) -> None:
-        """Take every step that is possible now."""
-        ctx, sessions, seats = self._ctx, self._sessions, self._seats
-        progress = True
-        while progress and ctx.failed is None and ctx.number:
-            if sessions.rebuild:
-                sessions.rebuild_observer()
-            if seats.recover_gone() or seats.reveal_adopted() or self._keys.step():
-                continue
-            if ctx.phase is Phase.CRYPTO:
-                progress = self._deal_step()
-            elif ctx.phase is Phase.PLAY:
-                progress = self._play_step() or self._computer.step()
-            elif ctx.phase is Phase.END:
-                progress = self._end_step()
-            else:
-                progress = False
-
-    def _deal_step(self) -> bool:
-        step = self._deal.step()
-        if step is DealStep.DISPUTED:
-            self._ctx.phase = Phase.END
-        elif step is DealStep.DEALT:
-            dealt = self._deal.dealt
-            assert dealt is not None
-            self._log.start(dealt.round, dealt.deck, dealt.round_id)
-            self._ctx.phase = Phase.PLAY
-            self._ctx.tell(tev.RoundStarted(self._ctx.number, self._deal.dealer))
-            self._clock.start_turn(dealt.round.turn)
-        return step is not DealStep.WAIT
-
-    def _play_step(self) -> bool:
-        result = self._log.step()
-        if isinstance(result, Applied):
-            self._applied(result)
-            return True
-        return result
-
-    def _applied(self, a: Applied) -> None:
-        """An action was applied: the machines that follow the log hear of it."""
-        ctx, rnd = self._ctx, self._log.round
-        assert rnd is not None
-        self._choices.applied()
-        self._clock.after_action(a.seat, a.record, told=self._choices.told)
-        self._end.transcript.note(ctx.number.to_bytes(4, "big") + a.data)
-        ctx.tell(tev.Applied(a.event, out=a.over))
-        if a.over:
-            ctx.phase = Phase.END
-            self._clock.end_round()
-        elif not isinstance(a.event.action, Draw):
-            self._clock.start_turn(rnd.turn)
-
-    def _end_step(self) -> bool:
-        step = self._end.step()
-        if step is EndStep.NEXT:
-            self._begin_round()
-        return step is not EndStep.WAIT
 
 
 def _round(sender: int, body: bytes) -> int:

@@ -91,6 +91,11 @@ class TableCode(Code):
     NOT_IN_HAND = "table-not-in-hand"  #: ``card``
     NO_NODE = "table-no-node"  #: ``seat`` has no other node
     NO_SIGNATURE = "table-no-signature"  #: the signer gave no Ed25519 signature
+    SEATS_ORDER = "table-seats-order"  #: a config's seats are not numbered 0..n-1
+    HOST_COMPUTER = "table-host-computer"  #: a config with a computer in the host's seat
+    TIMER_NOT_POSITIVE = "table-timer-not-positive"  #: a config's turn timer
+    NOTHING_TURNED = "table-nothing-turned"  #: the deck was asked to bury nothing
+    NO_REFILL = "table-no-refill"  #: the deck was asked to refill with no stock ready
 
 
 class LogCode(Code):

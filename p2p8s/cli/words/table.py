@@ -161,6 +161,11 @@ TEMPLATES: dict[Enum, Template] = {
     TableCode.NOT_IN_HAND: "{card} is not in your hand",
     TableCode.NO_NODE: "seat {seat} has no other node",
     TableCode.NO_SIGNATURE: "the signer returned no Ed25519 signature",
+    TableCode.SEATS_ORDER: "seats must be numbered 0..n-1 in order",
+    TableCode.HOST_COMPUTER: "the host's seat cannot be a computer seat",
+    TableCode.TIMER_NOT_POSITIVE: "the turn timer must be positive",
+    TableCode.NOTHING_TURNED: "nothing was turned face up to bury",
+    TableCode.NO_REFILL: "no reshuffled stock is ready for this refill",
     # the log audit
     LogCode.NO_SETUP: "the log holds no table setup",
     LogCode.UNREADABLE: "frame {index} does not verify: {cause}",
