@@ -72,17 +72,8 @@ ALLOWLIST = frozenset({
     "p2p8s.store.tablelog",
     "p2p8s.table.actions",
     "p2p8s.table.config",
-    "p2p8s.table.core",
-    "p2p8s.table.deck",
-    "p2p8s.table.logverify",
     "p2p8s.wire",
 })
-
-#: Event classes whose fields used to carry sentences, and those fields.
-TEXT_EVENTS = ("Info", "SeatAway", "SeatTakenOver", "SeatBack", "Fault", "Applied",
-               "RoundOver")
-TEXT_FIELDS = frozenset({"text", "message", "audit_message"})
-
 
 def _module_name(path: Path) -> str:
     rel = path.relative_to(PKG.parent).with_suffix("")
@@ -120,8 +111,8 @@ def _defined_in_p2p8s(cls: type) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Worded:
-    """The classes the scan looks for: p2p8s's errors, and the text events with the
-    positions and names of their text fields."""
+    """The classes the scan looks for: p2p8s's errors, and the table's events with the
+    positions and names of their fields (none of which may be a sentence)."""
 
     errors: frozenset[type]
     events: dict[type, tuple[frozenset[int], frozenset[str]]]
@@ -134,13 +125,11 @@ def _worded() -> Worded:
     _import_all()
     errors = frozenset({Error, *(c for c in _subclasses(Error) if _defined_in_p2p8s(c))})
     texts: dict[type, tuple[frozenset[int], frozenset[str]]] = {}
-    for name in TEXT_EVENTS:
-        cls = getattr(events, name, None)
-        if cls is None or not dataclasses.is_dataclass(cls):
-            continue
-        names = [f.name for f in dataclasses.fields(cls)]
-        texts[cls] = (frozenset(i for i, n in enumerate(names) if n in TEXT_FIELDS),
-                      frozenset(n for n in names if n in TEXT_FIELDS))
+    for cls in vars(events).values():  # the table's events carry codes and data only
+        if (isinstance(cls, type) and dataclasses.is_dataclass(cls)
+                and cls.__module__ == events.__name__):
+            names = [f.name for f in dataclasses.fields(cls)]
+            texts[cls] = (frozenset(range(len(names))), frozenset(names))
     return Worded(errors=errors, events=texts)
 
 
@@ -272,7 +261,7 @@ def f(code, n):
 def g(code, n):
     raise LocalError(code, n=n)
 def h(seat):
-    return [tev.Info(text=f"{seat} left"), tev.Fault(seat, "bad"), tev.Fault(seat, code),
+    return [tev.Info(f"{seat} left"), tev.Fault(seat, "bad"), tev.Fault(seat, code),
             tev.Info(f"{seat}"), tev.Info("")]
 def k():
     from p2p8s.errors import MalformedInput

@@ -503,6 +503,7 @@ def audit_cmd(file: Path) -> None:
     round as ok or the cheater named, and the scores; exits 1 if anything fails, 2 if the
     file is not a readable table log.
     """
+    from p2p8s.cli.words.table import report_lines
     from p2p8s.store.tablelog import CorruptLog, read_log
     from p2p8s.table.logverify import verify
 
@@ -520,7 +521,7 @@ def audit_cmd(file: Path) -> None:
         click.echo(f"  kept by the node of {report.config.names[seat]} (seat {seat}), as "
                    "its unsigned header says; everything below is checked from the "
                    "signed frames")
-    for line in report.lines():
+    for line in report_lines(report):
         click.echo(f"  {line}")
     if not report.ok:
         sys.exit(1)

@@ -25,12 +25,14 @@ from p2p8s.cli import view as v
 from p2p8s.cli.controller import Act, AskHint, Board, Controller, Kind, Leave, Redraw, board_lines
 from p2p8s.cli.moves import card_message, shorten
 from p2p8s.cli.terminal import Terminal
-from p2p8s.cli.words import PLAIN
+from p2p8s.cli.words import PLAIN, Speaker, narration
+from p2p8s.cli.words.table import said
 from p2p8s.engine import Action, Round
 from p2p8s.errors import MalformedInput
 from p2p8s.match import Match
 from p2p8s.net import runner
 from p2p8s.net.runner import DONE_REASON, LEFT_REASON, Think, Typed, left_the_table
+from p2p8s.rules import Ruleset
 from p2p8s.table import Table, TableConfig
 from p2p8s.table import events as tev
 
@@ -64,7 +66,7 @@ def seats_line(names: Sequence[str], me: int, *, computers: dict[int, str],
 
 
 def audit_line(ok: bool, message: str) -> str:
-    """The round's audit verdict for people."""
+    """The round's audit verdict for people (``message``: what failed)."""
     if ok:
         return AUDIT_OK
     reason = message.removeprefix("audit failed: ")
@@ -115,6 +117,13 @@ class _Seat:
             return "One moment: the other nodes are still handling your move."
         return (f"It is {self.screen.name(view.turn)}'s turn; wait for yours "
                 "(help lists the commands).")
+
+
+def applied_line(event: tev.Applied, speaker: Speaker, rules: Ruleset) -> str:
+    """The sentence of one applied action, for the turns the table has moved past before
+    they could be told from its view: the narration's own sentence, from the effect the
+    engine recorded."""
+    return narration.turn_line([event.event], speaker, rules=rules, final=event.out)
 
 
 class TableScreen:
@@ -238,7 +247,7 @@ class TableScreen:
                     self.ctl.show_board(Redraw.START)
                     self.ctl.skip_narration()  # its "Last moves" are not narrated again
             elif isinstance(event, tev.Applied):
-                self._applied.append(self._sentence(event))
+                self._applied.append(applied_line(event, self._words(), table.config.rules))
                 self._narrate(table)
             elif isinstance(event, tev.RoundOver):
                 view = table.view()
@@ -252,7 +261,8 @@ class TableScreen:
                 lines = (v.render_round_end(event.result, self.names, match, self.look)
                          if match is not None else [])
                 self.say("", *lines)
-                self.say(self.look.paint(audit_line(event.audit_ok, event.audit_message),
+                reason = said(event.fault, self._words()) if event.fault is not None else ""
+                self.say(self.look.paint(audit_line(event.audit_ok, reason),
                                          "green" if event.audit_ok else "red"))
             elif isinstance(event, tev.MatchOver):
                 match = table.match
@@ -262,13 +272,14 @@ class TableScreen:
                     self.say(f"{self.name(event.winner)} wins the match.")
             elif isinstance(event, tev.Fault):
                 who = self.name(event.seat) if event.seat is not None else "a player"
-                message = card_message(event.message, self.look.card)
+                message = card_message(said(event, self._words()), self.look.card)
                 who = "you" if event.seat == self.me else who
                 self.say(self.look.paint(f"Fault ({who}): {message}", "red"))
             elif isinstance(event, tev.SeatBack):
                 pass  # the runner's presence line has said so, with how it came back
             elif isinstance(event, tev.Info):
-                self.say(event.text[:1].upper() + event.text[1:])  # a sentence of its own
+                text = said(event, self._words())
+                self.say(text[:1].upper() + text[1:])  # a sentence of its own
 
     def presence(self, seat: int, name: str, *, connected: bool, reason: str) -> None:
         """A node left, was lost, or came back (``reason`` says how)."""
@@ -345,11 +356,9 @@ class TableScreen:
         if self._current(table):
             self.ctl.narrate()
 
-    @staticmethod
-    def _sentence(event: tev.Applied) -> str:
-        """The applied action in words, for the turns the table has moved past before
-        they could be told from its view (the narration's own sentence)."""
-        return event.text
+    def _words(self) -> Speaker:
+        """Who the table's events are said to: the names, this seat, this look."""
+        return self.ctl.speaker
 
     def _think_hint(self, ask: AskHint) -> Think[Hint]:
         """The expert's hint, thought out off the loop on a snapshot (the view, the legal

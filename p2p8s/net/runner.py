@@ -618,8 +618,8 @@ class _Run:
         fault = self.table.failed
         if fault is not None and self.done is None:
             who = self._who(fault.seat) if fault.seat is not None else "a player"
-            raise TableFailed(f"the table stopped: {who} broke the rules ({fault.message}); "
-                              f"the log is in {self.result.log}")
+            raise TableFailed(f"the table stopped: {who} broke the rules "
+                              f"({_said(self.names, fault)}); the log is in {self.result.log}")
         if gone is not None and self.done is None:
             raise PeerLost(gone, seat=min(self.finished_peers))
         if (self.done is None and self.others and not self.table.finished
@@ -768,7 +768,7 @@ class _Run:
         try:
             out = self.table.act(action, self.now())
         except IllegalAction as exc:
-            self.frontend.show(self.table, [tev.Info(text=f"{exc}")], self.now())
+            self.frontend.show(self.table, [tev.Info.of(exc)], self.now())
             self.decision = None
             return
         self.process(out)
@@ -814,8 +814,8 @@ class _Run:
         seat = rec.message.seat if rec.message.seat is not None else event.peer.seat
         if (seat is None or seat not in self.got
                 or (body.to is not None and body.to != self.mesh.seat)):
-            self.frontend.show(self.table, [tev.Fault(
-                seat=seat, message=f"{event.peer} sent a game message addressed to "
+            self.frontend.show(self.table, [tev.Fault.legacy(
+                seat, f"{event.peer} sent a game message addressed to "
                 f"seat {body.to}")], self.now())
             return
         kind = body.payload[0] if body.payload else 0
@@ -823,8 +823,7 @@ class _Run:
             try:
                 self.runner_payload(event.peer, seat, kind, body.payload[1:])
             except MalformedInput as exc:
-                self.frontend.show(self.table, [tev.Fault(seat=seat, message=str(exc))],
-                                   self.now())
+                self.frontend.show(self.table, [tev.Fault.of(exc, seat)], self.now())
                 raise TableFailed(f"{self._who(seat)} sent invalid data: {exc}") from None
             return
         self.prev = rec.digest
@@ -848,8 +847,7 @@ class _Run:
             out = self.table.receive(seat, body.payload, self.now())
         except RemoteError as exc:
             bad = exc.seat if exc.seat is not None else seat
-            self.frontend.show(self.table, [tev.Fault(seat=bad, message=str(exc))],
-                               self.now())
+            self.frontend.show(self.table, [tev.Fault.of(exc, bad)], self.now())
             raise TableFailed(f"{self._who(bad)} sent invalid data: {exc}") from None
         self.process(out)
 
@@ -1384,10 +1382,11 @@ async def _restore(mesh: Mesh, config: TableConfig, notes: list[str], *,
                 seed=mesh.digest, now=loop.time(), sign=mesh.node.identity.sign,
                 key_secret=key_secret)
         except MalformedInput as exc:
-            failures.append(f"{config.names[seat]}'s log: {exc}")
+            failures.append(f"{config.names[seat]}'s log: {_said(config.names, exc)}")
             continue
         if table.failed is not None:
-            failures.append(f"{config.names[seat]}'s log: {table.failed.message}")
+            failures.append(f"{config.names[seat]}'s log: "
+                            f"{_said(config.names, table.failed)}")
             continue
         notes.append(f"Got the log of the table from {config.names[seat]} "
                      f"({len(frames)} signed frames, every signature checked).")
@@ -1489,3 +1488,12 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
         with contextlib.suppress(Exception):
             await mesh.node.aclose(DONE_REASON if run is not None and run.completed else
                                    LEFT_REASON)
+
+
+def _said(names: Sequence[str], what: tev.Fault | LocalError) -> str:
+    """The words of a table fault or error (the runner says them in TableFailed)."""
+    from p2p8s.cli.words import Speaker
+    from p2p8s.cli.words.table import said
+
+    speaker = Speaker(names=tuple(names))
+    return speaker.error(what) if isinstance(what, LocalError) else said(what, speaker)

@@ -14,6 +14,7 @@ import msgpack
 
 from p2p8s.errors import MalformedInput
 from p2p8s.rules import Ruleset, check_players
+from p2p8s.table.errors import TableCode
 
 #: The seat whose node runs the computer seats (the host's, R-TIMER / DESIGN.md).
 HOST_SEAT = 0
@@ -46,11 +47,11 @@ class TableConfig:
     def __post_init__(self) -> None:
         check_players(len(self.seats))
         if [s.seat for s in self.seats] != list(range(len(self.seats))):
-            raise MalformedInput("seats must be numbered 0..n-1 in order")
+            raise MalformedInput(TableCode.SEATS_ORDER)
         if self.seats[HOST_SEAT].computer is not None:
-            raise MalformedInput("the host's seat cannot be a computer seat")
+            raise MalformedInput(TableCode.HOST_COMPUTER)
         if self.turn_timeout_s <= 0:
-            raise MalformedInput("the turn timer must be positive")
+            raise MalformedInput(TableCode.TIMER_NOT_POSITIVE)
 
     @property
     def players(self) -> int:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from p2p8s.cards import Card
 from p2p8s.crypto.deck import Position
 from p2p8s.errors import MalformedInput
+from p2p8s.table.errors import TableCode
 
 
 class TableDeck:
@@ -59,7 +60,7 @@ class TableDeck:
 
     def bury(self, card: Card, index: int) -> None:
         if self.turned is None:
-            raise MalformedInput("nothing was turned face up to bury")
+            raise MalformedInput(TableCode.NOTHING_TURNED)
         self.faceup[self.turned] = card
         self.stock.insert(index, self.turned)
         self.turned = None
@@ -67,7 +68,7 @@ class TableDeck:
     def refill(self, cards: Sequence[Card]) -> None:
         if not self.refills or len(self.refills[0]) != len(cards) or len(cards) != len(
                 self.discard) - 1:
-            raise MalformedInput("no reshuffled stock is ready for this refill")
+            raise MalformedInput(TableCode.NO_REFILL)
         self.stock = self.refills.pop(0)
         self.discard = self.discard[-1:]
 

@@ -18,7 +18,8 @@ Duplicate copies of one payload are skipped; two *different* payloads signed by 
 for the same message slot (round, sender, sequence number) are a signed proof of
 equivocation and name that seat.
 
-The report lists each round: audited ok, or the failing seat and why, and the points.
+The report lists each round: audited ok, or the failing seat and why, and the points
+(``p2p8s.cli.words.table.report_lines`` says it).
 """
 
 from __future__ import annotations
@@ -35,11 +36,12 @@ from p2p8s.table import events as tev
 from p2p8s.table.actions import CRYPTO, SETUP
 from p2p8s.table.config import HOST_SEAT, TableConfig
 from p2p8s.table.core import OBSERVER, Table
+from p2p8s.table.errors import LogCode
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RoundReport:
-    """One round of the log: ``ok`` (audited and scored), else ``seat`` and ``message``
+    """One round of the log: ``ok`` (audited and scored), else ``seat`` and ``fault``
     say who failed and why; ``complete`` is False for a round the log stops inside."""
 
     number: int
@@ -47,7 +49,7 @@ class RoundReport:
     ok: bool
     complete: bool
     seat: int | None = None
-    message: str = ""
+    fault: tev.Fault | None = None
     points: tuple[int, ...] = ()
     winner: int | None = None
 
@@ -65,38 +67,6 @@ class LogReport:
     winner: int | None = None
     finished: bool = False
     fault: tev.Fault | None = None
-
-    def lines(self) -> list[str]:
-        """The report for people, one line per fact."""
-        names = self.config.names if self.config else ()
-
-        def who(seat: int | None) -> str:
-            if seat is None:
-                return "an unknown party"
-            return f"{names[seat]} (seat {seat})" if seat < len(names) else f"seat {seat}"
-
-        out = [f"{self.frames} frames"]
-        if self.config is not None:
-            out.append(f"table {self.config.table.hex()}: {', '.join(names)}; "
-                       f"{self.config.rules.describe()}")
-        for r in self.rounds:
-            if not r.complete and r.ok:
-                out.append(f"round {r.number}: incomplete (the log stops inside it)")
-            elif r.ok:
-                pts = ", ".join(f"{names[s] if s < len(names) else s} {p:+d}"
-                                for s, p in enumerate(r.points))
-                out.append(f"round {r.number}: audit ok; points {pts}")
-            else:
-                out.append(f"round {r.number}: FAILED — {who(r.seat)}: {r.message}")
-        if self.fault is not None and not any(not r.ok for r in self.rounds):
-            out.append(f"FAILED — {who(self.fault.seat)}: {self.fault.message}")
-        if self.totals:
-            out.append("totals: " + ", ".join(
-                f"{names[s] if s < len(names) else s} {t}" for s, t in enumerate(self.totals)))
-        if self.finished and self.winner is not None:
-            out.append(f"winner: {who(self.winner)}")
-        out.append("verdict: " + ("ok" if self.ok else "FAILED"))
-        return out
 
 
 def _body(frame: bytes) -> bytes:
@@ -141,20 +111,21 @@ def verify(frames: Sequence[bytes]) -> LogReport:
     """Re-verify a saved table log (see the module docstring); never raises for bad data."""
     bodies = [_body(f) for f in frames]
     received: list[wire.Received] = []
-    broken: tuple[int, bytes, str] | None = None
+    broken: tuple[int, bytes, RemoteError] | None = None
     for i, body in enumerate(bodies):
         try:
             received.append(wire.decode_body(body))
         except RemoteError as e:
-            broken = (i, _claimed_key(body), str(e))
+            broken = (i, _claimed_key(body), e)
             break
     games = [(r.key, r.message.body.payload) for r in received
              if isinstance(r.message.body, wire.Game) and r.message.body.payload]
     config = _find_config(games)
     if config is None:
-        missing = tev.Fault(None, "the log holds no table setup")
+        missing = tev.Fault(None, LogCode.NO_SETUP)
         if broken is not None:
-            missing = tev.Fault(None, f"frame {broken[0]} does not verify: {broken[2]}")
+            missing = tev.Fault(None, LogCode.UNREADABLE, {"index": broken[0],
+                                                            "cause": broken[2]})
         return LogReport(ok=False, config=None, frames=len(frames), rounds=(), fault=missing)
 
     table = Table(config, me=OBSERVER, rand=seeded(b"p2p8s/v1/observer"))
@@ -168,11 +139,11 @@ def verify(frames: Sequence[bytes]) -> LogReport:
             continue
         signer = config.seat_of_key(r.key)
         if signer is None or (msg.seat is not None and msg.seat != signer):
-            fault = tev.Fault(signer, f"a frame signed by {r.key.hex()[:16]}… claims seat "
-                                      f"{msg.seat}, which that key does not hold")
+            fault = tev.Fault(signer, LogCode.WRONG_KEY, {"key": r.key.hex()[:16],
+                                                          "claimed": msg.seat})
             break
         if msg.table != config.table:
-            fault = tev.Fault(signer, "a frame names another table")
+            fault = tev.Fault(signer, LogCode.OTHER_TABLE)
             break
         payload = content.payload
         if (signer, payload) in done:
@@ -182,8 +153,8 @@ def verify(frames: Sequence[bytes]) -> LogReport:
         if slot is not None:
             other = seen.setdefault((signer, slot), payload)
             if other != payload:
-                fault = tev.Fault(signer, f"signed two different messages for round {slot[0]}, "
-                                          f"seat {slot[1]}, message {slot[2]} (equivocation)")
+                fault = tev.Fault(signer, LogCode.EQUIVOCATION, {
+                    "round": slot[0], "author": slot[1], "seq": slot[2]})
                 break
         events.extend(table.receive(signer, payload, 0.0).events)
         if table.failed is not None:
@@ -191,7 +162,7 @@ def verify(frames: Sequence[bytes]) -> LogReport:
     if fault is None and table.failed is None and broken is not None:
         i, key, why = broken
         seat = config.seat_of_key(key)
-        fault = tev.Fault(seat, f"frame {i} does not verify ({why}): the log was altered")
+        fault = tev.Fault(seat, LogCode.ALTERED, {"index": i, "cause": why})
     fault = table.failed or fault
     return _report(config, len(frames), events, table, fault)
 
@@ -208,13 +179,13 @@ def _report(config: TableConfig, count: int, events: Sequence[tev.Event], table:
             rounds.append(RoundReport(
                 number=res.number, dealer=res.dealer, ok=e.audit_ok, complete=True,
                 seat=None if e.audit_ok else (fault.seat if fault else None),
-                message=e.audit_message, points=res.points if e.audit_ok else (),
+                fault=e.fault, points=res.points if e.audit_ok else (),
                 winner=res.winner))
     last = table.round_number
     if last and not any(r.number == last for r in rounds):
         if fault is not None:
             rounds.append(RoundReport(number=last, dealer=dealers.get(last), ok=False,
-                                      complete=False, seat=fault.seat, message=fault.message))
+                                      complete=False, seat=fault.seat, fault=fault))
         elif not table.finished:
             rounds.append(RoundReport(number=last, dealer=dealers.get(last), ok=True,
                                       complete=False))
@@ -233,7 +204,8 @@ def records_from_frames(config: TableConfig, frames: Sequence[bytes], *,
     author's own word, not the word of the peer that sent the log. Payloads meant for
     another seat (``to``) and non-game frames are left out.
 
-    Raises :class:`~p2p8s.errors.MalformedInput` naming the seat a bad frame claims.
+    Raises :class:`~p2p8s.errors.MalformedInput` naming the seat a bad frame claims
+    (``LogCode.FRAME_BAD``, ``LogCode.FRAME_KEY``).
     """
     records: list[tuple[int, bytes]] = []
     for i, frame in enumerate(frames):
@@ -242,14 +214,13 @@ def records_from_frames(config: TableConfig, frames: Sequence[bytes], *,
             received = wire.decode_body(body)
         except RemoteError as e:
             seat = config.seat_of_key(_claimed_key(body))
-            raise MalformedInput(f"frame {i} (seat {seat}) does not verify: {e}") from None
+            raise MalformedInput(LogCode.FRAME_BAD, index=i, seat=seat, cause=e) from None
         msg, content = received.message, received.message.body
         if not isinstance(content, wire.Game) or not content.payload:
             continue
         signer = config.seat_of_key(received.key)
         if signer is None or (msg.seat is not None and msg.seat != signer):
-            raise MalformedInput(f"frame {i} is signed by a key that does not hold seat "
-                                 f"{msg.seat}")
+            raise MalformedInput(LogCode.FRAME_KEY, index=i, claimed=msg.seat)
         if msg.table != config.table or content.to not in (None, me):
             continue
         records.append((signer, content.payload))

@@ -26,6 +26,8 @@ from net.test_mesh import Recorder as LobbyRecorder
 from net.test_mesh import _node, _wait_for, _yes
 
 from p2p8s.bots.registry import get_bot
+from p2p8s.cli.words import Speaker
+from p2p8s.cli.words.table import said
 from p2p8s.net.lobby import Mesh, Seating, host_lobby, join_lobby
 from p2p8s.net.node import Connection, Node
 from p2p8s.net.runner import Options, Result, play_table
@@ -137,7 +139,7 @@ def _sent_kinds(frames: Sequence[bytes], seat: int) -> list[int]:
 
 
 def _texts(front: Recorder) -> list[str]:
-    return [e.text for e in front.of(tev.Info)]
+    return [said(e, Speaker(names=front.names)) for e in front.of(tev.Info)]
 
 
 async def test_a_blackholed_node_is_taken_over_then_heals_and_plays_again(

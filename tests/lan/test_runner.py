@@ -21,6 +21,8 @@ from net.test_mesh import table as dealt_table
 from p2p8s.bots.registry import get_bot
 from p2p8s.cli.table_view import AUDIT_OK, TableScreen
 from p2p8s.cli.terminal import Terminal
+from p2p8s.cli.words import Speaker
+from p2p8s.cli.words.table import said
 from p2p8s.crypto.messages import PlayCards, decode
 from p2p8s.net.lobby import Mesh
 from p2p8s.net.runner import (
@@ -215,7 +217,7 @@ async def test_when_the_input_ends_the_computer_plays_on(tmp_path: Path) -> None
                 play_table(meshes[1], fronts[1], options=Options(rounds=1, write_log=False),
                            lines=lines))
     assert [r.rounds for r in results] == [1, 1]
-    infos = [e.text for e in fronts[1].of(tev.Info)]
+    infos = [said(e) for e in fronts[1].of(tev.Info)]
     assert any("Your input ended: the computer (Max) plays your seat" in t for t in infos)
     assert fronts[1].turns == 0
 
@@ -283,7 +285,7 @@ def _drop(node: Any) -> None:
 
 
 def _texts(front: Recorder) -> list[str]:
-    return [e.text for e in front.of(tev.Info)]
+    return [said(e, Speaker(names=front.names)) for e in front.of(tev.Info)]
 
 
 async def test_a_player_who_quits_is_taken_over_and_the_others_go_on(tmp_path: Path) -> None:
@@ -335,8 +337,8 @@ async def test_with_two_people_a_quit_leaves_the_other_playing_the_computer(
     taken = fronts[0].of(tev.SeatTakenOver)
     assert taken and taken[0].seat == 1
     assert not any(e.paused for e in fronts[0].of(tev.SeatAway))
-    assert any("P1 left the table: the computer plays their seat" in e.text
-               for e in fronts[0].of(tev.Info))
+    assert any("P1 left the table: the computer plays their seat" in t
+               for t in _texts(fronts[0]))
 
 
 async def test_a_network_drop_reconnects_resends_and_every_node_ends_identical(

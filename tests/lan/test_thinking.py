@@ -26,6 +26,7 @@ from p2p8s.bots.registry import get_bot
 from p2p8s.cli import table_view, words
 from p2p8s.cli.table_view import TableScreen
 from p2p8s.cli.terminal import Terminal
+from p2p8s.cli.words.table import said
 from p2p8s.engine import Action
 from p2p8s.errors import Code
 from p2p8s.net.lobby import Mesh
@@ -164,7 +165,7 @@ async def test_a_choice_that_comes_after_the_turn_timer_is_dropped(ticker: Ticke
                     turn_timeout_s=0.3)])
     assert all(isinstance(r, Result) and r.rounds == 1 for r in results), results
     assert not gate.stalled and len(gate.advanced) == 1
-    infos = [e.text for e in fronts[1].events if isinstance(e, tev.Info)]
+    infos = [said(e) for e in fronts[1].events if isinstance(e, tev.Info)]
     assert any("the computer played for you" in t for t in infos), infos
     assert not any("not your turn" in t for t in infos), infos
 

@@ -918,9 +918,9 @@ async def _humans_waiting(fronts: list[Front]) -> int:
 def _lawless(table: Table) -> None:
     """Let ``table.act`` send any action, at any time (the rule checks skipped)."""
     def act(action: Action, now: float) -> Output:
-        table._now = max(table._now, now)
-        positions = table._positions_for(table.me, action, table.me)
-        table._guarded(lambda: table._author(table.me, action, positions, table.me))
+        table._ctx.now = max(table._ctx.now, now)
+        positions = table._log.positions_for(table.me, action, table.me)
+        table._guarded(lambda: table._log.author(table.me, action, positions, table.me))
         return table._flush()
     table.act = act  # type: ignore[method-assign]
 

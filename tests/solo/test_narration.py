@@ -9,10 +9,11 @@ import pytest
 
 import p2p8s.cli.words.narration
 from p2p8s.cli import words
+from p2p8s.cli.table_view import applied_line
 from p2p8s.cli.view import Look
 from p2p8s.cli.words import Speaker, narration
 from p2p8s.rules import Ruleset
-from p2p8s.table.text import describe
+from p2p8s.table import events as tev
 
 from .conftest import engine_event
 
@@ -46,8 +47,8 @@ def test_the_table_and_the_solo_game_say_what_the_engine_did(players: int, seat:
     names = ("Ann", "Bea", "Cem")[:players]
     event = engine_event(players, seat, play)
     assert narration.turn_line([event], Speaker(names, 0, Look()), rules=Ruleset()) == told
-    applied = describe(event, names=names, me=0, rules=Ruleset(), direction=1, out=False)
-    assert applied == told  # the table's Applied.text is the same sentence
+    applied = applied_line(tev.Applied(event, out=False), Speaker(names, 0, Look()), Ruleset())
+    assert applied == told  # the table client says the same sentence
 
 
 def test_a_reverse_says_the_direction_it_leaves() -> None:

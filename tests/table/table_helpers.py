@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from p2p8s.cli.table_view import applied_line
+from p2p8s.cli.words import Speaker
+from p2p8s.cli.words import table as words
 from p2p8s.table import Table
+from p2p8s.table import events as tev
 from p2p8s.table.harness import TableNet
 
 
@@ -33,3 +37,20 @@ def on_turn(net: TableNet) -> int:
 def node_of_turn(net: TableNet) -> Table:
     """The node whose seat is on turn."""
     return net.nodes[on_turn(net)]
+
+
+def said(event: object, net: TableNet | None = None, seat: int | None = None) -> str:
+    """The words of a table event (an Info, a Fault, a RoundOver's audit) as the node of
+    ``seat`` says them to its person (names from ``net``'s config)."""
+    names = net.config.names if net is not None else ()
+    return words.said(event, Speaker(names=names, me=seat))
+
+
+def texts(net: TableNet, seat: int, kind: type[object] = tev.Info) -> list[str]:
+    """The words of ``seat``'s events of ``kind`` (Info and its kinds by default)."""
+    return [said(e, net, seat) for e in net.events[seat] if isinstance(e, kind)]
+
+
+def applied_text(event: tev.Applied, net: TableNet, seat: int) -> str:
+    """The sentence of an applied action as the node of ``seat`` narrates it."""
+    return applied_line(event, Speaker(net.config.names, seat), net.config.rules)

@@ -6,7 +6,7 @@ The fault this pins (found behind the flaky LAN test of a two-person table where
 quits): an adopted seat's own crypto session is run by the adopting node, so the cards
 its play shows are recorded as shown "by the seat itself" (``owner_shown``); the check of
 its ``Act`` then takes them for the cards of a node that went between showing and acting
-(``Table._orphans``) and asks the computer again with only the plays of exactly those
+(``ActionLog.orphans``) and asks the computer again with only the plays of exactly those
 cards as legal. For an 8 that is a different list (one play per declared suit) than the
 author chose from with the same seeded RNG: the checking node computes another suit and
 stops the table, blaming the honest author (``ILLEGAL_CLAIM``). The orphan rule belongs
@@ -24,10 +24,6 @@ from p2p8s.table import events as tev
 from p2p8s.table.harness import TableNet, make_config
 
 
-@pytest.mark.xfail(strict=True, reason="p2p8s/table/core.py: Table._orphans counts the "
-                   "cards an adopted seat shows for its own play as orphans, so the check "
-                   "of its 8 declares another suit than its author (fix: orphans only for "
-                   "seats in rs.recovered)")
 @pytest.mark.parametrize("seed", [b"adopt23", b"adopt2"])
 def test_an_adopted_seat_plays_its_eights_the_same_on_every_node(seed: bytes) -> None:
     net = TableNet(make_config(2, target=300), seed=seed)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from table_helpers import on_turn, quiet
+from table_helpers import on_turn, quiet, said
 
 from p2p8s import wire
+from p2p8s.cli.words import table as words
 from p2p8s.crypto.messages import Act, decode
 from p2p8s.engine import DRAW, Play
 from p2p8s.table import events as tev
@@ -36,7 +37,7 @@ def test_an_honest_log_verifies_on_every_node(honest: TableNet) -> None:
         assert report.winner == node.match.winner
         assert [r.points for r in report.rounds] == [r.points for r in node.match.results]
         assert all(r.ok and r.complete for r in report.rounds)
-        assert report.lines()[-1] == "verdict: ok"
+        assert words.report_lines(report)[-1] == "verdict: ok"
 
 
 def test_a_log_cut_short_reports_the_round_as_incomplete(honest: TableNet) -> None:
@@ -82,7 +83,7 @@ def test_a_flipped_byte_is_named_by_its_claimed_key(honest: TableNet) -> None:
     frames[i] = frames[i][:-70] + bytes([frames[i][-70] ^ 1]) + frames[i][-69:]
     report = verify(frames)
     assert not report.ok and report.fault is not None
-    assert report.fault.seat == seat and "does not verify" in report.fault.message
+    assert report.fault.seat == seat and "does not verify" in said(report.fault)
 
 
 def test_an_action_changed_and_resigned_by_its_author_is_named(honest: TableNet) -> None:
@@ -104,7 +105,7 @@ def test_two_signed_versions_of_one_message_are_named(honest: TableNet) -> None:
     frames.insert(i + 1, twin)
     report = verify(frames)
     assert report.fault is not None and report.fault.seat == seat
-    assert "equivocation" in report.fault.message
+    assert "equivocation" in said(report.fault)
 
 
 def test_a_false_hidden_claim_in_the_log_is_named_at_the_audit() -> None:
@@ -120,15 +121,15 @@ def test_a_false_hidden_claim_in_the_log_is_named_at_the_audit() -> None:
             break
     assert rnd is not None
     rnd.rules = replace(rnd.rules, draw_when_playable=True)
-    net.inject(turn, lambda n: n._author(turn, DRAW, ()))
+    net.inject(turn, lambda n: n._log.author(turn, DRAW, ()))
     net.idle = set()
     net.run()
     honest_seat = (turn + 1) % 3
     report = verify(net.frames[honest_seat])
     assert not report.ok
     assert report.rounds[0].ok is False and report.rounds[0].seat == turn
-    assert "R-DRAW" in report.rounds[0].message
-    assert any("FAILED" in line for line in report.lines())
+    assert "R-DRAW" in said(report.rounds[0].fault)
+    assert any("FAILED" in line for line in words.report_lines(report))
     assert isinstance(report.fault, tev.Fault) and report.fault.seat == turn
 
 

@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Callable
 
 import pytest
-from table_helpers import until
+from table_helpers import said, until
 
 from p2p8s.engine import Draw, Play
 from p2p8s.table import Table
@@ -32,14 +32,14 @@ def _agree(net: TableNet, seats: list[int]) -> None:
 
 
 def _dealing(node: Table) -> bool:
-    rs = node._rs
-    return rs is not None and rs.hand_op is not None and rs.round is None
+    return (node.round_number != 0 and node._deal.hand_op is not None
+            and node._log.round is None)
 
 
 def _drawing(node: Table, seat: int) -> bool:
-    rs = node._rs
-    return (rs is not None and rs.pending is not None and rs.pending.seat == seat
-            and isinstance(rs.pending.record.action, Draw))
+    pending = node._log.pending
+    return (node.round_number != 0 and pending is not None and pending.seat == seat
+            and isinstance(pending.record.action, Draw))
 
 
 Moment = Callable[[TableNet, int], bool]
@@ -98,7 +98,7 @@ def test_a_player_who_leaves_is_taken_over_at_once() -> None:
     for s in live:
         away = net.of(s, tev.SeatAway)
         assert away[0].seat == 1 and not away[0].paused
-        assert "left the table" in away[0].text
+        assert "left the table" in said(away[0], net, s)
     assert net.now < 30.0  # nobody waited for a heartbeat or a turn timer
 
 
@@ -114,7 +114,7 @@ def test_with_two_nodes_the_game_pauses_until_the_peer_is_back(
     net.run()
     away = net.of(0, tev.SeatAway)
     assert away and away[-1].paused and away[-1].seat == other
-    assert "waits" in away[-1].text
+    assert "waits" in said(away[-1], net, 0)
     assert not net.nodes[0].finished and not net.nodes[0].taken_over
     net.reconnect(other)
     net.run()
@@ -128,19 +128,19 @@ def test_a_wrong_takeover_move_names_the_node_that_sent_it() -> None:
     net.start()
     until(net, lambda: net.nodes[2].my_turn)
     liar = net.nodes[0]  # the lowest live seat: it sends Cem's moves
-    honest = liar._takeover_move
+    honest = liar._computer.takeover_move
 
-    def wrong(rs: object, seat: int, shown: object = ()) -> object:
-        move = honest(rs, seat, shown)  # type: ignore[arg-type]
-        other = [a for a in liar._rs.round.legal_actions() if a != move]  # type: ignore[union-attr]
+    def wrong(seat: int, shown: object = ()) -> object:
+        move = honest(seat, shown)  # type: ignore[arg-type]
+        other = [a for a in liar._log.round.legal_actions() if a != move]  # type: ignore[union-attr]
         return other[0] if other else move
 
-    liar._takeover_move = wrong  # type: ignore[method-assign,assignment]
+    liar._computer.takeover_move = wrong  # type: ignore[method-assign,assignment]
     net.crash(2)
     net.run()
     fault = net.faults()[1]
     assert fault.seat == 0
-    assert "Ann sent" in fault.message and "taken over" in fault.message
+    assert "Ann sent" in said(fault, net) and "taken over" in said(fault, net)
 
 
 def test_a_bad_escrow_share_at_recovery_names_its_holder() -> None:
@@ -163,7 +163,7 @@ def test_a_bad_escrow_share_at_recovery_names_its_holder() -> None:
     net.run()
     faults = net.faults()
     assert faults[0].seat == faults[2].seat == 1
-    assert "escrow share" in faults[0].message or "escrow share" in faults[2].message
+    assert "escrow share" in said(faults[0], net) or "escrow share" in said(faults[2], net)
 
 
 @pytest.mark.parametrize(("players", "computers", "leaver"), [

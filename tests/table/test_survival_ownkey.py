@@ -9,9 +9,10 @@ import hashlib
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from table_helpers import until
+from table_helpers import said, texts, until
 
 from p2p8s import wire
+from p2p8s.cli.words import table as words
 from p2p8s.crypto.group import base_mul, scalar_add, scalar_from_int
 from p2p8s.crypto.rand import seeded
 from p2p8s.crypto.session import round_key
@@ -94,7 +95,7 @@ def test_with_two_people_a_restarted_node_sends_its_keys_and_the_match_goes_on()
     assert net.nodes[0].failed is None and node.failed is None
     assert 1 in net.nodes[0].taken_over and 1 in node.taken_over
     taken = net.of(0, tev.SeatTakenOver)
-    assert taken and "handed over its key" in taken[-1].text
+    assert taken and "handed over its key" in said(taken[-1], net, 0)
     # the person plays its seat again from its next turn, through a signed choice
     until(net, lambda: node.choosing or node.round_number != lost)
     assert node.choosing and node.round_number == lost
@@ -102,7 +103,7 @@ def test_with_two_people_a_restarted_node_sends_its_keys_and_the_match_goes_on()
     _same_end(net)
     for s in net.humans:
         report = verify(net.frames[s])
-        assert report.ok and report.finished, report.lines()
+        assert report.ok and report.finished, words.report_lines(report)
     # the restored node sent its keys (no ``restarted``) and its person's choices
     kinds = _kinds_sent(net, 1)
     assert OWNKEY in kinds and RESTARTED not in kinds and CHOICE in kinds
@@ -118,7 +119,7 @@ def test_with_three_people_a_restart_needs_no_escrow() -> None:
     assert 2 in net.nodes[0].taken_over and 2 in net.nodes[1].taken_over
     # nobody published an escrow share: the key came back from its own node
     for s in (0, 1):
-        assert all("handed over its key" in e.text for e in net.of(s, tev.SeatTakenOver))
+        assert all("handed over its key" in t for t in texts(net, s, tev.SeatTakenOver))
     net.run()
     _same_end(net)
 
@@ -153,7 +154,7 @@ def test_a_wrong_key_is_named() -> None:
     number = _in_play(net)
     key = scalar_add(round_key(_secret(1), net.config.table, number, 1), scalar_from_int(1))
     fault = _forge(net, 1, encode_ownkey(number, 1, [(1, key)]))
-    assert fault.seat == 1 and "does not match" in fault.message
+    assert fault.seat == 1 and "does not match" in said(fault)
 
 
 def test_a_key_of_a_seat_the_sender_does_not_run_is_named() -> None:
@@ -164,7 +165,7 @@ def test_a_key_of_a_seat_the_sender_does_not_run_is_named() -> None:
     key = round_key(_secret(2), net.config.table, number, 2)
     assert base_mul(key)
     fault = _forge(net, 1, encode_ownkey(number, 1, [(2, key)]))
-    assert fault.seat == 1 and "does not run" in fault.message
+    assert fault.seat == 1 and "does not run" in said(fault)
 
 
 def test_a_key_of_a_past_round_is_a_harmless_late_copy_and_a_future_one_waits() -> None:
@@ -183,7 +184,7 @@ def test_a_key_of_a_past_round_is_a_harmless_late_copy_and_a_future_one_waits() 
     assert victim.failed is None and out.messages == [] and victim.transcript == before
     assert 1 not in victim.taken_over
     fault = _forge(net, 1, encode_ownkey(number + 5, 1, [(1, key)]))
-    assert fault.seat == 1 and f"round {number + 5} during round {number}" in fault.message
+    assert fault.seat == 1 and f"round {number + 5} during round {number}" in said(fault)
 
 
 def test_a_key_the_escrow_rebuilt_first_is_not_sent_again() -> None:
@@ -206,7 +207,7 @@ def test_a_key_the_escrow_rebuilt_first_is_not_sent_again() -> None:
     net._post(2, out)
     net.run()
     _same_end(net)
-    assert all("rebuilt from the escrow" in e.text for e in net.of(0, tev.SeatTakenOver))
+    assert all("rebuilt from the escrow" in t for t in texts(net, 0, tev.SeatTakenOver))
 
 
 def test_a_restart_before_its_key_announcement_stays_stranded_with_two() -> None:

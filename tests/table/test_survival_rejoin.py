@@ -4,7 +4,7 @@ network drop, a restarted node restored from the log."""
 from __future__ import annotations
 
 import pytest
-from table_helpers import until
+from table_helpers import said, texts, until
 
 from p2p8s.table import events as tev
 from p2p8s.table.core import AWAY_GRACE_S
@@ -27,8 +27,8 @@ def test_an_away_player_is_played_at_each_turn_after_a_short_grace_until_they_ac
     net.start()
 
     def stood() -> list[tev.Event]:
-        return [e for e in net.events[1]
-                if isinstance(e, tev.Info) and e.text.startswith("the computer played for you")]
+        return [e for e in net.events[1] if isinstance(e, tev.Info)
+                and said(e, net, 1).startswith("the computer played for you")]
 
     until(net, lambda: len(stood()) >= 3)
     # node 0 shows seat 1's full timer; node 1 (the away player's own) a short grace
@@ -40,10 +40,8 @@ def test_an_away_player_is_played_at_each_turn_after_a_short_grace_until_they_ac
         assert mine is not None and theirs is not None
         assert mine == pytest.approx(theirs - 30.0 + AWAY_GRACE_S)
     net.idle.clear()
-    until(net, lambda: any(isinstance(e, tev.Info) and e.text.startswith("you were away")
-                           for e in net.events[1]))
-    back = [e.text for e in net.events[1] if isinstance(e, tev.Info)
-            and e.text.startswith("you were away")]
+    until(net, lambda: any(t.startswith("you were away") for t in texts(net, 1)))
+    back = [t for t in texts(net, 1) if t.startswith("you were away")]
     n = len(stood())
     assert back == [f"you were away — the computer played {n} turns for you"]
     net.run()
@@ -183,8 +181,8 @@ def test_a_node_cut_off_mid_deal_with_shuffled_delivery_ends_identical(
     # it drops them and follows the round as the others saw it
     net = TableNet(make_config(players, target=80), seed=seed, order_seed=seed)
     net.start()
-    until(net, lambda: (rs := net.nodes[gone]._rs) is not None
-          and rs.hand_op is not None and rs.round is None)
+    until(net, lambda: net.nodes[gone].round_number != 0
+          and net.nodes[gone]._deal.hand_op is not None and net.nodes[gone]._log.round is None)
     net.cut_off(gone)
     for _ in range(120):
         net.step()
@@ -210,4 +208,4 @@ def test_a_node_restarted_before_anyone_noticed_asks_to_be_taken_over() -> None:
     net.run()
     _same_end(net)
     away = net.of(0, tev.SeatAway)
-    assert away and away[0].seat == 3 and "restarted" in away[0].text
+    assert away and away[0].seat == 3 and "restarted" in said(away[0], net, 0)

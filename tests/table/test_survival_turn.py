@@ -13,9 +13,10 @@ from collections.abc import Callable, Sequence
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from table_helpers import until
+from table_helpers import said, texts, until
 
 from p2p8s.cards import Rank, standard_deck
+from p2p8s.cli.words import table as words
 from p2p8s.crypto.messages import Act, decode
 from p2p8s.crypto.rand import seeded
 from p2p8s.engine import Action, Draw, Play
@@ -36,7 +37,7 @@ BACK = ("you are back: you play your seat again from this turn (your hand is ope
 def _acts(node: Table) -> list[ActRecord]:
     """Every action record in a node's log (what it sent and took in), in order."""
     out = []
-    for _, payload in node._records:
+    for _, payload in node._resync.records:
         if payload[:1] == bytes([CRYPTO]):
             msg = decode(payload[1:], sender=None)
             if isinstance(msg, Act):
@@ -53,15 +54,14 @@ def _record(node: Table, round_no: int, index: int) -> ActRecord:
 def _author(net: TableNet, seat: int) -> int:
     """The node that sends the actions of ``seat`` (taken over) now."""
     live = next(s for s in net.live if s != seat)
-    rs = net.nodes[live]._rs
-    assert rs is not None and seat in rs.bots
-    return net.config.node_of(rs.proxy()) if seat in rs.recovered else rs.adopter
+    seats = net.nodes[live]._seats
+    assert net.nodes[live].round_number and seat in seats.bots
+    return net.config.node_of(seats.proxy()) if seat in seats.recovered else seats.adopter
 
 
 def _bot_move(node: Table) -> Action:
-    rs = node._rs
-    assert rs is not None
-    return node._takeover_move(rs, node.me)
+    assert node.round_number
+    return node._computer.takeover_move(node.me)
 
 
 def _other_choice(node: Table) -> Action | None:
@@ -85,7 +85,7 @@ def _same_end(net: TableNet, seats: list[int]) -> None:
 def _verified(net: TableNet, seats: list[int]) -> None:
     for s in seats:
         report = verify(net.frames[s])
-        assert report.ok, report.lines()
+        assert report.ok, words.report_lines(report)
         assert report.finished
 
 
@@ -126,9 +126,7 @@ def _choose_other(net: TableNet, gone: int, round_no: int,
         assert node.round_number == round_no, "the round ended before a choice differed"
         assert node.my_turn and gone in node.taken_over
         other = _other_choice(node)
-        rs = node._rs
-        assert rs is not None
-        index, bot = rs.applied, _bot_move(node)
+        index, bot = node._log.applied, _bot_move(node)
         out = node.act(other if other is not None else bot, net.now)
         assert [m.payload[0] for m in out.messages] == [CHOICE]
         assert not node.my_turn
@@ -167,7 +165,7 @@ def test_a_returning_player_plays_its_seat_from_its_next_turn(
         record = _record(net.nodes[s], taken, index)
         assert record.seat == gone and record.action == chosen != bot
         assert record.choice is not None and record.choice.action == chosen
-    infos = [e.text for e in net.of(gone, tev.Info)]
+    infos = texts(net, gone)
     assert BACK in infos
     # the turns the computer played for the seat while its node was gone are told
     bot = [r for r in _acts(net.nodes[0]) if r.seat == gone and r.choice is None
@@ -188,8 +186,7 @@ def test_an_adopted_seat_is_played_by_its_person_once_its_node_is_back() -> None
     first = net.nodes[0].round_number
     until(net, lambda: net.nodes[0].round_number == first + 1
           and net.nodes[0].round is not None)
-    rs = net.nodes[0]._rs
-    assert rs is not None and gone in rs.adopted
+    assert gone in net.nodes[0]._seats.adopted
     net.reconnect(gone)
     index, chosen, _ = _choose_other(net, gone, first + 1)
     net.idle.discard(gone)
@@ -209,15 +206,14 @@ def test_without_a_choice_the_computer_plays_at_the_deadline_then_after_a_grace(
     node = net.nodes[gone]
     until(net, lambda: node.choosing)
     author = net.nodes[_author(net, gone)]
-    rs, mine = author._rs, node._rs
-    assert rs is not None and mine is not None
-    start = max(rs.turn_at, author._back_at[gone])
+    clock, mine = author._clock, node._clock
+    start = max(clock.turn_at, author._seats.back_at[gone])
     assert author.get_timer() == start + 30.0
     assert node.get_timer() is None  # the person's node does not act on it
-    index, bot, round_no = mine.applied, _bot_move(node), mine.number
+    index, bot, round_no = node._log.applied, _bot_move(node), node.round_number
     net.deliver_all()
-    assert rs.authored < index  # it waits
-    until(net, lambda: rs.authored >= index)
+    assert author._log.authored < index  # it waits
+    until(net, lambda: author._log.authored >= index)
     assert net.now == pytest.approx(start + 30.0)
     net.deliver_all()
     assert _record(net.nodes[0], round_no, index).action == bot
@@ -227,7 +223,7 @@ def test_without_a_choice_the_computer_plays_at_the_deadline_then_after_a_grace(
     until(net, lambda: (node.choosing and mine.turn_at > first)
           or node.round_number != round_no)
     if node.round_number == round_no:
-        assert author.get_timer() == pytest.approx(rs.turn_at + AWAY_GRACE_S)
+        assert author.get_timer() == pytest.approx(clock.turn_at + AWAY_GRACE_S)
         assert node.deadline == pytest.approx(net.now + AWAY_GRACE_S)
     net.idle.discard(gone)
     net.run()
@@ -250,9 +246,7 @@ def test_a_choice_that_comes_after_the_computers_move_is_ignored() -> None:
     node, author = net.nodes[2], net.nodes[0]
     assert _author(net, 2) == 0
     until(net, lambda: node.choosing)
-    rs = node._rs
-    assert rs is not None
-    round_no, index, bot = rs.number, rs.applied, _bot_move(node)
+    round_no, index, bot = node.round_number, node._log.applied, _bot_move(node)
     other = _other_choice(node)
     net._post(2, node.act(other if other is not None else bot, net.now))
     assert held
@@ -285,10 +279,10 @@ def test_an_illegal_choice_is_refused_locally_and_nothing_is_sent() -> None:
     assert rnd is not None
     hand = rnd.hands[2]
     stranger = next(c for c in standard_deck() if c not in hand and c.rank != Rank.EIGHT)
-    records = len(node._records)
+    records = len(node._resync.records)
     with pytest.raises(IllegalAction):
         node.act(Play((stranger,)), net.now)
-    assert node.choosing and len(node._records) == records and node.failed is None
+    assert node.choosing and len(node._resync.records) == records and node.failed is None
     assert node._flush().messages == []
     net.idle.discard(2)
     net.run()
@@ -378,11 +372,11 @@ def test_an_embedded_choice_signed_by_another_key_names_the_sender() -> None:
     net = _forged_net(rewrite, b"key")
     faults = net.faults()
     assert faults[1].seat == faults[2].seat == 0
-    assert "did not sign" in faults[1].message
+    assert "did not sign" in said(faults[1])
     # the offline verifier of a node that got the forged action says the same
     report = verify(net.frames[1])
     assert not report.ok and report.fault is not None and report.fault.seat == 0
-    assert "did not sign" in report.fault.message
+    assert "did not sign" in said(report.fault)
 
 
 def test_an_embedded_choice_for_another_index_names_the_sender() -> None:
@@ -393,7 +387,7 @@ def test_an_embedded_choice_for_another_index_names_the_sender() -> None:
 
     faults = _forged_run(rewrite, b"idx")
     assert faults[1].seat == faults[2].seat == 0
-    assert "another place of the log" in faults[1].message
+    assert "another place of the log" in said(faults[1])
 
 
 def test_a_choice_replayed_from_an_earlier_turn_names_the_sender() -> None:
@@ -419,16 +413,15 @@ def test_a_choice_sent_by_another_node_or_badly_signed_names_the_sender() -> Non
     _away_and_back(net, 2, "drop")
     node = net.nodes[2]
     until(net, lambda: node.choosing)
-    rs = node._rs
-    assert rs is not None
-    choice = Choice(round_no=rs.number, index=rs.applied, prev=rs.chain, seat=2,
+    log = node._log
+    choice = Choice(round_no=node.round_number, index=log.applied, prev=log.chain, seat=2,
                     action=_bot_move(node))
     keys = make_keys(3)
     good = _signed(choice, 2, keys)
     net.send_raw(1, 0, bytes([CHOICE]) + good.encode())  # Bea relays Cem's choice
     net.deliver_all()
     fault = net.nodes[0].failed
-    assert fault is not None and fault.seat == 1 and "not its own" in fault.message
+    assert fault is not None and fault.seat == 1 and "not its own" in said(fault)
 
     net = TableNet(make_config(3, target=100), seed=b"direct")
     net.start()
@@ -438,7 +431,7 @@ def test_a_choice_sent_by_another_node_or_badly_signed_names_the_sender() -> Non
     net.send_raw(2, 0, bytes([CHOICE]) + bad.encode())
     net.deliver_all()
     fault = net.nodes[0].failed
-    assert fault is not None and fault.seat == 2 and "forged" in fault.message
+    assert fault is not None and fault.seat == 2 and "forged" in said(fault)
 
 
 def test_a_choice_that_does_not_follow_the_log_names_the_person_node() -> None:
@@ -447,15 +440,13 @@ def test_a_choice_that_does_not_follow_the_log_names_the_person_node() -> None:
     _away_and_back(net, 2, "drop")
     node = net.nodes[2]
     until(net, lambda: node.choosing)
-    rs = node._rs
-    assert rs is not None
-    wrong = Choice(round_no=rs.number, index=rs.applied, prev=bytes(32), seat=2,
+    wrong = Choice(round_no=node.round_number, index=node._log.applied, prev=bytes(32), seat=2,
                    action=_bot_move(node))
     forged = _signed(wrong, 2, list(make_keys(3)))
     net.send_raw(2, 0, bytes([CHOICE]) + forged.encode())
     net.deliver_all()
     fault = net.nodes[0].failed
-    assert fault is not None and fault.seat == 2 and "does not follow the log" in fault.message
+    assert fault is not None and fault.seat == 2 and "does not follow the log" in said(fault)
 
 
 def test_a_choice_in_an_action_of_a_seat_not_taken_over_names_the_sender() -> None:
@@ -479,4 +470,4 @@ def test_a_choice_in_an_action_of_a_seat_not_taken_over_names_the_sender() -> No
     net.deliver_all()
     faults = net.faults()
     assert faults[0].seat == faults[2].seat == 1
-    assert "not a person's seat taken over" in faults[0].message
+    assert "not a person's seat taken over" in said(faults[0])

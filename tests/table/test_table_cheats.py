@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from table_helpers import on_turn, quiet, until
+from table_helpers import on_turn, quiet, said, until
 
 from p2p8s.crypto.messages import Act, PlayCards, decode
 from p2p8s.crypto.proofs import Proof
@@ -36,13 +36,13 @@ def _named(net: TableNet, culprit: int, *words: str) -> None:
         assert f is not None, f"node {s} did not notice"
         assert f.seat == culprit, f
         for w in words:
-            assert w in f.message, f
+            assert w in said(f), f
 
 
 def _author(seat: int, action: Action,
             positions: tuple[tuple[int, int], ...] = ()) -> Callable[[Table], None]:
     def go(node: Table) -> None:
-        node._author(seat, action, positions)
+        node._log.author(seat, action, positions)
     return go
 
 
@@ -66,7 +66,7 @@ def test_an_unmatched_card_is_named() -> None:
         if bad:
             break
     play = Play((bad[0],))
-    net.inject(turn, _author(turn, play, node._positions_for(turn, play)))
+    net.inject(turn, _author(turn, play, node._log.positions_for(turn, play)))
     quiet(net)
     _named(net, turn, "illegal move", "R-MATCH")
 
@@ -88,7 +88,7 @@ def test_claiming_a_card_not_shown_is_named() -> None:
     held = {c for c in rnd.hands[turn] if c is not None}
     shown = sorted(held)[0]
     other = next(c for c in map(type(shown), range(52)) if c not in held and c.rank != 8)
-    positions = node._positions_for(turn, Play((shown,)))
+    positions = node._log.positions_for(turn, Play((shown,)))
     net.inject(turn, _author(turn, Play((other,)), positions))
     quiet(net)
     _named(net, turn, "showed other cards")
@@ -149,10 +149,9 @@ def test_a_replayed_action_in_a_new_message_is_named() -> None:
     action = node.legal_actions()[0]
     net.inject(turn, lambda n: n.act(action, 0.0))
     quiet(net)
-    rs = node._rs
-    assert rs is not None
-    old = ActRecord(round_no=rs.number, index=0, seat=turn, prev=bytes(32), action=action)
-    net.inject(turn, lambda n: n._emit_quiet(turn, n._rs.sessions[turn].announce(old.encode())))  # type: ignore[union-attr]
+    old = ActRecord(round_no=node.round_number, index=0, seat=turn, prev=bytes(32), action=action)
+    net.inject(turn, lambda n: n._sessions.emit(turn, n._sessions.by_seat[turn].announce(
+        old.encode())))
     quiet(net)
     _named(net, turn, "again")
 
@@ -180,7 +179,7 @@ def test_different_actions_to_different_peers_are_named() -> None:
     _named(net, culprit)
     # the peer given the odd action stops at once and tells why, with its chain view;
     # the other peer sees the fork with its own evidence (the echo of seat 1's chain)
-    assert "saw different messages from seat 1" in net.faults()[0].message
+    assert "saw different messages from seat 1" in said(net.faults()[0])
 
 
 def test_a_false_hidden_claim_fails_the_audit_naming_the_seat() -> None:
@@ -231,7 +230,7 @@ def test_a_crypto_message_under_a_wrong_seat_is_named() -> None:
     node = net.nodes[0]
     node.receive(2, captured[-1], 0.0)  # seat 2 relays seat 1's message as its own
     assert node.failed is not None and node.failed.seat == 2
-    assert "signed as seat 1" in node.failed.message
+    assert "signed as seat 1" in said(node.failed)
 
 
 def test_a_bad_shuffle_ends_the_round_in_a_dispute_and_the_audit_names_the_shuffler() -> None:
@@ -239,7 +238,7 @@ def test_a_bad_shuffle_ends_the_round_in_a_dispute_and_the_audit_names_the_shuff
 
     net = TableNet(make_config(3, target=1), seed=b"shuf")
     net.start()
-    session = net.nodes[1]._rs.sessions[1]  # type: ignore[union-attr]
+    session = net.nodes[1]._sessions.by_seat[1]
     honest = session._shuffle_points
 
     def bad_shuffle(epoch: int, prev: tuple[group.Point, ...]) -> tuple[group.Point, ...]:
@@ -250,7 +249,7 @@ def test_a_bad_shuffle_ends_the_round_in_a_dispute_and_the_audit_names_the_shuff
     net.run()
     for s in (0, 2):
         overs = net.of(s, tev.RoundOver)
-        assert overs and not overs[0].audit_ok and "shuffle" in overs[0].audit_message
+        assert overs and not overs[0].audit_ok and "shuffle" in said(overs[0])
     _named(net, 1, "shuffle")
 
 
@@ -258,9 +257,9 @@ def test_a_false_dispute_is_named_at_the_audit() -> None:
     net = _ready(seed=b"disp")
 
     def dispute(node: Table) -> None:
-        session = node._primary
+        session = node._sessions.primary
         session._dispute(sorted(session.hand())[0])  # a good card of its own
-        node._emit_quiet(2, session._run())
+        node._sessions.emit(2, session._run())
     net.inject(2, dispute)
     net.idle = set()
     net.run()
@@ -276,11 +275,9 @@ def test_two_actions_for_one_place_in_the_log_are_named() -> None:
     first = node.legal_actions()[0]
 
     def twice(n: Table) -> None:
-        n._author(turn, first, n._positions_for(turn, first))
-        rs = n._rs
-        assert rs is not None
-        rs.authored, rs.applied = -1, 0  # pretend nothing happened, act again
-        n._author(turn, DRAW if first != DRAW else PASS, ())
+        n._log.author(turn, first, n._log.positions_for(turn, first))
+        n._log.authored, n._log.applied = -1, 0  # pretend nothing happened, act again
+        n._log.author(turn, DRAW if first != DRAW else PASS, ())
     net.inject(turn, twice)
     quiet(net)
     _named(net, turn)

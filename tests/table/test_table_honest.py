@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from table_helpers import on_turn, quiet
+from table_helpers import applied_text, on_turn, quiet
 
 from p2p8s.engine import DRAW, Draw
 from p2p8s.errors import IllegalAction, MalformedInput
@@ -91,7 +91,7 @@ def test_reshuffles_run_the_crypto_reshuffle_before_the_draw() -> None:
     net = TableNet(make_config(2, rules=Ruleset(draw_limit=0), target=150), seed=b"resh")
     _play(net)
     _agree(net)
-    texts = [e.text for e in net.of(0, tev.Applied)]
+    texts = [applied_text(e, net, 0) for e in net.of(0, tev.Applied)]
     assert any("shuffled into a new stock" in t for t in texts)
     assert net.nodes[0].round.reshuffles + sum(  # type: ignore[union-attr]
         1 for t in texts if "shuffled" in t) >= 1
@@ -105,7 +105,7 @@ def test_the_local_seat_sees_its_own_draws_and_not_the_others() -> None:
             assert isinstance(e, tev.Applied)
             if isinstance(e.action, Draw) and e.drawn:
                 assert (e.drawn[0] is not None) == (e.seat == s)
-                assert ("drew a card" in e.text) == (e.seat != s)
+                assert ("drew a card" in applied_text(e, net, s)) == (e.seat != s)
 
 
 def test_act_refuses_out_of_turn_and_illegal_moves_without_changing_anything() -> None:
@@ -175,15 +175,15 @@ def test_phases_progress() -> None:
 def test_buried_starters_are_drawn_face_up_later(monkeypatch: pytest.MonkeyPatch) -> None:
     # R-STARTER: a forbidden starter is buried face up at len(stock)//2; whoever draws it
     # later gets it without crypto (Session.give), and the audit still passes
-    from p2p8s.table import core
+    from p2p8s.table.sessions import LocalSessions
 
     given: list[tuple[int, tuple[int, int], int]] = []
-    honest = core.Table._give
+    honest = LocalSessions.give
 
-    def spy(self: core.Table, p: tuple[int, int], seat: int) -> None:
-        given.append((self.me, p, seat))
+    def spy(self: LocalSessions, p: tuple[int, int], seat: int) -> None:
+        given.append((self._ctx.me, p, seat))
         honest(self, p, seat)
-    monkeypatch.setattr(core.Table, "_give", spy)
+    monkeypatch.setattr(LocalSessions, "give", spy)
     net = TableNet(make_config(2, rules=Ruleset(draw_limit=0), target=1), seed=b"bury3")
     _play(net)
     _agree(net)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from table_helpers import on_turn, quiet, until
+from table_helpers import on_turn, quiet, said, texts, until
 
 from p2p8s.table import events as tev
 from p2p8s.table.harness import TableNet, make_config
@@ -13,11 +13,11 @@ def test_an_idle_seat_is_played_by_its_own_node_after_the_deadline() -> None:
     net.start()
     net.run()
     assert net.faults() == {}
-    infos = {s: [e for e in net.events[s] if isinstance(e, tev.Info)] for s in net.humans}
-    assert infos[1] and all(i.text.startswith("the computer played for you") for i in infos[1])
+    infos = {s: texts(net, s) for s in net.humans}
+    assert infos[1] and all(i.startswith("the computer played for you") for i in infos[1])
     # the first stand-in of an absence explains "away"; later ones are short
-    assert "count as away and each turn waits only 3 s" in infos[1][0].text
-    assert len(infos[1]) > 1 and all(i.text == "the computer played for you"
+    assert "count as away and each turn waits only 3 s" in infos[1][0]
+    assert len(infos[1]) > 1 and all(i == "the computer played for you"
                                      for i in infos[1][1:])
     assert infos[0] == infos[2] == []
     played = [e for e in net.events[0] if isinstance(e, tev.Applied) and e.seat == 1]
@@ -40,7 +40,7 @@ def test_the_timer_is_the_turn_deadline_and_fires_only_after_it() -> None:
     early = node.handle_timer(9.9)
     assert early.messages == [] and early.events == [] and node.my_turn
     late = node.handle_timer(10.0)
-    assert late.events[0] == tev.Info(
+    assert isinstance(late.events[0], tev.Info) and said(late.events[0]) == (
         "the computer played for you (your 10 s ran out); until you play again you count "
         "as away and each turn waits only 3 s")
     assert late.messages and not node.my_turn
@@ -55,7 +55,7 @@ def test_typing_anything_ends_the_short_away_grace() -> None:
     turn = on_turn(net)
     node = net.nodes[turn]
     out = node.handle_timer(node.deadline or 0.0)  # the computer plays: away from now on
-    assert "count as away" in out.events[0].text  # type: ignore[union-attr]
+    assert "count as away" in said(out.events[0])
     net._post(turn, out)
     until(net, lambda: node.my_turn)
     # the other seat's computer played at its deadline (10 s), then this turn began

@@ -151,6 +151,8 @@ class _Arg:
             return str(sp.look.card(v))
         if isinstance(v, Suit):
             return str(sp.look.suit(v))
+        if isinstance(v, Error):  # the error behind another one, in its own words
+            return sp.error(v)
         if isinstance(v, (list, tuple)) and v and all(isinstance(c, Card) for c in v):
             return str(sp.look.cards(v))
         if isinstance(v, Enum) and not spec:

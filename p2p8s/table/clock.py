@@ -1,0 +1,151 @@
+"""The turn clock (R-TIMER), sans-IO: deadlines from ``now``, away players' grace.
+
+When a human seat's turn starts every node emits ``TurnStarted(seat, deadline)``; only
+the seat's own node acts on it: past the deadline the computer (``Max``) plays for its
+person (:meth:`TurnClock.stand_in_due`), and from then on the person counts as *away*:
+each of their next turns on this node waits only :data:`AWAY_GRACE_S` until they act or
+type something again (:meth:`TurnClock.present`). A seat taken over whose person is back
+gets the full timer from its turn start or its return (:meth:`TurnClock.choice_deadline`),
+``AWAY_GRACE_S`` after a turn it missed. :meth:`TurnClock.get_timer` is the local turn's
+deadline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from p2p8s.engine import Draw
+from p2p8s.table import events as tev
+from p2p8s.table.actions import ActRecord
+from p2p8s.table.context import Ctx, Phase
+from p2p8s.table.events import InfoCode
+from p2p8s.table.log import ActionLog
+from p2p8s.table.seats import Seats
+
+#: Once the computer has played a turn for the local player (R-TIMER), their next turns
+#: get this grace (seconds) instead of the full timer, until they act again.
+AWAY_GRACE_S = 3.0
+
+
+class TurnClock:
+    """The turn timer of this node (see the module docstring).
+
+    ``local_turn()`` says whether the local person's own turn runs now (the facade's
+    ``my_turn`` and not a choice for a seat taken over): only then is the deadline a
+    timer of this node.
+    """
+
+    def __init__(self, ctx: Ctx, seats: Seats, log: ActionLog,
+                 local_turn: Callable[[], bool]) -> None:
+        self._ctx = ctx
+        self._seats = seats
+        self._log = log
+        self._local_turn = local_turn
+        self.away_turns = 0  # turns the computer played for the local player (R-TIMER)
+        self.present_now = False  # the person typed something since the computer stood in
+        #: turns the takeover computer played for the local seat (told with away_turns)
+        self.bot_turns = 0
+        #: seats taken over whose person was back but missed a turn (the computer played
+        #: it at the deadline): their next turns wait only AWAY_GRACE_S (R-TIMER)
+        self.missed: set[int] = set()
+        self.begin()
+
+    def begin(self) -> None:
+        """A new round: no turn runs."""
+        self.deadline: float | None = None
+        self.stood_in = False
+        self.turn_at = 0.0  #: when the current turn started (``now``)
+
+    def get_timer(self) -> float | None:
+        """The local turn's deadline, while the local person's own turn runs."""
+        if self._ctx.number != 0 and self._local_turn() and self.deadline is not None:
+            return self.deadline
+        return None
+
+    def start_turn(self, seat: int) -> None:
+        """``seat``'s turn starts now: its deadline, told with ``TurnStarted``."""
+        ctx = self._ctx
+        self.turn_at = ctx.now
+        timeout = ctx.config.turn_timeout_s
+        if seat == ctx.me and self.away_turns and not self.present_now:
+            timeout = min(timeout, AWAY_GRACE_S)  # R-TIMER: still away, a short grace
+        if seat in self._seats.bots:  # its person may choose until then, if its node is back
+            self.deadline = self.choice_deadline(seat)
+        else:
+            self.deadline = None if ctx.config.computer(seat) else ctx.now + timeout
+        self.stood_in = False
+        ctx.tell(tev.TurnStarted(seat, self.deadline))
+
+    def choice_deadline(self, seat: int) -> float | None:
+        """Until when the person of ``seat`` (taken over, on turn) may choose (R-TIMER:
+        the full timer from the turn start or its return, ``AWAY_GRACE_S`` after a
+        missed turn); ``None`` while its node is gone."""
+        seats, config = self._seats, self._ctx.config
+        if not seats.home_back(seat):
+            return None
+        start = max(self.turn_at, seats.back_at.get(config.node_of(seat), self.turn_at))
+        grace = AWAY_GRACE_S if seat in self.missed else config.turn_timeout_s
+        return start + grace
+
+    def refresh_deadline(self) -> None:
+        """A node came back: the turn of a seat taken over gets its choice deadline."""
+        rnd = self._log.round
+        if (self._ctx.phase is Phase.PLAY and rnd is not None and not rnd.over
+                and rnd.turn in self._seats.bots):
+            self.deadline = self.choice_deadline(rnd.turn)
+
+    def back(self, node: int) -> None:
+        """``node`` is back: its seats taken over get the full timer again."""
+        config = self._ctx.config
+        self.missed.difference_update(
+            d for d in range(config.players) if config.node_of(d) == node)
+
+    def present(self, now: float, *, my_turn: Callable[[], bool]) -> None:
+        """The local person typed something: an away player's short grace ends (the
+        turn on now, if ``my_turn()``, gets the full timer from ``now``)."""
+        ctx = self._ctx
+        if self.away_turns and not self.present_now:
+            self.present_now = True
+            timeout = ctx.config.turn_timeout_s
+            if (ctx.number != 0 and my_turn() and self.deadline is not None
+                    and self.deadline < now + timeout):
+                self.deadline = now + timeout
+                ctx.tell(tev.TurnStarted(ctx.me, self.deadline))
+
+    def acted(self) -> None:
+        """The local person acts: tell them what the computer played while away."""
+        if self.away_turns or self.bot_turns:
+            n = self.away_turns + self.bot_turns
+            self.away_turns = self.bot_turns = 0
+            self._ctx.tell(tev.Info(InfoCode.AWAY_TURNS, {"n": n}))
+
+    def stand_in_due(self) -> bool:
+        """The local seat is on turn: True once its deadline passed (the computer plays
+        the turn; the first time, the person is told and counts as away)."""
+        ctx = self._ctx
+        if self.deadline is None or ctx.now < self.deadline:
+            return False
+        if not self.stood_in:
+            self.stood_in = True
+            self.away_turns += 1
+            self.present_now = False
+            ctx.tell(tev.Info(InfoCode.STOOD_IN) if self.away_turns > 1 else tev.Info(
+                InfoCode.STOOD_IN_FIRST,
+                {"timeout_s": ctx.config.turn_timeout_s, "grace_s": AWAY_GRACE_S}))
+        return True
+
+    def after_action(self, seat: int, record: ActRecord, *, told: bool) -> None:
+        """An action of ``seat`` was applied: a person's choice means it is back; the
+        takeover computer's move for the local seat is counted (``told``: the person was
+        told it plays again, so it missed this turn)."""
+        if record.choice is not None:
+            self.missed.discard(seat)  # its person is back at the table
+        elif seat == self._ctx.me and seat in self._seats.bots:
+            if not isinstance(record.action, Draw):
+                self.bot_turns += 1  # told when the person acts again
+            if self._seats.home_back(seat) and told:
+                self.missed.add(seat)  # it was back and missed this turn (R-TIMER)
+
+    def end_round(self) -> None:
+        """The round is over: no deadline."""
+        self.deadline = None
