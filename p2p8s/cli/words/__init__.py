@@ -14,7 +14,9 @@ Format specs on parameters:
   is drawn by the speaker's :class:`~p2p8s.cli.view.Look` (``{card}`` → ``Q♠``);
 - ``{seat:who}`` names a seat mid-sentence ("you" for the local seat), ``{seat:Who}`` at
   the start of a sentence ("You"), ``{seat:name}`` always by name;
-- ``{n:s}`` is ``"s"`` unless ``n == 1`` (``{n} card{n:s}``).
+- ``{n:s}`` is ``"s"`` unless ``n == 1`` (``{n} card{n:s}``);
+- an :class:`~p2p8s.errors.Error` (e.g. the ``cause`` of another error) is said in its
+  own words.
 
 >>> from p2p8s.errors import Code, LocalError
 >>> class Demo(Code):
@@ -36,17 +38,23 @@ from enum import Enum
 from typing import Any
 
 from p2p8s.cards import Card, Suit
-from p2p8s.errors import Error
+from p2p8s.errors import Error, RemoteError
 
 Template = str | Callable[["Speaker", Mapping[str, Any]], str]
 
-_CATALOGUE: dict[Enum, Template] = {}
+#: Keyed by ``(enum class, value)``: members of two enums with the same value (a
+#: StrEnum member equals its value, so ``A.X == B.X``) keep their own templates.
+_CATALOGUE: dict[tuple[type[Enum], Any], Template] = {}
 _loaded = False
+
+
+def _key(code: Enum) -> tuple[type[Enum], Any]:
+    return type(code), code.value
 
 
 def register(templates: Mapping[Enum, Template]) -> None:
     """Add templates to the catalogue (a later registration of a code replaces it)."""
-    _CATALOGUE.update(templates)
+    _CATALOGUE.update((_key(code), t) for code, t in templates.items())
 
 
 def _load() -> None:
@@ -62,13 +70,13 @@ def _load() -> None:
 def template(code: Enum) -> Template | None:
     """The template of ``code``, or None if the catalogue has none."""
     _load()
-    return _CATALOGUE.get(code)
+    return _CATALOGUE.get(_key(code))
 
 
 def missing(codes: type[Enum]) -> list[Enum]:
     """The members of ``codes`` that have no template (a test keeps this empty)."""
     _load()
-    return [c for c in codes if c not in _CATALOGUE]
+    return [c for c in codes if _key(c) not in _CATALOGUE]
 
 
 def translate(text: str) -> str:
@@ -110,12 +118,20 @@ class Speaker:
             return f"{getattr(code, 'value', code)} {details}".rstrip()
         if callable(t):
             return t(self, params)
-        return translate(t).format(**{k: _Arg(v, self) for k, v in params.items()})
+        return self.format(t, **params)
+
+    def format(self, text: str, /, **params: Any) -> str:
+        """``text`` (a template string, translated first) filled with ``params`` drawn as
+        in :meth:`say` — for a callable template that builds on a sentence of its own."""
+        return translate(text).format(**{k: _Arg(v, self) for k, v in params.items()})
 
     def error(self, exc: Error) -> str:
-        """The sentence for an error raised anywhere in p2p8s."""
+        """The sentence for an error raised anywhere in p2p8s (a
+        :class:`~p2p8s.errors.RemoteError`'s ``seat`` is a param too)."""
         if exc.code is None:
             return str(exc.message)
+        if isinstance(exc, RemoteError):
+            return self.say(exc.code, **{"seat": exc.seat, **exc.params})
         return self.say(exc.code, **exc.params)
 
 
@@ -143,6 +159,8 @@ class _Arg:
             return str(sp.look.suit(v))
         if isinstance(v, (list, tuple)) and v and all(isinstance(c, Card) for c in v):
             return str(sp.look.cards(v))
+        if isinstance(v, Error) and not spec:
+            return sp.error(v)
         if isinstance(v, Enum) and not spec:
             t = template(v)
             return sp.say(v) if t is not None else str(v.value)
