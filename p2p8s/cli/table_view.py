@@ -40,9 +40,11 @@ from p2p8s.cli.moves import (
     word_of,
 )
 from p2p8s.cli.terminal import Terminal
+from p2p8s.cli.words.net import lost_reason
 from p2p8s.coach import Coach
 from p2p8s.engine import Action, Draw, Play
 from p2p8s.errors import IllegalAction, MalformedInput
+from p2p8s.net.node import Reason
 from p2p8s.net.runner import DONE_REASON, LEFT_REASON, Leave, Think, Typed, left_the_table
 from p2p8s.table import Table, TableConfig
 from p2p8s.table import events as tev
@@ -211,12 +213,17 @@ class TableScreen:
             elif isinstance(event, tev.Info):
                 self.say(event.text[:1].upper() + event.text[1:])  # a sentence of its own
 
-    def presence(self, seat: int, name: str, *, connected: bool, reason: str) -> None:
-        """A node left, was lost, or came back (``reason`` says how)."""
+    def presence(self, seat: int, name: str, *, connected: bool, reason: str | Reason) -> None:
+        """A node left, was lost, or came back (``reason`` says how: the
+        :class:`~p2p8s.net.node.Reason` its connection ended for, or the runner's words)."""
+        leaving = not reason
+        if isinstance(reason, Reason):
+            leaving = reason.code in (LEFT_REASON, DONE_REASON)
+            reason = lost_reason(reason)
         if connected:
             self.gone.pop(seat, None)
             self.say(f"{name} is back ({reason})." if reason else f"{name} is connected.")
-        elif reason in ("", LEFT_REASON, DONE_REASON):
+        elif leaving:
             self.gone[seat] = reason
             self.say(self.look.paint(f"{left_the_table(name, reason)}.", "yellow"))
         else:

@@ -26,7 +26,7 @@ import ifaddr
 from zeroconf import IPVersion, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
-from p2p8s.errors import MalformedInput
+from p2p8s.errors import Code, Error, RemoteError
 from p2p8s.rules import Ruleset
 
 #: DNS-SD service type of a p2p8s table (RFC 6763 §7).
@@ -38,6 +38,16 @@ MdnsHandle = AsyncZeroconf
 #: Seconds between two looks at this machine's addresses while a node is advertised in
 #: play (:func:`follow_addresses`).
 ADDRESS_POLL_S = 2.0
+
+
+class CardCode(Code):
+    """Why a TXT record found by mDNS is not a table card (params follow the name)."""
+
+    NOT_A_CARD = "not-a-card"  # cause (the rules' error) or error (an exception name)
+
+
+class NotATableCard(RemoteError):
+    """A TXT record on the network (another machine's data) is not a p2p8s table card."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -73,8 +83,8 @@ class TableCard:
     @classmethod
     def from_txt(cls, txt: dict[str, str | None], *, addresses: tuple[str, ...] = (),
                  port: int = 0) -> TableCard:
-        """Parse a TXT record; raises :class:`~p2p8s.errors.MalformedInput` if it is not
-        a p2p8s table card."""
+        """Parse a TXT record; raises :class:`NotATableCard` if it is not a p2p8s table
+        card."""
         try:
             rules_obj = json.loads(txt.get("rules") or "")
             return cls(version=int(txt.get("v") or ""), table_id=str(txt["id"]),
@@ -83,23 +93,11 @@ class TableCard:
                        free=int(txt.get("free") or ""), fingerprint=str(txt.get("fp") or ""),
                        addresses=addresses, port=port,
                        seat=int(txt.get("seat") or "") if txt.get("play") == "1" else None)
+        except Error as exc:
+            raise NotATableCard(CardCode.NOT_A_CARD, cause=exc) from None
         except (KeyError, ValueError, TypeError) as exc:
-            raise MalformedInput(f"not a p2p8s table card: {exc}") from None
-
-    def describe(self) -> str:
-        """One line for ``p2p8s tables``."""
-        where = ", ".join(_fmt(a, self.port) for a in self.addresses) or "?"
-        if self.seat is not None:
-            return (f"{self.host_name} (seat {self.seat}) at a table in play  "
-                    f"{self.rules.describe()}  key {self.fingerprint}  id {self.table_id}  "
-                    f"at {where}")
-        return (f"{self.host_name}'s table  {self.seats - self.free}/{self.seats} seated, "
-                f"{self.free} free  {self.rules.describe()}  key {self.fingerprint}  "
-                f"id {self.table_id}  at {where}")
-
-
-def _fmt(address: str, port: int) -> str:
-    return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+            raise NotATableCard(CardCode.NOT_A_CARD, cause=None,
+                                error=type(exc).__name__) from None
 
 
 def lan_addresses() -> list[str]:
@@ -245,7 +243,7 @@ async def browse(aiozc: AsyncZeroconf, *, timeout_s: float,
         try:
             card = TableCard.from_txt(txt, addresses=tuple(info.parsed_addresses()),
                                       port=info.port or 0)
-        except MalformedInput:
+        except NotATableCard:
             return
         found[name] = card
         if until is not None and until(card):

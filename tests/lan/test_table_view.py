@@ -9,6 +9,8 @@ from p2p8s.cards import Card, Suit
 from p2p8s.cli.table_view import AUDIT_OK, TableScreen, audit_line, seats_line
 from p2p8s.cli.terminal import Terminal
 from p2p8s.engine import Play
+from p2p8s.net.node import NetCode, Reason
+from p2p8s.net.runner import LEFT_REASON
 from p2p8s.table import Table
 
 
@@ -59,8 +61,9 @@ def test_ascii_mode_writes_no_tick_and_a_lost_player_line_says_the_reason_once()
     out = io.StringIO()
     screen = TableScreen(Terminal(out, io.StringIO(), ascii=True), me=0)
     screen.say(AUDIT_OK)
-    screen.presence(1, "Bob (seat 1)", connected=False, reason="left the table")
-    screen.presence(2, "Cat (seat 2)", connected=False, reason="connection closed")
+    screen.presence(1, "Bob (seat 1)", connected=False, reason=Reason(LEFT_REASON))
+    screen.presence(2, "Cat (seat 2)", connected=False,
+                    reason=Reason(NetCode.CONNECTION_CLOSED))
     text = out.getvalue()
     assert "audit: every card checked ok" in text and "✓" not in text
     assert "Bob (seat 1) left the table." in text
