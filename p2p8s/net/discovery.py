@@ -26,8 +26,13 @@ import ifaddr
 from zeroconf import IPVersion, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
-from p2p8s.errors import Code, Error, RemoteError
+from p2p8s.errors import Error
+from p2p8s.net.errors import CardCode, NotATableCard
 from p2p8s.rules import Ruleset
+
+__all__ = ["SERVICE_TYPE", "Advertiser", "CardCode", "MdnsHandle", "NotATableCard",
+           "TableCard", "browse", "find_node", "find_table", "follow_addresses",
+           "lan_addresses", "open_zeroconf", "with_free"]
 
 #: DNS-SD service type of a p2p8s table (RFC 6763 §7).
 SERVICE_TYPE = "_p2p8s._tcp.local."
@@ -38,16 +43,6 @@ MdnsHandle = AsyncZeroconf
 #: Seconds between two looks at this machine's addresses while a node is advertised in
 #: play (:func:`follow_addresses`).
 ADDRESS_POLL_S = 2.0
-
-
-class CardCode(Code):
-    """Why a TXT record found by mDNS is not a table card (params follow the name)."""
-
-    NOT_A_CARD = "not-a-card"  # cause (the rules' error) or error (an exception name)
-
-
-class NotATableCard(RemoteError):
-    """A TXT record on the network (another machine's data) is not a p2p8s table card."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

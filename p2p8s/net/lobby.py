@@ -21,7 +21,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from p2p8s.errors import Code, LocalError, RemoteError
+from p2p8s.errors import LocalError, RemoteError
+from p2p8s.net.errors import AlreadySeated, LobbyClosed, LobbyCode, TableFull
 from p2p8s.net.node import (
     Connected,
     Connection,
@@ -49,40 +50,15 @@ from p2p8s.wire import (
     roster_digest,
 )
 
+__all__ = ["AlreadySeated", "GameRunner", "LobbyClosed", "LobbyCode", "LobbyView", "Mesh",
+           "Seating", "TableFull", "host_lobby", "join_lobby", "unique_name"]
+
 #: Seconds the nodes get to connect to each other once the host deals.
 MESH_TIMEOUT_S = 15.0
 #: Seconds a joiner waits for the host to show the table or answer ``sit``.
 ANSWER_TIMEOUT_S = 10.0
 #: Seconds a restarted node let back in spends reaching the other seats.
 REJOIN_DIAL_S = 6.0
-
-
-class LobbyCode(Code):
-    """What the lobby reports (params follow the name; ``reason`` is a
-    :class:`~p2p8s.net.node.Reason`, ``name``/``seat`` a seated player)."""
-
-    ALREADY_DEALT = "already-dealt"
-    ALL_SEATS_TAKEN = "all-seats-taken"  # seats
-    ALREADY_SEATED = "already-seated"
-    NO_ANSWER = "no-answer"
-    CLOSED_BEFORE_SEATED = "closed-before-seated"
-    TABLE_REFUSED = "table-refused"  # reason
-    HOST_LEFT = "host-left"  # reason
-    OTHER_ROSTER = "other-roster"  # name, seat
-    MESH_TIMEOUT = "mesh-timeout"  # names (the players not reached)
-    LEFT_BEFORE_START = "left-before-start"  # name, seat, reason
-
-
-class TableFull(LocalError):
-    """Every seat at this table is taken."""
-
-
-class LobbyClosed(LocalError):
-    """The host has already dealt; the lobby is closed."""
-
-
-class AlreadySeated(LocalError):
-    """This identity key already holds a seat at the table."""
 
 
 # --- pure seat bookkeeping ------------------------------------------------------------

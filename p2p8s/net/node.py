@@ -32,14 +32,27 @@ import errno
 import logging
 import secrets
 import socket
-from collections.abc import Coroutine, Iterable, Mapping
+from collections.abc import Coroutine, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p8s.codes import check_code_proof, code_proof, format_address
-from p2p8s.errors import Code, LocalError, MalformedInput, RemoteError
+from p2p8s.errors import RemoteError
+from p2p8s.net.errors import (
+    CannotListen,
+    ConnectFailure,
+    JoinRefused,
+    NetCode,
+    NotATable,
+    PeerError,
+    PortInUse,
+    Reason,
+    Unreachable,
+    conn_params,
+    connect_failure,
+)
 from p2p8s.net.heartbeat import DEAD_AFTER_S, HEARTBEAT_INTERVAL_S, Heartbeats
 from p2p8s.wire import (
     MAX_FRAME,
@@ -63,6 +76,10 @@ from p2p8s.wire import (
     public_key_bytes,
 )
 
+__all__ = ["CannotListen", "ConnectFailure", "Connected", "Connection", "Incoming",
+           "JoinRefused", "Lost", "NetCode", "NetEvent", "Node", "NotATable", "PeerError",
+           "PortInUse", "Reason", "Unreachable"]
+
 log = logging.getLogger(__name__)
 
 #: Seconds a connection may take to connect and finish the handshake.
@@ -74,116 +91,6 @@ MAX_HANDSHAKES = 64
 #: up is disconnected ("stopped reading"), so it cannot make this node's memory grow.
 MAX_UNSENT = 4 * 1024 * 1024
 _READ_SIZE = 65536
-
-
-class NetCode(Code):
-    """What a node reports: why a connection ended (the code of a :class:`Reason`) and
-    what its errors are (params follow the name; ``where`` is ``HOST:PORT``, ``peer``
-    an address, ``name``/``address``/``seat`` a connection's player, IP and seat)."""
-
-    # why a connection ended (Lost)
-    CONNECTION_CLOSED = "connection-closed"
-    NO_HEARTBEAT = "no-heartbeat"  # timeout_s
-    STOPPED_READING = "stopped-reading"  # name, address, seat, limit_mib
-    CONNECTION_ERROR = "connection-error"  # error (the OS's words)
-    BAD_DATA = "bad-data"  # error (the RemoteError)
-    CLOSED_HERE = "closed-here"  # why (the Refusal or Farewell this node sent), seats
-    # errors of a connection attempt
-    CANNOT_REACH = "cannot-reach"  # where, failure (a ConnectFailure), error
-    HANDSHAKE_TIMEOUT = "handshake-timeout"  # where
-    NONE_REACHED = "none-reached"  # failures (the Unreachable errors, in order)
-    NOT_A_TABLE = "not-a-table"  # peer
-    PORT_IN_USE = "port-in-use"  # port
-    CANNOT_LISTEN = "cannot-listen"  # port, error (the OS's words)
-    GAVE_WRONG_CODE = "gave-wrong-code"  # peer
-    ALREADY_CONNECTED = "already-connected"  # peer
-    # a peer that breaks the handshake or the connection's rules (RemoteError)
-    CLOSED_IN_HANDSHAKE = "closed-in-handshake"  # peer
-    BEFORE_HELLO = "before-hello"  # peer, kind
-    ITSELF = "itself"  # peer
-    NO_PROOF = "no-proof"  # peer, kind
-    SEQUENCE = "sequence"  # name, address, seat, seq, last
-    OTHER_TABLE = "other-table"  # name, address, seat
-
-
-class ConnectFailure(Code):
-    """Why a TCP connect failed (the ``failure`` of :attr:`NetCode.CANNOT_REACH`)."""
-
-    REFUSED = "refused"
-    TIMED_OUT = "timed-out"
-    UNKNOWN_HOST = "unknown-host"
-    OTHER = "other"  # the OS's words are in ``error``
-
-
-def connect_failure(exc: BaseException) -> dict[str, Any]:
-    """The params that say why a connect failed: ``failure`` (a :class:`ConnectFailure`)
-    and ``error`` (the OS's own words, without the errno).
-
-    >>> connect_failure(ConnectionRefusedError(111, "Connect call failed"))["failure"]
-    <ConnectFailure.REFUSED: 'refused'>
-    >>> connect_failure(TimeoutError())["failure"]
-    <ConnectFailure.TIMED_OUT: 'timed-out'>
-    """
-    if isinstance(exc, ConnectionRefusedError):
-        failure = ConnectFailure.REFUSED
-    elif isinstance(exc, TimeoutError):
-        failure = ConnectFailure.TIMED_OUT
-    elif isinstance(exc, socket.gaierror):
-        failure = ConnectFailure.UNKNOWN_HOST
-    else:
-        failure = ConnectFailure.OTHER
-    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-    return {"failure": failure, "error": text}
-
-
-@dataclass(frozen=True, slots=True)
-class Reason:
-    """Why a connection ended, as data: ``code`` is the :class:`~p2p8s.wire.Farewell`
-    or :class:`~p2p8s.wire.Refusal` the peer sent, or a :class:`NetCode` of this node;
-    ``params`` its details (e.g. ``seats`` of a refusal, ``timeout_s``)."""
-
-    code: Code
-    params: Mapping[str, Any] = field(default_factory=dict)
-
-
-class JoinRefused(LocalError):
-    """The other node refused the connection; ``refusal`` is its
-    :class:`~p2p8s.wire.Refusal` (None if it only closed the connection), ``code`` what
-    to say (the refusal itself, or a :class:`NetCode`)."""
-
-    def __init__(self, code: Code, /, *, refusal: Refusal | None, **params: Any) -> None:
-        super().__init__(code, **params)
-        self.refusal = refusal
-
-
-class PortInUse(MalformedInput):
-    """The port asked for (``--port``) is taken by another program."""
-
-
-class CannotListen(LocalError):
-    """This node cannot listen on the address asked for."""
-
-
-class Unreachable(LocalError):
-    """No connection could be made to the table at the addresses tried."""
-
-
-class NotATable(Unreachable):
-    """The address dialled answered, but not with p2p8s frames (another program)."""
-
-
-def _conn(conn: Connection) -> dict[str, Any]:
-    """The params that name a connection's player in an error or a reason."""
-    return {"name": conn.name, "address": conn.address, "seat": conn.seat}
-
-
-class PeerError(RemoteError):
-    """A handshaken peer broke the rules of its connection (a sequence number, the
-    table id); ``params`` name its player (``name``, ``address``, ``seat``)."""
-
-    def __init__(self, code: NetCode, /, *, conn: Connection, **params: Any) -> None:
-        super().__init__(code, seat=conn.seat, **params)
-        self.params = {**_conn(conn), **params}
 
 
 @dataclass(eq=False, slots=True)
@@ -377,7 +284,7 @@ class Node:
             return
         if conn.writer.transport.get_write_buffer_size() + len(frame) > MAX_UNSENT:
             self._lose(conn, Reason(NetCode.STOPPED_READING,
-                                    {**_conn(conn), "limit_mib": MAX_UNSENT // 2**20}))
+                                    {**conn_params(conn), "limit_mib": MAX_UNSENT // 2**20}))
             return
         conn.writer.write(frame)
         self._heartbeats.on_sent(conn, now=asyncio.get_running_loop().time())

@@ -217,3 +217,17 @@ async def test_the_joiner_says_a_refusal_in_its_own_words() -> None:
         server.close()
     assert info.value.refusal is Refusal.SEATED
     assert PLAIN.error(info.value) == "this player is already seated"
+
+
+def test_the_words_load_without_the_network_stack() -> None:
+    """Solo play says everything through the catalogue, which loads every words module:
+    the network words name their codes without importing asyncio or zeroconf."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from p2p8s.cli import words; from p2p8s.wire import Refusal; "
+            "words.missing(Refusal); "
+            "print(sorted(m for m in ('asyncio', 'zeroconf') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"

@@ -9,15 +9,16 @@ A peer never sends words: a ``refuse`` or ``bye`` carries a code
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from p2p8s.cli.words import PLAIN, Speaker, Template
 from p2p8s.codes import InviteProblem
 from p2p8s.errors import Code
-from p2p8s.net.discovery import CardCode, TableCard
-from p2p8s.net.lobby import LobbyCode
-from p2p8s.net.node import ConnectFailure, NetCode, Reason
+from p2p8s.net.errors import CardCode, ConnectFailure, LobbyCode, NetCode, Reason
 from p2p8s.wire import Farewell, Refusal, Schema, WireCode
+
+if TYPE_CHECKING:  # loading the words must not load zeroconf
+    from p2p8s.net.discovery import TableCard
 
 Say = Callable[[Speaker, Mapping[str, Any]], str]
 
