@@ -10,8 +10,7 @@ to all, and once every peer's echo matches, hands a :class:`Mesh` to the game ru
 
 :class:`Seating` is the pure seat bookkeeping; :func:`host_lobby` and :func:`join_lobby`
 are the asyncio drivers; :class:`LobbyView` is how they report to the terminal. Errors
-carry a :class:`~p2p8s.net.node.NetCode` (or :class:`LobbyCode`) and data; the CLI says
-them.
+carry a :class:`~p2p8s.net.errors.LobbyCode` and data; the CLI says them.
 """
 
 from __future__ import annotations

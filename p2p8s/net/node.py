@@ -13,11 +13,12 @@ is not a heartbeat) and :class:`Lost` (bye, closed, bad data, or no heartbeat fo
 ``dead_after_s``). Heartbeat timing is :class:`~p2p8s.net.heartbeat.Heartbeats`; this
 module only feeds it the loop clock.
 
-Events and errors are data: a :class:`Lost` carries a :class:`Reason` (a
-:class:`~p2p8s.wire.Farewell` or :class:`~p2p8s.wire.Refusal` the peer sent, or a
-:class:`NetCode` of this node, with params) and errors carry a :class:`NetCode`; the
-CLI says them (``p2p8s.cli.words.net``). Bad data from a peer is a
-:class:`~p2p8s.errors.RemoteError` naming it.
+Events and errors are data (:mod:`p2p8s.net.errors`): a :class:`Lost` carries a
+:class:`~p2p8s.net.errors.Reason` (a :class:`~p2p8s.wire.Farewell` or
+:class:`~p2p8s.wire.Refusal` the peer sent, or a :class:`~p2p8s.net.errors.NetCode` of
+this node, with params) and errors carry a ``NetCode``; the CLI says them
+(``p2p8s.cli.words.net``). Bad data from a peer is a :class:`~p2p8s.errors.RemoteError`
+naming it.
 
 >>> # async with Node(identity=key, name="Ann", code_key=k, table=tid) as node:
 >>> #     conn = await node.connect("10.0.0.2", 4242, role=Role.JOIN)
