@@ -40,7 +40,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
-from p2p8s.errors import MalformedInput
+from p2p8s.errors import Code, MalformedInput
 
 #: Crockford's base32 alphabet: digits and letters without I, L, O, U.
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -59,6 +59,23 @@ CODE_PROOF_TAG = b"p2p8s/v1/code-proof"
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
 
 _DECODE = {c: c for c in ALPHABET} | {"I": "1", "L": "1", "O": "0"}
+
+
+class InviteProblem(Code):
+    """What is wrong with a typed code or join link (the code of the
+    :class:`~p2p8s.errors.MalformedInput` raised; params follow the name, ``text`` and
+    ``original`` are what was typed)."""
+
+    EMPTY = "code-empty"  # length (characters in a code)
+    CHARACTERS = "code-characters"  # bad (the characters refused, sorted), text
+    LENGTH = "code-length"  # text, length (characters given), expected
+    LINK = "link-form"  # text
+    IPV6_FORM = "ipv6-form"  # original
+    NOT_IPV6 = "not-ipv6"  # host, original
+    NEEDS_PORT = "needs-port"  # address, original
+    IPV6_BRACKETS = "ipv6-brackets"  # host, port
+    BAD_HOST = "bad-host"  # host
+    BAD_PORT = "bad-port"  # port
 _HOSTNAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$")
 
 
@@ -73,40 +90,21 @@ def new_code(random: bytes) -> str:
     return "".join(ALPHABET[(value >> (5 * i)) & 31] for i in reversed(range(CODE_LENGTH)))
 
 
-def _shown(text: str, limit: int = 24) -> str:
-    """``text`` quoted for a message, cut to ``limit`` characters (a pasted page is not
-    echoed back).
-
-    >>> _shown("7KQ4MX")
-    "'7KQ4MX'"
-    >>> _shown("A" * 30)
-    "'AAAAAAAAAAAAAAAAAAAAAAAA…' (30 characters)"
-    """
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}"[:-1] + f"…' ({len(text)} characters)"
-
-
 def normalize_code(text: str) -> str:
     """The canonical upper-case form of a code typed by a person.
 
-    Raises :class:`~p2p8s.errors.MalformedInput` with a message that names the problem.
+    Raises :class:`~p2p8s.errors.MalformedInput` whose :class:`InviteProblem` code names
+    the problem.
     """
     cleaned = "".join(ch for ch in text.strip() if ch not in "- ").upper()
     if not cleaned:
-        raise MalformedInput("the table code is empty; it has 6 characters, like 7KQ4MX")
+        raise MalformedInput(InviteProblem.EMPTY, length=CODE_LENGTH)
     bad = sorted({ch for ch in cleaned if ch not in _DECODE})
     if bad:
-        shown = ", ".join(repr(ch) for ch in bad[:8]) + (", …" if len(bad) > 8 else "")
-        raise MalformedInput(
-            f"a table code uses only digits and letters other than U, not {shown} "
-            f"(got {_shown(text.strip())})"
-        )
+        raise MalformedInput(InviteProblem.CHARACTERS, bad=tuple(bad), text=text.strip())
     if len(cleaned) != CODE_LENGTH:
-        raise MalformedInput(
-            f"a table code has {CODE_LENGTH} characters, {_shown(text.strip())} has "
-            f"{len(cleaned)}"
-        )
+        raise MalformedInput(InviteProblem.LENGTH, text=text.strip(), length=len(cleaned),
+                             expected=CODE_LENGTH)
     return "".join(_DECODE[ch] for ch in cleaned)
 
 
@@ -153,14 +151,14 @@ def parse_invite(text: str) -> Invite:
     """Parse ``CODE``, ``CODE@HOST:PORT`` or ``p2p8s://CODE@HOST:PORT``.
 
     ``HOST`` is an IPv4 address, a host name, or an IPv6 address in brackets.
-    Raises :class:`~p2p8s.errors.MalformedInput` with a clear message.
+    Raises :class:`~p2p8s.errors.MalformedInput` whose :class:`InviteProblem` code names
+    the problem.
     """
     rest = text.strip()
     if rest.lower().startswith(SCHEME):
         rest = rest[len(SCHEME):].rstrip("/")
         if "@" not in rest:
-            raise MalformedInput("a p2p8s:// link looks like p2p8s://CODE@HOST:PORT, not "
-                                 f"{_shown(text)}")
+            raise MalformedInput(InviteProblem.LINK, text=text)
     if "@" not in rest:
         return Invite(normalize_code(rest))
     code_text, _, address = rest.partition("@")
@@ -173,22 +171,22 @@ def _parse_address(address: str, *, original: str) -> tuple[str, int]:
     if address.startswith("["):
         host, sep, port_text = address[1:].partition("]:")
         if not sep:
-            raise MalformedInput(f"an IPv6 address is written [ADDRESS]:PORT, in {original!r}")
+            raise MalformedInput(InviteProblem.IPV6_FORM, original=original)
         try:
             ipaddress.IPv6Address(host.split("%", 1)[0])
         except ValueError:
-            raise MalformedInput(f"{host!r} is not an IPv6 address (in {original!r})") from None
+            raise MalformedInput(InviteProblem.NOT_IPV6, host=host,
+                                 original=original) from None
     else:
         host, sep, port_text = address.rpartition(":")
         if not sep or not host:
-            raise MalformedInput(f"the address needs a port, like {address or 'HOST'}:4242 "
-                                 f"(in {original!r})")
+            raise MalformedInput(InviteProblem.NEEDS_PORT, address=address, original=original)
         if ":" in host:
-            raise MalformedInput(f"write an IPv6 address in brackets, like [{host}]:{port_text}")
+            raise MalformedInput(InviteProblem.IPV6_BRACKETS, host=host, port=port_text)
         if not _HOSTNAME.match(host):
-            raise MalformedInput(f"{host!r} is not a host name or IPv4 address")
+            raise MalformedInput(InviteProblem.BAD_HOST, host=host)
     if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
-        raise MalformedInput(f"the port must be a number from 1 to 65535, not {port_text!r}")
+        raise MalformedInput(InviteProblem.BAD_PORT, port=port_text)
     return host, int(port_text)
 
 

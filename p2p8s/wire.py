@@ -13,9 +13,14 @@ action and a kind-specific body (:class:`Message`). A message's hash is
 
 Bytes in, messages out, in the manner of h11: :class:`FrameDecoder` takes whatever the
 socket delivered and returns the complete, verified messages; :func:`encode` turns a
-message into one frame. Everything wrong with received bytes raises
-:class:`~p2p8s.errors.RemoteError` naming the peer (and its seat when known); a misuse
-on this side (an oversize payload) raises :class:`~p2p8s.errors.LocalError`.
+message into one frame. Everything wrong with received bytes raises a
+:class:`WireError` (a :class:`~p2p8s.errors.RemoteError`, code :class:`WireCode`)
+naming the peer (and its seat when known); a payload that breaks the schema is a
+:class:`PayloadError` (code :class:`Schema`). A misuse on this side (an oversize
+payload) raises :class:`~p2p8s.errors.LocalError`.
+
+No English travels: a ``refuse`` carries a :class:`Refusal` code and a ``bye`` a
+:class:`Farewell` code; each side says them in its own words (protocol version 2).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import msgpack
 from cryptography.exceptions import InvalidSignature
@@ -34,11 +39,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from p2p8s.errors import LocalError, MalformedInput, RemoteError
+from p2p8s.errors import Code, Error, LocalError, RemoteError
 from p2p8s.rules import Ruleset
 
-#: The protocol version this code speaks (first byte of every frame body).
-VERSION = 1
+#: The protocol version this code speaks (first byte of every frame body). Version 2:
+#: ``refuse`` and ``bye`` carry codes (:class:`Refusal`, :class:`Farewell`), no text.
+VERSION = 2
 #: Largest frame body in bytes (the 4-byte length prefix not counted).
 MAX_FRAME = 64 * 1024
 #: Bytes of the length prefix.
@@ -156,13 +162,35 @@ class Welcome:
     roster: Roster
 
 
+class Refusal(Code):
+    """Why a node refuses a connection (the ``code`` of :class:`Refuse`; protocol/wire.md,
+    "Refusals"). The receiver says it in its own words."""
+
+    WRONG_CODE = "wrong-code"  # the code proof failed, or another table's id
+    FULL = "full"  # every seat is taken (``seats`` says how many there are)
+    SEATED = "seated"  # this identity key already holds a seat here
+    CLOSED = "closed"  # the host has dealt: the lobby is closed
+    IN_PLAY = "in-play"  # the game has started and the key holds no seat
+    IN_LOBBY = "in-lobby"  # a peer connection while the table is still in its lobby
+    NOT_SEATED = "not-seated"  # a key that is not in the final roster
+    DUPLICATE = "duplicate"  # this key is already connected to the node
+
+
+class Farewell(Code):
+    """Why a node leaves (the ``code`` of :class:`Bye`); said in the receiver's words."""
+
+    LEFT = "left"  # the player left the table (quit, Ctrl-C, the program ended)
+    DONE = "done"  # the node played to the end of what it was asked to play
+    CHANGED_MIND = "changed-mind"  # a joiner who saw the table and did not sit down
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Refuse:
-    """The connection is refused; ``code`` is machine-readable (``wrong-code``,
-    ``full``, ``closed``, ``version``, ``unknown-peer``, ``duplicate``), ``reason`` for people."""
+    """The connection is refused for ``code``; ``seats`` is the table's number of seats
+    when the refusal speaks of it (``full``), else None."""
 
-    code: str
-    reason: str
+    code: Refusal
+    seats: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -172,9 +200,9 @@ class Heartbeat:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Bye:
-    """I am leaving; ``reason`` for people."""
+    """I am leaving, for the reason ``code``."""
 
-    reason: str
+    code: Farewell = Farewell.LEFT
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -268,9 +296,9 @@ def _body_obj(body: Body) -> dict[str, Any]:
         case Welcome():
             return {"seat": body.seat, "roster": _roster_obj(body.roster)}
         case Refuse():
-            return {"code": body.code, "reason": body.reason}
+            return {"code": str(body.code), "seats": body.seats}
         case Bye():
-            return {"reason": body.reason}
+            return {"code": str(body.code)}
         case Game():
             return {"to": body.to, "payload": body.payload}
         case Echo():
@@ -295,92 +323,151 @@ def encode(message: Message, key: Ed25519PrivateKey) -> bytes:
     signed = bytes([VERSION]) + public_key_bytes(key) + encode_payload(message)
     body = signed + key.sign(SIGN_TAG + signed)
     if len(body) > MAX_FRAME:
-        raise LocalError(f"message too large to send ({len(body)} bytes, limit {MAX_FRAME})")
+        raise LocalError(WireCode.TOO_LARGE, size=len(body), limit=MAX_FRAME)
     return len(body).to_bytes(PREFIX_LENGTH, "big") + body
 
 
 # --- decoding -----------------------------------------------------------------------
 
-class _Bad(Exception):
-    """Internal: the payload does not match the schema (message for RemoteError)."""
+class WireCode(Code):
+    """What is wrong with received bytes (a :class:`WireError`; params follow the name)
+    or with a message this side wants to send (``too-large``, a local error)."""
+
+    FRAME_SIZE = "frame-size"  # size, low, high
+    FRAME_LENGTH = "frame-length"  # length, low, high
+    VERSION = "version"  # theirs, ours
+    OTHER_KEY = "other-key"
+    BAD_SIGNATURE = "bad-signature"
+    MALFORMED = "malformed"  # cause: the PayloadError
+    CLAIMS_SEAT = "claims-seat"  # claimed
+    CUT_SHORT = "cut-short"
+    TOO_LARGE = "too-large"  # size, limit (bytes)
 
 
-def _fail(message: str) -> NoReturn:
-    raise _Bad(message)
+class WireError(RemoteError):
+    """Bytes received from ``peer`` (an address, or ``a peer``) are not a valid frame of
+    this protocol; ``seat`` is the peer's seat when known. Both are in ``params``."""
+
+    def __init__(self, code: WireCode, /, *, peer: str, seat: int | None = None,
+                 **params: Any) -> None:
+        super().__init__(code, seat=seat, **params)
+        self.params = {"peer": peer, "seat": seat, **params}
+
+
+class Schema(Code):
+    """How a msgpack payload breaks the schema of protocol/wire.md (a
+    :class:`PayloadError`; params follow the name, ``field`` is a field name)."""
+
+    UNDECODABLE = "undecodable"  # error (the decoder's exception type name)
+    EXTENSION = "extension"
+    FIELDS = "fields"
+    NOT_A_MAP = "not-a-map"  # what: message, body, roster, rules or seat entry
+    UNKNOWN_KIND = "unknown-kind"  # kind (as received, at most 20 characters)
+    MISSING_FIELD = "missing-field"  # field
+    NOT_WHOLE = "not-whole"  # field
+    WRONG_TYPE = "wrong-type"  # field
+    OUT_OF_RANGE = "out-of-range"  # field, value
+    BYTE_LENGTH = "byte-length"  # field, lengths (allowed lengths)
+    TEXT = "text"  # field, limit
+    UNKNOWN_CODE = "unknown-code"  # field, value (a refusal, farewell or role)
+    BAD_RULES = "bad-rules"  # cause (the Ruleset's error) or error (an exception name)
+    TOO_MANY_SEATS = "too-many-seats"
+    BAD_ADDRESSES = "bad-addresses"
+    SEAT_TWICE = "seat-twice"
+
+
+class PayloadError(RemoteError, ValueError):
+    """A payload that breaks the schema (bytes from a peer: a remote error, and a
+    ValueError as :func:`decode_payload` has always documented); ``code`` is a
+    :class:`Schema`. :func:`decode_body` wraps it in a :class:`WireError` naming the peer."""
+
+
+_C = TypeVar("_C", bound=StrEnum)
+
+
+def _fail(code: Schema, **params: Any) -> NoReturn:
+    raise PayloadError(code, **params)
 
 
 def _get(obj: Mapping[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:
     if name not in obj:
-        _fail(f"missing field {name!r}")
+        _fail(Schema.MISSING_FIELD, field=name)
     value = obj[name]
     if isinstance(value, bool) and kind is int:
-        _fail(f"field {name!r} must be a whole number")
+        _fail(Schema.NOT_WHOLE, field=name)
     if not isinstance(value, kind):
-        _fail(f"field {name!r} has the wrong type")
+        _fail(Schema.WRONG_TYPE, field=name)
     return value
 
 
 def _int(obj: Mapping[str, Any], name: str, low: int, high: int) -> int:
     value: int = _get(obj, name, int)
     if not low <= value <= high:
-        _fail(f"field {name!r} out of range ({value})")
+        _fail(Schema.OUT_OF_RANGE, field=name, value=value)
     return value
 
 
 def _bytes(obj: Mapping[str, Any], name: str, *lengths: int) -> bytes:
     value: bytes = _get(obj, name, bytes)
     if lengths and len(value) not in lengths:
-        _fail(f"field {name!r} must be {' or '.join(map(str, lengths))} bytes")
+        _fail(Schema.BYTE_LENGTH, field=name, lengths=lengths)
     return value
 
 
 def _text(obj: Mapping[str, Any], name: str, *, limit: int, empty: bool = True) -> str:
     value: str = _get(obj, name, str)
     if len(value) > limit or (not empty and not value) or not value.isprintable():
-        _fail(f"field {name!r} must be 1 to {limit} printable characters")
+        _fail(Schema.TEXT, field=name, limit=limit)
     return value
 
 
-def _map(value: Any, name: str) -> Mapping[str, Any]:
+def _code(obj: Mapping[str, Any], name: str, codes: type[_C]) -> _C:
+    value: str = _get(obj, name, str)
+    if value not in set(codes):
+        _fail(Schema.UNKNOWN_CODE, field=name, value=value[:20])
+    return codes(value)
+
+
+def _map(value: Any, what: str) -> Mapping[str, Any]:
     if not isinstance(value, dict):
-        _fail(f"{name} must be a map")
+        _fail(Schema.NOT_A_MAP, what=what)
     return value
 
 
 def _roster(value: Any) -> Roster:
     obj = _map(value, "roster")
     size = _int(obj, "size", 2, 7)
+    rules_obj = _map(obj.get("rules"), "rules")
     try:
-        rules = Ruleset.from_dict(_map(obj.get("rules"), "rules"))
-    except (MalformedInput, TypeError, ValueError) as exc:
-        _fail(f"bad rules: {exc}")
+        rules = Ruleset.from_dict(rules_obj)
+    except Error as exc:
+        raise PayloadError(Schema.BAD_RULES, cause=exc) from None
+    except (TypeError, ValueError) as exc:
+        raise PayloadError(Schema.BAD_RULES, cause=None, error=type(exc).__name__) from None
     raw_seats = _get(obj, "seats", list)
     if len(raw_seats) > size:
-        _fail("more seats taken than the table has")
+        _fail(Schema.TOO_MANY_SEATS)
     seats = []
     for raw in raw_seats:
         entry = _map(raw, "seat entry")
         addrs = _get(entry, "addrs", list)
         if len(addrs) > 16 or not all(isinstance(a, str) and 0 < len(a) <= 64 for a in addrs):
-            _fail("bad address list")
+            _fail(Schema.BAD_ADDRESSES)
         seats.append(SeatEntry(seat=_int(entry, "seat", 0, size - 1),
                                name=_text(entry, "name", limit=MAX_NAME, empty=False),
                                key=_bytes(entry, "key", KEY_LENGTH), addrs=tuple(addrs),
                                port=_int(entry, "port", 0, 65535)))
     if len({e.seat for e in seats}) != len(seats) or len({e.key for e in seats}) != len(seats):
-        _fail("a seat or key appears twice in the roster")
+        _fail(Schema.SEAT_TWICE)
     return Roster(size=size, rules=rules, seats=tuple(seats), open=_get(obj, "open", bool))
 
 
 def _body(kind: Kind, obj: Mapping[str, Any]) -> Body:
     match kind:
         case Kind.HELLO:
-            role = _get(obj, "role", str)
-            if role not in set(Role):
-                _fail(f"unknown role {role!r}")
             return Hello(name=_text(obj, "name", limit=MAX_NAME, empty=False),
                          nonce=_bytes(obj, "nonce", NONCE_LENGTH),
-                         port=_int(obj, "port", 0, 65535), role=Role(role))
+                         port=_int(obj, "port", 0, 65535), role=_code(obj, "role", Role))
         case Kind.PROOF:
             return Proof(echo=_bytes(obj, "echo", NONCE_LENGTH),
                          mac=_bytes(obj, "mac", HASH_LENGTH))
@@ -392,15 +479,17 @@ def _body(kind: Kind, obj: Mapping[str, Any]) -> Body:
             roster = _roster(obj.get("roster"))
             return Welcome(seat=_int(obj, "seat", 0, roster.size - 1), roster=roster)
         case Kind.REFUSE:
-            return Refuse(code=_text(obj, "code", limit=32), reason=_text(obj, "reason",
-                                                                          limit=500))
+            if "seats" not in obj:
+                _fail(Schema.MISSING_FIELD, field="seats")
+            seats = None if obj["seats"] is None else _int(obj, "seats", 2, 7)
+            return Refuse(code=_code(obj, "code", Refusal), seats=seats)
         case Kind.HEARTBEAT:
             return Heartbeat()
         case Kind.BYE:
-            return Bye(reason=_text(obj, "reason", limit=500))
+            return Bye(code=_code(obj, "code", Farewell))
         case Kind.GAME:
             if "to" not in obj:
-                _fail("missing field 'to'")
+                _fail(Schema.MISSING_FIELD, field="to")
             to = None if obj["to"] is None else _int(obj, "to", 0, 6)
             return Game(to=to, payload=_bytes(obj, "payload"))
         case Kind.ECHO:
@@ -409,35 +498,35 @@ def _body(kind: Kind, obj: Mapping[str, Any]) -> Body:
 
 
 def _no_ext(code: int, data: bytes) -> NoReturn:
-    raise _Bad("msgpack extension types are not allowed")
+    _fail(Schema.EXTENSION)
 
 
 def decode_payload(payload: bytes) -> Message:
     """Decode and validate a msgpack payload (no signature check: see :func:`decode_body`).
 
-    Raises :class:`ValueError` with a description of the problem.
+    Raises :class:`PayloadError` (a RemoteError and a ValueError) saying what is wrong.
     """
     try:
         obj = msgpack.unpackb(payload, raw=False, strict_map_key=True, use_list=True,
                               ext_hook=_no_ext, timestamp=0)
-        top = _map(obj, "the message")
+        top = _map(obj, "message")
         if set(top) != {"k", "t", "a", "n", "p", "b"}:
-            _fail("the message fields are not k, t, a, n, p, b")
+            _fail(Schema.FIELDS)
         kind_text = _get(top, "k", str)
         if kind_text not in set(Kind):
-            _fail(f"unknown message kind {kind_text[:20]!r}")
+            _fail(Schema.UNKNOWN_KIND, kind=kind_text[:20])
         seat = top["a"]
         if seat is not None:
             seat = _int(top, "a", 0, 6)
         return Message(table=_bytes(top, "t", 8), seat=seat,
                        seq=_int(top, "n", 0, 2**63 - 1),
                        prev=_bytes(top, "p", 0, HASH_LENGTH),
-                       body=_body(Kind(kind_text), _map(top["b"], "the body")))
-    except _Bad as exc:
-        raise ValueError(str(exc)) from None
+                       body=_body(Kind(kind_text), _map(top["b"], "body")))
+    except PayloadError:
+        raise
     except (ValueError, TypeError, UnicodeDecodeError, msgpack.UnpackException,
             RecursionError) as exc:
-        raise ValueError(f"undecodable payload ({type(exc).__name__})") from None
+        raise PayloadError(Schema.UNDECODABLE, error=type(exc).__name__) from None
 
 
 def decode_body(body: bytes, *, expected_key: bytes | None = None, peer: str = "a peer",
@@ -445,33 +534,31 @@ def decode_body(body: bytes, *, expected_key: bytes | None = None, peer: str = "
     """Verify and decode one frame body (the bytes after the length prefix).
 
     Order: size, version, key (against ``expected_key`` when the connection has pinned
-    one), signature, then msgpack. Raises :class:`~p2p8s.errors.RemoteError` naming
-    ``peer``/``seat`` for any failure.
+    one), signature, then msgpack. Raises :class:`WireError` naming ``peer``/``seat``
+    for any failure.
     """
-    who = peer if seat is None else f"{peer} (seat {seat})"
 
-    def refuse(reason: str) -> NoReturn:
-        raise RemoteError(f"{who}: {reason}", seat=seat)
+    def refuse(code: WireCode, **params: Any) -> NoReturn:
+        raise WireError(code, peer=peer, seat=seat, **params)
 
     if not MIN_BODY <= len(body) <= MAX_FRAME:
-        refuse(f"frame of {len(body)} bytes is outside {MIN_BODY}..{MAX_FRAME}")
+        refuse(WireCode.FRAME_SIZE, size=len(body), low=MIN_BODY, high=MAX_FRAME)
     if body[0] != VERSION:
-        refuse(f"speaks p2p8s protocol version {body[0]}, this program speaks {VERSION}; "
-               "both players need the same p2p8s release")
+        refuse(WireCode.VERSION, theirs=body[0], ours=VERSION)
     key = body[1:1 + KEY_LENGTH]
     if expected_key is not None and key != expected_key:
-        refuse("signed with a different identity key than the connection's")
+        refuse(WireCode.OTHER_KEY)
     signed, signature = body[:-SIGNATURE_LENGTH], body[-SIGNATURE_LENGTH:]
     try:
         Ed25519PublicKey.from_public_bytes(key).verify(signature, SIGN_TAG + signed)
     except (InvalidSignature, ValueError):
-        refuse("bad signature")
+        refuse(WireCode.BAD_SIGNATURE)
     try:
         message = decode_payload(signed[1 + KEY_LENGTH:])
-    except ValueError as exc:
-        refuse(f"malformed message: {exc}")
+    except PayloadError as exc:
+        refuse(WireCode.MALFORMED, cause=exc)
     if seat is not None and message.seat is not None and message.seat != seat:
-        refuse(f"claims seat {message.seat}")
+        refuse(WireCode.CLAIMS_SEAT, claimed=message.seat)
     return Received(message=message, key=bytes(key), digest=message_hash(body), body=body)
 
 
@@ -491,7 +578,7 @@ class FrameDecoder:
         self.expected_key = expected_key
         self._max_frame = max_frame
         self._buffer = bytearray()
-        self._error: RemoteError | None = None
+        self._error: WireError | None = None
 
     @property
     def buffered(self) -> int:
@@ -499,17 +586,17 @@ class FrameDecoder:
         return len(self._buffer)
 
     @property
-    def error(self) -> RemoteError | None:
+    def error(self) -> WireError | None:
         """The error that failed this decoder, or None."""
         return self._error
 
     def receive_data(self, data: bytes) -> list[Received]:
         """Feed bytes; return every message completed by them, in order.
 
-        Raises :class:`~p2p8s.errors.RemoteError` (and stays failed) on bad data. Good
-        frames that came before the bad one in the same bytes are returned first; the
-        error then shows in :attr:`error` at once and is raised by the next call
-        (:meth:`receive_data` or :meth:`receive_eof`).
+        Raises :class:`WireError` (and stays failed) on bad data. Good frames that came
+        before the bad one in the same bytes are returned first; the error then shows in
+        :attr:`error` at once and is raised by the next call (:meth:`receive_data` or
+        :meth:`receive_eof`).
         """
         if self._error is not None:
             raise self._error
@@ -520,16 +607,15 @@ class FrameDecoder:
                 length = int.from_bytes(self._buffer[:PREFIX_LENGTH], "big")
                 if not MIN_BODY <= length <= self._max_frame:
                     self._buffer.clear()
-                    raise RemoteError(self._who(f"frame length {length} is outside "
-                                                f"{MIN_BODY}..{self._max_frame}"),
-                                      seat=self.seat)
+                    raise WireError(WireCode.FRAME_LENGTH, peer=self.peer, seat=self.seat,
+                                    length=length, low=MIN_BODY, high=self._max_frame)
                 if len(self._buffer) < PREFIX_LENGTH + length:
                     break
                 body = bytes(self._buffer[PREFIX_LENGTH:PREFIX_LENGTH + length])
                 del self._buffer[:PREFIX_LENGTH + length]
                 out.append(decode_body(body, expected_key=self.expected_key, peer=self.peer,
                                        seat=self.seat))
-        except RemoteError as exc:
+        except WireError as exc:
             self._error = exc
             self._buffer.clear()
             if not out:
@@ -537,19 +623,14 @@ class FrameDecoder:
         return out
 
     def receive_eof(self) -> None:
-        """The peer closed the stream; raises RemoteError if it stopped mid-frame (or the
+        """The peer closed the stream; raises WireError if it stopped mid-frame (or the
         decoder had failed)."""
         if self._error is not None:
             raise self._error
         if self._buffer:
-            self._error = RemoteError(self._who("closed the connection in the middle of a "
-                                                "message"), seat=self.seat)
+            self._error = WireError(WireCode.CUT_SHORT, peer=self.peer, seat=self.seat)
             self._buffer.clear()
             raise self._error
-
-    def _who(self, reason: str) -> str:
-        who = self.peer if self.seat is None else f"{self.peer} (seat {self.seat})"
-        return f"{who}: {reason}"
 
 
 ROSTER_TAG = b"p2p8s/v1/roster"

@@ -22,6 +22,8 @@ from typing import Any
 
 import click
 
+from p2p8s.cli.words import PLAIN
+from p2p8s.cli.words.net import Line
 from p2p8s.codes import (
     Invite,
     code_key,
@@ -47,11 +49,11 @@ from p2p8s.net.discovery import (
     with_free,
 )
 from p2p8s.net.lobby import GameRunner, Mesh, Seating, host_lobby, join_lobby
-from p2p8s.net.node import JoinRefused, Node
+from p2p8s.net.node import JoinRefused, Node, Reason
 from p2p8s.net.runner import EOF_MARK, Options, play_table
 from p2p8s.rules import Ruleset
 from p2p8s.store.identity import identity_fingerprint, load_or_create_identity
-from p2p8s.wire import MAX_NAME, VERSION, Roster, SeatEntry
+from p2p8s.wire import MAX_NAME, VERSION, Refusal, Roster, SeatEntry
 
 #: The computer player that takes your seat with a bare ``--auto``.
 AUTO_DEFAULT = "expert"
@@ -62,6 +64,11 @@ REJOIN_TRIES = 8
 FIND_PEER_S = 2.0
 #: What the host may type in its lobby (p2p8s.net.lobby.host_lobby reads them).
 LOBBY_WORDS = ("deal", "d", "start", "quit", "q", "exit")
+
+
+def _say(line: Line, /, *, err: bool = False, nl: bool = True, **params: Any) -> None:
+    """Print one line of the network commands, in words."""
+    click.echo(PLAIN.say(line, **params), err=err, nl=nl)
 
 
 def play_card(mesh: Mesh) -> TableCard:
@@ -83,8 +90,7 @@ def _finder(aiozc: MdnsHandle, table: bytes) -> Callable[[int], Awaitable[list[
 
 
 def _moved(addresses: list[str]) -> None:
-    click.echo(f"(This computer's address changed: now advertised at "
-               f"{', '.join(addresses)}.)", err=True)
+    _say(Line.ADDRESS_CHANGED, err=True, addresses=tuple(addresses))
 
 
 async def _advertise_in_play(mesh: Mesh, ready: asyncio.Future[MdnsHandle | None]) -> None:
@@ -99,7 +105,7 @@ async def _advertise_in_play(mesh: Mesh, ready: asyncio.Future[MdnsHandle | None
     except Exception as exc:  # multicast may be unavailable: the roster addresses remain
         if not ready.done():
             ready.set_result(None)
-        click.echo(f"(mDNS unavailable, this node is not advertised: {exc})", err=True)
+        _say(Line.NO_MDNS_IN_PLAY, err=True, error=str(exc))
 
 
 def table_runner(*, auto: str | None = None, rounds: int | None = None,
@@ -129,9 +135,8 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
         options = Options(auto=bot, rounds=rounds, auto_delay_s=term.pace_s if bot else 0.0)
         if code is not None:
             where = format_address(lan_addresses()[0], mesh.node.port)
-            options.come_back = (f"p2p8s join {code} (or p2p8s join {code}@{where})"
-                                 if mdns or aiozc is not None
-                                 else f"p2p8s join {code}@{where}")
+            options.come_back = PLAIN.say(Line.COME_BACK if mdns or aiozc is not None
+                                          else Line.COME_BACK_LINK, code=code, where=where)
         advertising: asyncio.Task[None] | None = None
         if aiozc is not None:
             options.find_peer = _finder(aiozc, mesh.node.table)
@@ -172,28 +177,22 @@ class _TerminalView:
 
     def table(self, roster: Roster) -> None:
         host = roster.entry(0)
-        click.echo(f"{host.name if host else '?'}'s table: {roster.rules.describe()}")
-        click.echo(f"Seats: {roster.size} ({len(roster.seats)} taken, {roster.free} free; "
-                   "computer players fill empty seats)")
+        _say(Line.TABLE_OF, host=host.name if host else "?", rules=roster.rules.describe())
+        _say(Line.SEATS, size=roster.size, taken=len(roster.seats), free=roster.free)
         for entry in roster.seats:
-            click.echo(f"  seat {entry.seat}: {_who(entry)}")
+            _say(Line.SEAT, seat=entry.seat, name=entry.name,
+                 fingerprint=fingerprint(entry.key))
 
     def sat_down(self, entry: SeatEntry) -> None:
-        you = " (you)" if entry.key == self._me else ""
-        click.echo(f"{_who(entry)}{you} sat down at seat {entry.seat}")
+        _say(Line.SAT_DOWN, name=entry.name, fingerprint=fingerprint(entry.key),
+             seat=entry.seat, you=entry.key == self._me)
 
-    def left(self, entry: SeatEntry, reason: str) -> None:
-        click.echo(f"{entry.name} left seat {entry.seat} ({reason})")
+    def left(self, entry: SeatEntry, reason: Reason) -> None:
+        _say(Line.LEFT_SEAT, name=entry.name, seat=entry.seat, reason=reason)
 
     def dealing(self, roster: Roster) -> None:
-        n, empty = len(roster.seats), roster.size - len(roster.seats)
-        cast = f"{n} {'person' if n == 1 else 'people'}" + (
-            f" and {empty} computer player{'s' if empty != 1 else ''}" if empty else "")
-        click.echo(f"Dealing for {cast}; connecting the table{self._dots}")
-
-
-def _who(entry: SeatEntry) -> str:
-    return f"{entry.name} [key {fingerprint(entry.key)}]"
+        _say(Line.DEALING, people=len(roster.seats),
+             computers=roster.size - len(roster.seats), dots=self._dots)
 
 
 def _default_name() -> str:
@@ -213,7 +212,7 @@ def _check_auto(auto: str | None) -> None:
 def _check_name(name: str) -> str:
     name = name.strip()
     if not name or len(name) > MAX_NAME or not name.isprintable():
-        raise click.BadParameter(f"a name is 1 to {MAX_NAME} printable characters")
+        raise click.BadParameter(PLAIN.say(Line.NAME_RULE, limit=MAX_NAME))
     return name
 
 
@@ -252,10 +251,11 @@ def _run(main: Callable[[], Coroutine[Any, Any, int]]) -> None:
     try:
         code = asyncio.run(guarded())
     except KeyboardInterrupt:
-        click.echo("\nLeft the table.", err=True)
+        click.echo(err=True)
+        _say(Line.LEFT_TABLE, err=True)
         sys.exit(130)
     except asyncio.CancelledError:
-        click.echo("Left the table.", err=True)
+        _say(Line.LEFT_TABLE, err=True)
         sys.exit(143)
     if code:
         sys.exit(code)
@@ -273,15 +273,16 @@ def tables_cmd(timeout_s: float) -> None:
         async with open_zeroconf() as aiozc:
             cards = await browse(aiozc, timeout_s=timeout_s)
         if not cards:
-            click.echo(f"No tables found on the local network in {timeout_s:g} s.")
+            _say(Line.NO_TABLES, timeout_s=timeout_s)
             return 0
         from p2p8s.cli.terminal import Terminal
 
         term = Terminal()  # wraps to the terminal's width (piped output is not wrapped)
-        term.say(f"{len(cards)} table{'s' if len(cards) != 1 else ''} on the local network:")
+        term.say(PLAIN.say(Line.TABLES_FOUND, n=len(cards)))
         for card in cards:
-            term.say(f"  {card.describe()}")
-        term.say("Ask the host for the code, then run: p2p8s join CODE")
+            term.say(PLAIN.say(Line.CARD_OPEN if card.seat is None else Line.CARD_IN_PLAY,
+                               card=card))
+        term.say(PLAIN.say(Line.ASK_FOR_CODE))
         return 0
 
     _run(main)
@@ -340,13 +341,12 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
             card = TableCard(version=VERSION, table_id=tid.hex(), host_name=player,
                              rules=rules, seats=seats, free=seats - 1,
                              fingerprint=identity_fingerprint(identity))
-            click.echo(f"Table open: {rules.describe()}; {seats} seats.")
-            click.echo(f"Your key: {card.fingerprint}")
-            click.echo(f"Table code: {code}")
-            click.echo(f"On the other computers, run: p2p8s join {code}")
-            click.echo(f"If they cannot find the table, run: p2p8s join "
-                       f"{code}@{format_address(first, node.port)}")
-            click.echo(f"Link: {format_link(code, first, node.port)}")
+            _say(Line.TABLE_OPEN, rules=rules.describe(), seats=seats)
+            _say(Line.YOUR_KEY, fingerprint=card.fingerprint)
+            _say(Line.TABLE_CODE, code=code)
+            _say(Line.RUN_JOIN, code=code)
+            _say(Line.RUN_JOIN_AT, code=code, where=format_address(first, node.port))
+            _say(Line.LINK, link=format_link(code, first, node.port))
             async with contextlib.AsyncExitStack() as stack:
                 on_change = None
                 aiozc: MdnsHandle | None = None
@@ -357,32 +357,28 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
                         advertiser = await stack.enter_async_context(
                             Advertiser(aiozc, card, port=node.port, addresses=addresses))
                     except Exception as exc:  # multicast may be unavailable: link still works
-                        click.echo(f"(mDNS unavailable, the code alone will not find this "
-                                   f"table: {exc})", err=True)
+                        _say(Line.NO_MDNS_HOST, err=True, error=str(exc))
                     else:
                         async def on_change(roster: Roster) -> None:
                             with contextlib.suppress(Exception):
                                 await advertiser.async_update(
                                     with_free(card, roster.free))
-                click.echo("Waiting for players. Type deal to start, quit to close the "
-                           "table.")
-                click.echo(f"  seat 0: {player} (you)")
+                _say(Line.WAITING)
+                _say(Line.HOST_SEAT, name=player)
                 filtered: asyncio.Queue[str] = asyncio.Queue()
 
                 async def forward() -> None:
                     while True:
                         line = await commands.get()
                         if line == EOF_MARK:  # nobody can type deal any more
-                            click.echo("input ended; closing the table")
+                            _say(Line.INPUT_ENDED)
                             filtered.put_nowait("quit")
                             return
                         word = line.strip().lower()
                         if word in LOBBY_WORDS:
                             filtered.put_nowait(word)
                         elif word:  # a stray Enter does not deal; anything else is said
-                            shown = word if len(word) <= 20 else word[:20] + "…"
-                            click.echo(f"'{shown}' is not a lobby command: type deal to "
-                                       "start, quit to close the table.")
+                            _say(Line.NOT_A_LOBBY_WORD, word=word)
 
                 forwarder = asyncio.ensure_future(forward())
                 try:
@@ -392,14 +388,13 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
                 finally:
                     forwarder.cancel()
                 if mesh is None:
-                    click.echo("Table closed.")
+                    _say(Line.TABLE_CLOSED)
                     return 0
                 if advertiser is not None and aiozc is not None:
                     try:  # dealt: the host is a node in play like the others
                         await advertiser.async_replace(play_card(mesh))
                     except Exception as exc:
-                        click.echo(f"(mDNS: could not advertise the table in play: {exc})",
-                                   err=True)
+                        _say(Line.NO_MDNS_PLAY_CARD, err=True, error=str(exc))
                 runner = table_runner(auto=auto, rounds=rounds, ascii=ascii_, lines=commands,
                                       code=code,
                                       aiozc=aiozc, advertiser=advertiser)
@@ -440,22 +435,19 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
         if parsed.host is not None and parsed.port is not None:
             addresses = [(parsed.host, parsed.port)]
         else:
-            click.echo(f"Looking for table {code} on the local network{dots}")
+            _say(Line.LOOKING, code=code, dots=dots)
             async with open_zeroconf() as aiozc:
                 card = await find_table(aiozc, tid.hex(), timeout_s=timeout_s)
             if card is None:
-                raise LocalError(
-                    f"no table with code {code} answered on this network within "
-                    f"{timeout_s:g} s; check the code, or ask the host for the fallback "
-                    f"command (p2p8s join {code}@ADDRESS:PORT)")
+                raise LocalError(Line.NO_TABLE_FOUND, code=code, timeout_s=timeout_s)
             addresses = [(a, card.port) for a in card.addresses]
-            click.echo(f"Found {card.host_name}'s table at "
-                       f"{', '.join(format_address(a, card.port) for a in card.addresses)}")
+            _say(Line.FOUND, host=card.host_name,
+                 addresses=tuple(format_address(a, card.port) for a in card.addresses))
 
         async def confirm(roster: Roster) -> bool:
             if yes:
                 return True
-            click.echo("Sit down at this table? [Y/n] ", nl=False)
+            _say(Line.SIT_DOWN, nl=False)
             answer = await lines.get()
             if answer == EOF_MARK:  # nobody answered: do not sit down
                 click.echo()
@@ -464,7 +456,7 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
 
         async with Node(identity=identity, name=player, code_key=key, table=tid,
                         port=port) as node:
-            click.echo(f"Your key: {identity_fingerprint(identity)}")
+            _say(Line.YOUR_KEY, fingerprint=identity_fingerprint(identity))
             view = _TerminalView(me=node.key, ascii=ascii_)
             for attempt in range(REJOIN_TRIES):
                 try:
@@ -473,17 +465,15 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
                 except JoinRefused as exc:
                     # back after a crash: the table has not noticed the old connection
                     # die yet (at most a few seconds of missing heartbeats)
-                    if exc.refusal != "duplicate" or attempt == REJOIN_TRIES - 1:
+                    if exc.refusal is not Refusal.DUPLICATE or attempt == REJOIN_TRIES - 1:
                         raise
                     await asyncio.sleep(1.0)
             if mesh is None:
-                click.echo("You did not sit down.")
+                _say(Line.DID_NOT_SIT)
                 return 0
             if mesh.rejoined:
-                reached = ", ".join(e.name for e in mesh.roster.seats
-                                    if e.seat in mesh.peers)
-                click.echo(f"This table is in play and your key holds seat {mesh.seat}: "
-                           f"rejoining (connected to {reached}); asking for the log{dots}")
+                _say(Line.REJOINING, seat=mesh.seat, dots=dots, names=tuple(
+                    e.name for e in mesh.roster.seats if e.seat in mesh.peers))
             await table_runner(auto=auto, rounds=rounds, ascii=ascii_, lines=lines, code=code,
                                mdns=not no_mdns)(mesh)
             await node.flush()
@@ -510,17 +500,14 @@ def audit_cmd(file: Path) -> None:
     try:
         log = read_log(file)
     except CorruptLog as exc:
-        click.echo(f"p2p8s: {exc}", err=True)
+        click.echo(f"p2p8s: {PLAIN.error(exc)}", err=True)
         sys.exit(2)
-    click.echo(f"{file}: {len(log.frames)} signed frames"
-               + (" (the last record was cut short and is left out)" if log.torn else ""))
+    _say(Line.LOG_FRAMES, file=file, frames=len(log.frames), torn=log.torn)
     report = verify(log.frames)
     seat = log.header.get("me")
     if isinstance(seat, int) and report.config is not None and 0 <= seat < len(
             report.config.names):  # the header is not signed: named only as its claim
-        click.echo(f"  kept by the node of {report.config.names[seat]} (seat {seat}), as "
-                   "its unsigned header says; everything below is checked from the "
-                   "signed frames")
+        _say(Line.KEPT_BY, name=report.config.names[seat], seat=seat)
     for line in report_lines(report):
         click.echo(f"  {line}")
     if not report.ok:

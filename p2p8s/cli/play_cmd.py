@@ -26,6 +26,7 @@ from p2p8s.cli.controller import Act, AskHint, Board, Controller, Kind, Leave, R
 from p2p8s.cli.moves import NOTHING_TO_DECIDE, CardChoice, Command, parse_input, word_of
 from p2p8s.cli.terminal import InputClosed, Terminal
 from p2p8s.cli.words import PLAIN
+from p2p8s.cli.words.store import describe_os_error
 from p2p8s.coach import Coach
 from p2p8s.engine import Action, Round
 from p2p8s.errors import LocalError, MalformedInput
@@ -33,7 +34,7 @@ from p2p8s.match import Match
 from p2p8s.solo import HUMAN, Phase, SoloSession, SoloSettings, get_bot, make_rules
 from p2p8s.store import saves
 from p2p8s.store.paths import settings_path
-from p2p8s.store.settings import PlaySettings, SettingsFile, describe_error, load_settings
+from p2p8s.store.settings import PlaySettings, SettingsFile, load_settings
 
 #: The computer player that takes your seat with a bare ``--auto``.
 AUTO_DEFAULT = "expert"
@@ -287,12 +288,13 @@ def _load_or_start(term: Terminal, play: PlaySettings, *, new: bool, seed: int |
         try:
             loaded = saves.load_match()
         except saves.CorruptSave as exc:
+            said = PLAIN.error(exc)
             try:
                 moved = saves.set_aside(exc.path)
             except OSError as err:
-                raise LocalError(f"{exc}, and it could not be moved aside ({err}); move or "
+                raise LocalError(f"{said}, and it could not be moved aside ({err}); move or "
                                  f"delete {exc.path} to start a new match") from None
-            term.say(f"p2p8s: {exc}.", f"It was moved to {moved}; starting a new match.", "")
+            term.say(f"p2p8s: {said}.", f"It was moved to {moved}; starting a new match.", "")
             loaded = None
         if loaded is not None:
             if asked:
@@ -349,7 +351,7 @@ def play(opponents: int | None, classic: bool | None, multi: bool | None,
     _solo_settings(play_settings)  # validate before remembering
     term = Terminal(ascii=play_settings.ascii)
     if settings.notice:
-        term.say(f"p2p8s: {settings.notice}.")
+        term.say(f"p2p8s: {PLAIN.error(settings.notice)}.")
     settings.play = play_settings
     _remember(settings, term)
     bot = _resolve_auto(auto)
@@ -383,7 +385,7 @@ def _remember(settings: SettingsFile, term: Terminal) -> None:
         settings.save()
     except OSError as exc:
         term.say(f"p2p8s: cannot write the settings file {settings_path()} "
-                 f"({describe_error(exc)}); your options will not be remembered — "
+                 f"({describe_os_error(exc)}); your options will not be remembered — "
                  "playing on.")
 
 

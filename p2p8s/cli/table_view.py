@@ -26,11 +26,13 @@ from p2p8s.cli.controller import Act, AskHint, Board, Controller, Kind, Leave, R
 from p2p8s.cli.moves import card_message, shorten
 from p2p8s.cli.terminal import Terminal
 from p2p8s.cli.words import PLAIN, Speaker, narration
+from p2p8s.cli.words.net import lost_reason
 from p2p8s.cli.words.table import said
 from p2p8s.engine import Action, Round
 from p2p8s.errors import MalformedInput
 from p2p8s.match import Match
 from p2p8s.net import runner
+from p2p8s.net.node import Reason
 from p2p8s.net.runner import DONE_REASON, LEFT_REASON, Think, Typed, left_the_table
 from p2p8s.rules import Ruleset
 from p2p8s.table import Table, TableConfig
@@ -281,12 +283,17 @@ class TableScreen:
                 text = said(event, self._words())
                 self.say(text[:1].upper() + text[1:])  # a sentence of its own
 
-    def presence(self, seat: int, name: str, *, connected: bool, reason: str) -> None:
-        """A node left, was lost, or came back (``reason`` says how)."""
+    def presence(self, seat: int, name: str, *, connected: bool, reason: str | Reason) -> None:
+        """A node left, was lost, or came back (``reason`` says how: the
+        :class:`~p2p8s.net.node.Reason` its connection ended for, or the runner's words)."""
+        leaving = not reason
+        if isinstance(reason, Reason):
+            leaving = reason.code in (LEFT_REASON, DONE_REASON)
+            reason = lost_reason(reason)
         if connected:
             self.gone.pop(seat, None)
             self.say(f"{name} is back ({reason})." if reason else f"{name} is connected.")
-        elif reason in ("", LEFT_REASON, DONE_REASON):
+        elif leaving:
             self.gone[seat] = reason
             self.say(self.look.paint(f"{left_the_table(name, reason)}.", "yellow"))
         else:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from p2p8s.cards import Card
 from p2p8s.crypto import group
 from p2p8s.crypto.deck import Position, card_face, card_points
-from p2p8s.crypto.errors import CheatDetected, Fault
+from p2p8s.crypto.errors import Cheat, CheatDetected, Fault
 from p2p8s.crypto.group import GroupError, Point, Scalar
 from p2p8s.engine import Action, OrderedDeck, Round
 from p2p8s.errors import IllegalAction
@@ -89,7 +89,7 @@ def _check_keys(record: RoundRecord, secrets: Sequence[Scalar]) -> None:
     for seat, (e, y) in enumerate(zip(secrets, record.keys, strict=True)):
         ok = group.is_canonical_scalar(e) and any(e) and group.base_mul(e) == y
         if not ok:
-            raise CheatDetected("revealed key does not match Y", seat=seat, fault=Fault.BAD_KEY)
+            raise CheatDetected(Cheat.KEY_MISMATCH, seat=seat, fault=Fault.BAD_KEY)
 
 
 def _epoch_order(record: RoundRecord, ep: EpochRecord, secrets: Sequence[Scalar]) -> list[int]:
@@ -104,11 +104,8 @@ def _epoch_order(record: RoundRecord, ep: EpochRecord, secrets: Sequence[Scalar]
             image = {}
         slots = [image.get(p) for p in out]
         if len(out) != len(current) or None in slots or len(set(slots)) != len(slots):
-            raise CheatDetected(
-                f"shuffle step of epoch {ep.epoch} is not a permutation of key × input",
-                seat=seat,
-                fault=Fault.BAD_SHUFFLE,
-            )
+            raise CheatDetected(Cheat.SHUFFLE_STEP, seat=seat, fault=Fault.BAD_SHUFFLE,
+                                epoch=ep.epoch)
         origin = [origin[s] for s in slots if s is not None]
         current = out
     return [ep.cards[o] for o in origin]
@@ -133,33 +130,26 @@ def audit_round(record: RoundRecord, secrets: Sequence[Scalar]) -> AuditReport:
         prev = finals[e][i]
         for step, (layer, value) in enumerate(pr.strips):
             if step >= len(pr.order) or pr.order[step] != layer:
-                raise CheatDetected(
-                    f"strip of {pr.position} out of order", seat=layer, fault=Fault.BAD_STRIP
-                )
+                raise CheatDetected(Cheat.STRIP_ORDER, seat=layer, fault=Fault.BAD_STRIP,
+                                    position=pr.position)
             try:
                 ok = group.mul(secrets[layer], value) == prev
             except GroupError:
                 ok = False
             if not ok:
-                raise CheatDetected(
-                    f"strip of {pr.position} is wrong", seat=layer, fault=Fault.BAD_STRIP
-                )
+                raise CheatDetected(Cheat.STRIP_WRONG, seat=layer, fault=Fault.BAD_STRIP,
+                                    position=pr.position)
             prev = value
         k = orders[e][i]
         if pr.played is not None and pr.played != k:
-            raise CheatDetected(
-                f"played card {card_face(pr.played)} but {pr.position} holds {card_face(k)}",
-                seat=pr.holder,
-                fault=Fault.BAD_PLAY,
-            )
+            raise CheatDetected(Cheat.PLAYED_OTHER, seat=pr.holder, fault=Fault.BAD_PLAY,
+                                card=card_face(pr.played), position=pr.position,
+                                held=card_face(k))
         if pr.holder is not None:
             holdings[pr.holder].append(pr.position)
     for pos, seat in disputed.items():
-        raise CheatDetected(
-            f"disputed {pos}, which holds {card_face(orders[pos[0]][pos[1]])}",
-            seat=seat,
-            fault=Fault.FALSE_DISPUTE,
-        )
+        raise CheatDetected(Cheat.FALSE_DISPUTE, seat=seat, fault=Fault.FALSE_DISPUTE,
+                            position=pos, held=card_face(orders[pos[0]][pos[1]]))
     return AuditReport(
         orders=tuple(tuple(o) for o in orders), holdings=tuple(tuple(h) for h in holdings)
     )
@@ -201,8 +191,8 @@ def check_claims(
     def reshuffler(discards: Sequence[Card]) -> Sequence[Card]:
         order = next(later, None)
         if order is None or not cards_match(order, discards):
-            raise CheatDetected("the reshuffled stock does not hold the discards",
-                                seat=None, fault=Fault.BAD_SHUFFLE)
+            raise CheatDetected(Cheat.RESHUFFLE_MISMATCH, seat=None,
+                                fault=Fault.BAD_SHUFFLE)
         return order
 
     deck = OrderedDeck(report.faces(0), reshuffler=reshuffler)
@@ -210,14 +200,11 @@ def check_claims(
                      wild=wild)
     for seat, action in actions:
         if rnd.turn != seat:
-            raise CheatDetected(f"acted ({action}) out of turn", seat=seat,
-                                fault=Fault.UNEXPECTED)
+            raise CheatDetected(Cheat.OUT_OF_TURN, seat=seat, fault=Fault.UNEXPECTED,
+                                action=action)
         try:
             rnd.apply(action)
         except IllegalAction as e:
-            raise CheatDetected(
-                f"{action} was not allowed: {e}" + (f" ({e.rule})" if e.rule else ""),
-                seat=seat,
-                fault=Fault.ILLEGAL_CLAIM,
-            ) from None
+            raise CheatDetected(Cheat.NOT_ALLOWED, seat=seat, fault=Fault.ILLEGAL_CLAIM,
+                                action=action, cause=e, rule=e.rule) from None
     return rnd

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from p2p8s.cards import Card
 from p2p8s.crypto import group
-from p2p8s.crypto.errors import CheatDetected, Fault
+from p2p8s.crypto.errors import Cheat, CheatDetected, Fault
 from p2p8s.crypto.group import Point, Rand, Scalar
 from p2p8s.crypto.rand import permutation
 
@@ -80,15 +80,10 @@ def check_shuffle_output(
     Raises :class:`CheatDetected` naming ``seat`` (BAD_POINT, DUPLICATE_POINT, MALFORMED).
     """
     if len(points) != size:
-        raise CheatDetected(
-            f"shuffle has {len(points)} points, expected {size}", seat=seat, fault=Fault.MALFORMED
-        )
+        raise CheatDetected(Cheat.SHUFFLE_SIZE, seat=seat, fault=Fault.MALFORMED,
+                            size=len(points), expected=size)
     for i, p in enumerate(points):
         if validate and not group.is_valid_point(p):
-            raise CheatDetected(
-                f"shuffle point {i} is not a valid group element", seat=seat, fault=Fault.BAD_POINT
-            )
+            raise CheatDetected(Cheat.SHUFFLE_POINT, seat=seat, fault=Fault.BAD_POINT, index=i)
     if len(set(points)) != size:
-        raise CheatDetected(
-            "shuffle output repeats a point", seat=seat, fault=Fault.DUPLICATE_POINT
-        )
+        raise CheatDetected(Cheat.SHUFFLE_REPEATS, seat=seat, fault=Fault.DUPLICATE_POINT)

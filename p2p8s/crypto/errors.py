@@ -1,16 +1,27 @@
-"""Errors of the mental-poker protocol.
+"""Errors of the mental-poker protocol, as data.
 
 Every detected cheat is a :class:`CheatDetected` (a :class:`~p2p8s.errors.RemoteError`)
-whose ``seat`` names the offender and whose ``fault`` says what was wrong, so a table
-layer and the tests can tell a bad strip from a replayed message. A call this program
-makes at the wrong time is a :class:`ProtocolMisuse` (a local error).
+whose ``seat`` names the offender, whose ``fault`` says what kind of thing was wrong (a
+bad strip, a replayed message …) and whose ``code`` (a :class:`Cheat`) and ``params``
+(seats, positions, counts, cards) say exactly what, so a table layer and the tests can
+tell one from another and the CLI can say it (``p2p8s.cli.words.crypto``). A call this
+program makes at the wrong time is a :class:`ProtocolMisuse` (a local error, code
+:class:`Misuse`). A message that does not decode is a cheat of code
+:attr:`Cheat.MALFORMED_MESSAGE` whose ``problem`` param is a :class:`Malformed` code.
+
+>>> err = CheatDetected(Cheat.ALREADY_RECEIVED, seat=2, fault=Fault.REPLAY, seq=5)
+>>> (err.seat, err.fault, err.params["seq"])
+(2, <Fault.REPLAY: 'replay'>, 5)
+>>> str(err)
+'already-received seat=2 seq=5'
 """
 
 from __future__ import annotations
 
 from enum import Enum
+from typing import Any
 
-from p2p8s.errors import LocalError, RemoteError
+from p2p8s.errors import Code, LocalError, RemoteError
 
 
 class Fault(Enum):
@@ -34,13 +45,135 @@ class Fault(Enum):
     ILLEGAL_CLAIM = "illegal-claim"  # a hidden claim (e.g. "no playable card") was false
 
 
-class CheatDetected(RemoteError):
-    """A peer broke the mental-poker protocol; ``seat`` names it and ``fault`` says how."""
+class Cheat(Code):
+    """Exactly what a :class:`CheatDetected` found; the params each one carries follow
+    its name (``position`` is an ``(epoch, index)`` pair, ``card`` a card index unless
+    said otherwise)."""
 
-    def __init__(self, message: str, *, seat: int | None, fault: Fault) -> None:
-        super().__init__(f"seat {seat}: {message}" if seat is not None else message, seat=seat)
+    # decoding (messages.decode)
+    MALFORMED_MESSAGE = "malformed-message"  # problem: Malformed, and its params
+    CLAIMS_SEAT = "claims-seat"  # claimed
+    # the envelope (session, on receipt)
+    OTHER_ROUND = "other-round"
+    IMPOSSIBLE_SEAT = "impossible-seat"  # claimed
+    ALREADY_RECEIVED = "already-received"  # seq
+    ARRIVED_EARLY = "arrived-early"  # seq, expected
+    ECHO_LENGTH = "echo-length"
+    ECHO_OWN_CHAIN = "echo-own-chain"
+    ECHO_UNSENT = "echo-unsent"
+    SAW_DIFFERENT = "saw-different"  # reporter, about, count
+    UNKNOWN_MESSAGE = "unknown-message"
+    # round id and keys
+    SECOND_COMMITMENT = "second-commitment"
+    REVEAL_OUT_OF_TURN = "reveal-out-of-turn"
+    NONCE_MISMATCH = "nonce-mismatch"
+    SECOND_KEY = "second-key"
+    KEY_PROOF = "key-proof"
+    BOX_KEY = "box-key"
+    KEY_MISMATCH = "key-mismatch"
+    # escrow
+    ESCROW_MALFORMED = "escrow-malformed"
+    ESCROW_NOT_DUE = "escrow-not-due"
+    SHARE_UNDECRYPTABLE = "share-undecryptable"  # recipient
+    SHARE_FELDMAN = "share-feldman"  # recipient
+    RECOVERY_SHARE = "recovery-share"  # dealer
+    RECOVERED_KEY = "recovered-key"
+    SHARE_NO_ESCROW = "share-no-escrow"
+    SECOND_SHARE = "second-share"  # dealer
+    SHARE_WRONG = "share-wrong"  # dealer
+    # shuffles
+    SHUFFLE_OUT_OF_TURN = "shuffle-out-of-turn"
+    SHUFFLE_SIZE = "shuffle-size"  # size, expected
+    SHUFFLE_POINT = "shuffle-point"  # index
+    SHUFFLE_REPEATS = "shuffle-repeats"
+    POINT_OUTSIDE_GROUP = "point-outside-group"
+    SHUFFLE_STEP = "shuffle-step"  # epoch
+    RESHUFFLE_MISMATCH = "reshuffle-mismatch"
+    # strips
+    STRIPS_OTHER_LAYER = "strips-other-layer"
+    STRIP_NOT_IN_OPERATION = "strip-not-in-operation"  # position, op
+    STRIP_ORDER = "strip-order"  # position
+    EMPTY_STRIP = "empty-strip"
+    STRIP_PROOF = "strip-proof"  # op
+    STRIP_WRONG = "strip-wrong"  # position
+    # plays and disputes
+    PLAYS_FOR = "plays-for"  # holder
+    EMPTY_PLAY = "empty-play"
+    NOT_HELD = "not-held"  # position
+    NOT_IN_EPOCH = "not-in-epoch"  # card, epoch
+    FACE_UP_MISMATCH = "face-up-mismatch"  # shown, known (card indices)
+    PLAY_PROOF = "play-proof"
+    PLAYED_OTHER = "played-other"  # card, position, held (Cards)
+    DISPUTE_NOT_OWN = "dispute-not-own"  # position
+    FALSE_DISPUTE = "false-dispute"  # position, held (Card)
+    # the hidden-claim replay (R-AUDIT)
+    OUT_OF_TURN = "out-of-turn"  # action
+    NOT_ALLOWED = "not-allowed"  # action, cause (the engine's IllegalAction), rule
+
+
+class Malformed(Code):
+    """Why bytes are not a canonical mental-poker message (the ``problem`` of
+    :attr:`Cheat.MALFORMED_MESSAGE`; params follow the name)."""
+
+    NOT_AN_ARRAY = "not-an-array"
+    VERSION = "version"  # version (what the bytes say, shown as received)
+    KIND = "kind"  # kind (as received)
+    FIELD_COUNT = "field-count"
+    NOT_CANONICAL = "not-canonical"
+    EXPECTED_INT = "expected-int"
+    EXPECTED_BYTES = "expected-bytes"
+    EXPECTED_32_BYTES = "expected-32-bytes"
+    EXPECTED_PROOF = "expected-proof"
+    BAD_PROOF = "bad-proof"  # not two canonical scalars
+    EXPECTED_ARRAY = "expected-array"
+    ARRAY_TOO_LONG = "array-too-long"
+    ARRAY_LENGTH = "array-length"
+    UNDECODABLE = "undecodable"  # error (the decoder's exception type name)
+
+
+class CheatDetected(RemoteError):
+    """A peer broke the mental-poker protocol; ``seat`` names it (also in ``params``, as
+    ``seat``, for the words), ``fault`` says how and ``code``/``params`` exactly what.
+
+    The legacy form (a sentence in place of a :class:`Cheat` code) is still accepted for
+    callers outside this package while they move to codes.
+    """
+
+    def __init__(self, code: Code | str, /, *, seat: int | None, fault: Fault,
+                 **params: Any) -> None:
+        if not isinstance(code, Code) and seat is not None:
+            code = f"seat {seat}: {code}"
+        super().__init__(code, seat=seat, **params)
+        if isinstance(code, Code):
+            self.params = {"seat": seat, **params}
         self.fault = fault
 
 
+class Misuse(Code):
+    """What this node asked of its mental-poker session at the wrong time (params follow
+    the name; ``position`` is an ``(epoch, index)`` pair)."""
+
+    STARTED = "started"
+    NOT_DISTRIBUTABLE = "not-distributable"  # position
+    NO_SEAT = "no-seat"  # seat
+    NOT_FACE_UP = "not-face-up"  # position
+    CANNOT_PLAY_FOR = "cannot-play-for"  # seat
+    PLAY_NOT_DISTINCT = "play-not-distinct"
+    NOT_HELD = "seat-does-not-hold"  # seat, position
+    NOTHING_TO_RESHUFFLE = "nothing-to-reshuffle"
+    NOT_A_DISCARD = "not-a-discard"  # position
+    DISCARD_TWICE = "discard-twice"
+    NOT_STARTED = "not-started"
+    KEY_NOT_NOW = "key-not-now"
+    NO_SHARE = "no-share"  # seat
+    CANNOT_LEARN = "cannot-learn"  # seat
+    KEY_KNOWN = "key-known"  # seat
+    KEY_MISMATCH = "given-key-mismatch"  # seat
+    NO_KEYS = "no-keys"
+    AUDIT_KEYS = "audit-keys"
+    OBSERVER = "observer"
+
+
 class ProtocolMisuse(LocalError):
-    """This node asked the mental-poker session for something it cannot do now."""
+    """This node asked the mental-poker session for something it cannot do now
+    (``code`` is a :class:`Misuse`)."""

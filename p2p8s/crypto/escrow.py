@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from p2p8s.crypto import group
-from p2p8s.crypto.errors import CheatDetected, Fault
+from p2p8s.crypto.errors import Cheat, CheatDetected, Fault
 from p2p8s.crypto.group import ORDER, Point, Rand, Scalar
 from p2p8s.crypto.transcript import Context
 
@@ -140,19 +140,13 @@ def open_share(
         box = _aead_key(box_secret, dealer_box_key, ctx, dealer, recipient)
         plain = box.decrypt(_ZERO_NONCE, ciphertext, b"".join(commitments))
     except (InvalidTag, ValueError):
-        raise CheatDetected(
-            f"escrow share for seat {recipient} does not decrypt",
-            seat=dealer,
-            fault=Fault.BAD_SHARE,
-        ) from None
+        raise CheatDetected(Cheat.SHARE_UNDECRYPTABLE, seat=dealer, fault=Fault.BAD_SHARE,
+                            recipient=recipient) from None
     if not group.is_canonical_scalar(plain) or not verify_share(
         Scalar(plain), share_x(recipient), commitments
     ):
-        raise CheatDetected(
-            f"escrow share for seat {recipient} fails the Feldman check",
-            seat=dealer,
-            fault=Fault.BAD_SHARE,
-        )
+        raise CheatDetected(Cheat.SHARE_FELDMAN, seat=dealer, fault=Fault.BAD_SHARE,
+                            recipient=recipient)
     return Scalar(plain)
 
 
@@ -171,11 +165,8 @@ def recover(
         raise ValueError(f"recovery needs {t} shares, got {len(shares)}")
     for holder, share in shares.items():
         if not verify_share(share, share_x(holder), commitments):
-            raise CheatDetected(
-                f"escrow share of seat {dealer}'s key fails the Feldman check",
-                seat=holder,
-                fault=Fault.BAD_SHARE,
-            )
+            raise CheatDetected(Cheat.RECOVERY_SHARE, seat=holder, fault=Fault.BAD_SHARE,
+                                dealer=dealer)
     xs = {h: share_x(h) for h in sorted(shares)[:t]}
     secret = 0
     for h, xh in xs.items():
@@ -186,7 +177,5 @@ def recover(
         secret = (secret + lam * group.scalar_to_int(shares[h])) % ORDER
     e = group.scalar_from_int(secret)
     if not any(e) or group.base_mul(e) != key:
-        raise CheatDetected(
-            "recovered key does not match its commitment", seat=dealer, fault=Fault.BAD_KEY
-        )
+        raise CheatDetected(Cheat.RECOVERED_KEY, seat=dealer, fault=Fault.BAD_KEY)
     return e

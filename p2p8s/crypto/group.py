@@ -22,7 +22,7 @@ from typing import NewType
 from nacl import bindings as _na
 from nacl.exceptions import RuntimeError as _NaclRuntimeError
 
-from p2p8s.errors import Error
+from p2p8s.errors import Code, Error
 
 Point = NewType("Point", bytes)
 Scalar = NewType("Scalar", bytes)
@@ -42,14 +42,30 @@ ONE = Scalar((1).to_bytes(32, "little"))
 GENERATOR = Point(_na.crypto_scalarmult_ed25519_base_noclamp((1).to_bytes(32, "little")))
 
 
+class GroupProblem(Code):
+    """What a group operation could not do (the code of a :class:`GroupError`)."""
+
+    NOT_AN_ELEMENT = "not-an-element"
+    ZERO_INVERSE = "zero-inverse"
+    BASE_IDENTITY = "base-identity"
+    MUL = "mul"
+    ADD_INVALID = "add-invalid"
+    ADD_IDENTITY = "add-identity"
+    SUB_INVALID = "sub-invalid"
+    SUB_IDENTITY = "sub-identity"
+    EMPTY_COMBINATION = "empty-combination"
+
+
 class GroupError(Error):
-    """A group operation was given a point or scalar it cannot work with."""
+    """A group operation was given a point or scalar it cannot work with (``code``: a
+    :class:`GroupProblem`); callers that got the point from a peer turn it into a
+    :class:`~p2p8s.crypto.errors.CheatDetected` naming the seat."""
 
 
 def check_subgroup(p: Point) -> Point:
     """``p`` itself if it is a valid non-identity subgroup element, else GroupError."""
     if not is_valid_point(p):
-        raise GroupError("not a prime-order group element")
+        raise GroupError(GroupProblem.NOT_AN_ELEMENT)
     return p
 
 
@@ -112,7 +128,7 @@ def scalar_neg(a: Scalar) -> Scalar:
 def scalar_inv(a: Scalar) -> Scalar:
     """``a**-1 mod l``; raises :class:`GroupError` for zero."""
     if not any(a):
-        raise GroupError("zero has no inverse")
+        raise GroupError(GroupProblem.ZERO_INVERSE)
     return Scalar(_na.crypto_core_ed25519_scalar_invert(a))
 
 
@@ -126,7 +142,7 @@ def base_mul(s: Scalar) -> Point:
     try:
         return Point(_na.crypto_scalarmult_ed25519_base_noclamp(s))
     except _NaclRuntimeError:
-        raise GroupError("s·G is the identity") from None
+        raise GroupError(GroupProblem.BASE_IDENTITY) from None
 
 
 def mul(s: Scalar, p: Point) -> Point:
@@ -134,7 +150,7 @@ def mul(s: Scalar, p: Point) -> Point:
     try:
         return Point(_na.crypto_scalarmult_ed25519_noclamp(s, p))
     except _NaclRuntimeError:
-        raise GroupError("invalid point or identity result in scalar multiplication") from None
+        raise GroupError(GroupProblem.MUL) from None
 
 
 def add(p: Point, q: Point) -> Point:
@@ -143,9 +159,9 @@ def add(p: Point, q: Point) -> Point:
     try:
         r = Point(_na.crypto_core_ed25519_add(p, q))
     except _NaclRuntimeError:
-        raise GroupError("invalid point in addition") from None
+        raise GroupError(GroupProblem.ADD_INVALID) from None
     if r == IDENTITY:
-        raise GroupError("point addition gave the identity")
+        raise GroupError(GroupProblem.ADD_IDENTITY)
     return r
 
 
@@ -154,9 +170,9 @@ def sub(p: Point, q: Point) -> Point:
     try:
         r = Point(_na.crypto_core_ed25519_sub(p, q))
     except _NaclRuntimeError:
-        raise GroupError("invalid point in subtraction") from None
+        raise GroupError(GroupProblem.SUB_INVALID) from None
     if r == IDENTITY:
-        raise GroupError("point subtraction gave the identity")
+        raise GroupError(GroupProblem.SUB_IDENTITY)
     return r
 
 
@@ -170,7 +186,7 @@ def combine(scalars: Iterable[Scalar], points: Iterable[Point]) -> Point:
         term = mul(s, p) if s != ONE else check_subgroup(p)
         acc = term if acc is None else add(acc, term)
     if acc is None:
-        raise GroupError("empty combination")
+        raise GroupError(GroupProblem.EMPTY_COMBINATION)
     return acc
 
 

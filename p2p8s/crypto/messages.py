@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 
 import msgpack
 
-from p2p8s.crypto.errors import CheatDetected, Fault
+from p2p8s.crypto.errors import Cheat, CheatDetected, Fault, Malformed
 from p2p8s.crypto.group import Point, Scalar
 from p2p8s.crypto.proofs import Proof
 from p2p8s.crypto.transcript import VERSION
@@ -220,44 +220,54 @@ def encode(msg: Message) -> bytes:
 
 
 class _Bad(Exception):
-    pass
+    """Internal: the bytes break the schema; ``problem`` says how."""
+
+    def __init__(self, problem: Malformed, **params: Any) -> None:
+        super().__init__(problem)
+        self.problem, self.params = problem, params
 
 
 def _check(spec: Any, value: Any) -> Any:
     if spec == "int":
         if type(value) is not int or not 0 <= value < _MAX_INT:
-            raise _Bad("expected a small non-negative integer")
+            raise _Bad(Malformed.EXPECTED_INT)
         return value
     if spec == "bytes":
         if type(value) is not bytes or len(value) > 4096:
-            raise _Bad("expected a byte string")
+            raise _Bad(Malformed.EXPECTED_BYTES)
         return value
     if spec == "b32":
         if type(value) is not bytes or len(value) != 32:
-            raise _Bad("expected 32 bytes")
+            raise _Bad(Malformed.EXPECTED_32_BYTES)
         return value
     if spec == "proof":
         if type(value) is not bytes:
-            raise _Bad("expected a proof")
+            raise _Bad(Malformed.EXPECTED_PROOF)
         try:
             return Proof.from_bytes(value)
-        except ValueError as e:
-            raise _Bad(str(e)) from None
+        except ValueError:
+            raise _Bad(Malformed.BAD_PROOF) from None
     kind = spec[0]
     if type(value) is not list and type(value) is not tuple:
-        raise _Bad("expected an array")
+        raise _Bad(Malformed.EXPECTED_ARRAY)
     if kind == "list":
         if len(value) > 1024:
-            raise _Bad("array too long")
+            raise _Bad(Malformed.ARRAY_TOO_LONG)
         return tuple(_check(spec[1], v) for v in value)
     if kind == "tuple":
         if len(value) != len(spec) - 1:
-            raise _Bad("wrong array length")
+            raise _Bad(Malformed.ARRAY_LENGTH)
         return tuple(_check(s, v) for s, v in zip(spec[1:], value, strict=True))
     raise AssertionError(spec)
 
 
 _ECHO_SPEC = ("list", ("tuple", "int", "b32"))
+
+
+def _shown(value: Any) -> str:
+    """A received value as it may appear in a message: its repr, at most 20 characters."""
+    text = repr(value)
+    return text if len(text) <= 20 else text[:19] + "…"
 
 
 def decode(data: bytes, *, sender: int | None = None) -> Message:
@@ -270,15 +280,15 @@ def decode(data: bytes, *, sender: int | None = None) -> Message:
     try:
         obj = msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=True)
         if type(obj) is not list or len(obj) < 7:
-            raise _Bad("not a message array")
+            raise _Bad(Malformed.NOT_AN_ARRAY)
         version, kind = obj[0], obj[1]
         if version != VERSION:
-            raise _Bad(f"unsupported version {version!r}")
+            raise _Bad(Malformed.VERSION, version=_shown(version))
         cls = KINDS.get(kind) if type(kind) is int else None
         if cls is None:
-            raise _Bad(f"unknown message kind {kind!r}")
+            raise _Bad(Malformed.KIND, kind=_shown(kind))
         if len(obj) != 7 + len(cls.BODY):
-            raise _Bad("wrong number of fields")
+            raise _Bad(Malformed.FIELD_COUNT)
         table = _check("bytes", obj[2])
         values: dict[str, Any] = {
             "table": table,
@@ -291,13 +301,16 @@ def decode(data: bytes, *, sender: int | None = None) -> Message:
             values[name] = _check(spec, raw)
         msg = cls(**values)
         if encode(msg) != data:
-            raise _Bad("not the canonical encoding")
-    except (_Bad, ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError,
+            raise _Bad(Malformed.NOT_CANONICAL)
+    except _Bad as e:
+        raise CheatDetected(Cheat.MALFORMED_MESSAGE, seat=sender, fault=Fault.MALFORMED,
+                            problem=e.problem, **e.params) from None
+    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError,
             msgpack.StackError) as e:
-        raise CheatDetected(f"malformed message: {e}", seat=sender, fault=Fault.MALFORMED) from None
+        raise CheatDetected(Cheat.MALFORMED_MESSAGE, seat=sender, fault=Fault.MALFORMED,
+                            problem=Malformed.UNDECODABLE, error=type(e).__name__) from None
     if sender is not None and msg.seat != sender:
-        raise CheatDetected(
-            f"message claims seat {msg.seat}", seat=sender, fault=Fault.MALFORMED
-        )
+        raise CheatDetected(Cheat.CLAIMS_SEAT, seat=sender, fault=Fault.MALFORMED,
+                            claimed=msg.seat)
     return msg
 

@@ -66,7 +66,7 @@ from p2p8s.crypto.deck import (
     check_shuffle_output,
     shuffle_step,
 )
-from p2p8s.crypto.errors import CheatDetected, Fault, ProtocolMisuse
+from p2p8s.crypto.errors import Cheat, CheatDetected, Fault, Misuse, ProtocolMisuse
 from p2p8s.crypto.events import (
     Announced,
     CardDealt,
@@ -408,7 +408,7 @@ class Session:
         """Begin the round: broadcast the nonce commitment (and X25519 box key)."""
         self._guard(player=True)
         if self._started:
-            raise ProtocolMisuse("the round has already started")
+            raise ProtocolMisuse(Misuse.STARTED)
         self._started = True
         nonce_hash = self._commit_hash(self._me, self._nonce)
         self._commits[self._me] = (nonce_hash, self._box_key)
@@ -429,9 +429,9 @@ class Session:
             size = self.config.deck_size if e == 0 else (
                 len(self._epochs[e].cards) if e < len(self._epochs) else -1)
             if not 0 <= i < size or position in self._positions or position in seen:
-                raise ProtocolMisuse(f"position {position} cannot be distributed")
+                raise ProtocolMisuse(Misuse.NOT_DISTRIBUTABLE, position=position)
             if owner is not None and not 0 <= owner < self._n:
-                raise ProtocolMisuse(f"no seat {owner}")
+                raise ProtocolMisuse(Misuse.NO_SEAT, seat=owner)
             seen.add(position)
         for position, owner in items:
             if owner is None:
@@ -461,7 +461,7 @@ class Session:
         pos = self._positions.get(position)
         if (pos is None or pos.owner is not None or not pos.done or pos.holder is not None
                 or pos.k is None or not 0 <= seat < self._n):
-            raise ProtocolMisuse(f"position {position} is not a face-up card to give")
+            raise ProtocolMisuse(Misuse.NOT_FACE_UP, position=position)
         pos.holder = seat
         return self._run()
 
@@ -475,13 +475,13 @@ class Session:
         holder = self._me if seat is None else seat
         if holder != self._me and (holder not in self._recovered
                                    or self._proxy() != self._me):
-            raise ProtocolMisuse(f"this seat cannot play for seat {holder}")
+            raise ProtocolMisuse(Misuse.CANNOT_PLAY_FOR, seat=holder)
         if not positions or len(set(positions)) != len(positions):
-            raise ProtocolMisuse("play needs distinct positions")
+            raise ProtocolMisuse(Misuse.PLAY_NOT_DISTINCT)
         hand = self.hand() if holder == self._me else self._recovered_hand(holder)
         for p in positions:
             if p not in hand:
-                raise ProtocolMisuse(f"seat {holder} does not hold {p}")
+                raise ProtocolMisuse(Misuse.NOT_HELD, seat=holder, position=p)
         items = tuple((p[0], p[1], hand[p]) for p in positions)
         pairs = [self._play_pair(e, i, k) for e, i, k in items if self._private((e, i))]
         t = self._play_transcript(holder, items)
@@ -513,17 +513,17 @@ class Session:
         """
         self._guard()
         if self.round_id is None or not positions:
-            raise ProtocolMisuse("nothing to reshuffle yet")
+            raise ProtocolMisuse(Misuse.NOTHING_TO_RESHUFFLE)
         ks = []
         for p in positions:
             pos = self._positions.get(p)
             public = pos is not None and (
                 (pos.owner is None and pos.holder is None) or pos.played is not None)
             if pos is None or not pos.done or pos.k is None or not public or pos.reshuffled:
-                raise ProtocolMisuse(f"position {p} is not a face-up discard")
+                raise ProtocolMisuse(Misuse.NOT_A_DISCARD, position=p)
             ks.append(pos.k)
         if len(set(positions)) != len(positions):
-            raise ProtocolMisuse("a discard is listed twice")
+            raise ProtocolMisuse(Misuse.DISCARD_TWICE)
         for p in positions:
             self._positions[p].reshuffled = True
         self._new_epoch(tuple(ks))
@@ -538,7 +538,7 @@ class Session:
         """
         self._guard(player=True)
         if not self._started or len(data) > 4096:
-            raise ProtocolMisuse("an action can only be announced in a started round")
+            raise ProtocolMisuse(Misuse.NOT_STARTED)
         self._send(Act, data=data)
         return self._run()
 
@@ -546,7 +546,7 @@ class Session:
         """Reveal this seat's key ``e_j`` (round end, R-AUDIT); broadcasts KeyReveal."""
         self._guard(player=True)
         if not self._keys_ready or self._key_revealed:
-            raise ProtocolMisuse("the key cannot be revealed now")
+            raise ProtocolMisuse(Misuse.KEY_NOT_NOW)
         self._key_revealed = True
         self._send(KeyReveal, key=self._key)
         self._secrets[self._me] = self._key
@@ -562,7 +562,7 @@ class Session:
         """
         self._guard(player=True)
         if self._me not in self.config.holders(seat) or seat not in self._escrow_dealers():
-            raise ProtocolMisuse(f"no escrow share of seat {seat} to publish")
+            raise ProtocolMisuse(Misuse.NO_SHARE, seat=seat)
         if seat in self._announced_recoveries and self._me in self._share_reveals.get(
                 seat, {}):
             return self._run()  # already published
@@ -581,13 +581,13 @@ class Session:
         already known or not announced yet, or a key with ``key·G != Y_seat``."""
         self._guard()
         if not 0 <= seat < self._n or seat == self._me:
-            raise ProtocolMisuse(f"cannot learn the key of seat {seat}")
+            raise ProtocolMisuse(Misuse.CANNOT_LEARN, seat=seat)
         public = self._keys[seat]
         if public is None or self._secrets[seat] is not None or seat in self._recovered:
-            raise ProtocolMisuse(f"seat {seat}'s key is not announced, or already known")
+            raise ProtocolMisuse(Misuse.KEY_KNOWN, seat=seat)
         if (not group.is_canonical_scalar(key) or not any(key)
                 or group.base_mul(key) != public):
-            raise ProtocolMisuse(f"the key given for seat {seat} does not match Y")
+            raise ProtocolMisuse(Misuse.KEY_MISMATCH, seat=seat)
         self._secrets[seat] = key
         self._recovered.add(seat)
         self._announced_recoveries.add(seat)
@@ -597,7 +597,7 @@ class Session:
     def record(self) -> RoundRecord:
         """A snapshot of everything :func:`~p2p8s.crypto.audit.audit_round` checks."""
         if self.round_id is None or None in self._keys:
-            raise ProtocolMisuse("the round has no keys yet")
+            raise ProtocolMisuse(Misuse.NO_KEYS)
         n = self._n
         return RoundRecord(
             table=self.config.table,
@@ -626,7 +626,7 @@ class Session:
         the seat at fault, or ProtocolMisuse if keys are still missing.
         """
         if any(s is None for s in self._secrets):
-            raise ProtocolMisuse("the audit needs every seat's key")
+            raise ProtocolMisuse(Misuse.AUDIT_KEYS)
         return audit_round(self.record(), [s for s in self._secrets if s is not None])
 
     # ------------------------------------------------------------------ receiving
@@ -649,29 +649,29 @@ class Session:
         cfg = self.config
         s = msg.seat
         if msg.table != cfg.table or msg.round_no != cfg.round_no:
-            raise CheatDetected("message for another table or round", seat=s,
+            raise CheatDetected(Cheat.OTHER_ROUND, seat=s,
                                 fault=Fault.REPLAY)
         if not 0 <= s < self._n or s == self._me:
-            raise CheatDetected("message from an impossible seat", seat=None,
-                                fault=Fault.MALFORMED)
+            raise CheatDetected(Cheat.IMPOSSIBLE_SEAT, seat=None,
+                                fault=Fault.MALFORMED, claimed=s)
         count = len(self._heads[s]) - 1
         if msg.seq <= count:
-            raise CheatDetected(f"message {msg.seq} was already received", seat=s,
-                                fault=Fault.REPLAY)
+            raise CheatDetected(Cheat.ALREADY_RECEIVED, seat=s,
+                                fault=Fault.REPLAY, seq=msg.seq)
         if msg.seq != count + 1:
-            raise CheatDetected(f"message {msg.seq} arrived before {count + 1}", seat=s,
-                                fault=Fault.REORDER)
+            raise CheatDetected(Cheat.ARRIVED_EARLY, seat=s,
+                                fault=Fault.REORDER, seq=msg.seq, expected=count + 1)
         if len(msg.echo) != self._n:
-            raise CheatDetected("echo has the wrong length", seat=s, fault=Fault.MALFORMED)
+            raise CheatDetected(Cheat.ECHO_LENGTH, seat=s, fault=Fault.MALFORMED)
         later: list[tuple[int, int, int, bytes]] = []
         for seat, (c, head) in enumerate(msg.echo):
             if seat == s and c != count:
-                raise CheatDetected("echo of its own chain is wrong", seat=s,
+                raise CheatDetected(Cheat.ECHO_OWN_CHAIN, seat=s,
                                     fault=Fault.EQUIVOCATION)
             if c < len(self._heads[seat]):
                 self._compare_echo(s, seat, c, head)
             elif seat == self._me:
-                raise CheatDetected("echo of messages this seat never sent", seat=s,
+                raise CheatDetected(Cheat.ECHO_UNSENT, seat=s,
                                     fault=Fault.EQUIVOCATION)
             else:
                 later.append((s, seat, c, head))
@@ -687,7 +687,7 @@ class Session:
         messages to different peers (or ``reporter`` about its own chain).
         """
         if len(echo) != self._n or not 0 <= reporter < self._n:
-            raise CheatDetected("echo has the wrong length", seat=reporter,
+            raise CheatDetected(Cheat.ECHO_LENGTH, seat=reporter,
                                 fault=Fault.MALFORMED)
         for seat, (count, head) in enumerate(echo):
             if 0 <= count < len(self._heads[seat]):
@@ -697,11 +697,8 @@ class Session:
         if self._heads[seat][count] == head:
             return
         blame = reporter if seat in (reporter, self._me) else seat
-        raise CheatDetected(
-            f"seat {reporter} saw different messages from seat {seat} (message {count})",
-            seat=blame,
-            fault=Fault.EQUIVOCATION,
-        )
+        raise CheatDetected(Cheat.SAW_DIFFERENT, seat=blame, fault=Fault.EQUIVOCATION,
+                            reporter=reporter, about=seat, count=count)
 
     def _recheck_echoes(self) -> None:
         still = []
@@ -734,7 +731,7 @@ class Session:
             return self._on_share_reveal(msg)
         if isinstance(msg, Act):
             return self._on_act(msg)
-        raise CheatDetected("unknown message", seat=msg.seat, fault=Fault.MALFORMED)
+        raise CheatDetected(Cheat.UNKNOWN_MESSAGE, seat=msg.seat, fault=Fault.MALFORMED)
 
     def _on_act(self, msg: Act) -> bool:
         if any(m.seat == msg.seat and m.seq < msg.seq for m in self._inbox):
@@ -744,16 +741,17 @@ class Session:
 
     def _on_commit(self, msg: Commit) -> bool:
         if self._commits[msg.seat] is not None:
-            raise CheatDetected("second commitment", seat=msg.seat, fault=Fault.UNEXPECTED)
+            raise CheatDetected(Cheat.SECOND_COMMITMENT, seat=msg.seat, fault=Fault.UNEXPECTED)
         self._commits[msg.seat] = (msg.nonce_hash, msg.box_key)
         return True
 
     def _on_reveal(self, msg: Reveal) -> bool:
         c = self._commits[msg.seat]
         if c is None or self._nonces[msg.seat] is not None:
-            raise CheatDetected("reveal out of turn", seat=msg.seat, fault=Fault.UNEXPECTED)
+            raise CheatDetected(Cheat.REVEAL_OUT_OF_TURN, seat=msg.seat,
+                                fault=Fault.UNEXPECTED)
         if self._commit_hash(msg.seat, msg.nonce) != c[0]:
-            raise CheatDetected("nonce does not match its commitment", seat=msg.seat,
+            raise CheatDetected(Cheat.NONCE_MISMATCH, seat=msg.seat,
                                 fault=Fault.BAD_NONCE)
         self._nonces[msg.seat] = msg.nonce
         return True
@@ -763,11 +761,11 @@ class Session:
         if self.round_id is None:
             return False
         if self._keys[s] is not None:
-            raise CheatDetected("second key announcement", seat=s, fault=Fault.UNEXPECTED)
+            raise CheatDetected(Cheat.SECOND_KEY, seat=s, fault=Fault.UNEXPECTED)
         if not group.is_valid_point(msg.key) or not proofs.verify_schnorr(
             self._key_transcript(s), msg.key, msg.proof
         ):
-            raise CheatDetected("key proof of knowledge fails", seat=s,
+            raise CheatDetected(Cheat.KEY_PROOF, seat=s,
                                 fault=Fault.BAD_KEY_PROOF)
         share = None
         others = list(self.config.holders(s))
@@ -775,7 +773,7 @@ class Session:
             if (len(msg.commitments) != len(others) or msg.commitments[0] != msg.key
                     or not all(group.is_valid_point(a) for a in msg.commitments)
                     or [r for r, _ in msg.shares] != others):
-                raise CheatDetected("escrow commitments or share list malformed", seat=s,
+                raise CheatDetected(Cheat.ESCROW_MALFORMED, seat=s,
                                     fault=Fault.BAD_SHARE)
             box = self._commits[s]
             assert box is not None
@@ -786,7 +784,7 @@ class Session:
                     dealer_box_key=box[1], commitments=msg.commitments, ctx=self._ctx(),
                 )
         elif msg.commitments or msg.shares:
-            raise CheatDetected("escrow where none is due", seat=s, fault=Fault.MALFORMED)
+            raise CheatDetected(Cheat.ESCROW_NOT_DUE, seat=s, fault=Fault.MALFORMED)
         self._keys[s] = msg.key
         self._escrow[s] = msg.commitments
         if share is not None:
@@ -812,7 +810,7 @@ class Session:
         if s < step and any(r >= step for r in self._announced_recoveries | self._recovered):
             return False  # maybe the proxy's step for a recovered seat: not its turn yet
         if s < step or s in self._recovered:
-            raise CheatDetected("shuffle out of turn", seat=s, fault=Fault.UNEXPECTED)
+            raise CheatDetected(Cheat.SHUFFLE_OUT_OF_TURN, seat=s, fault=Fault.UNEXPECTED)
         check_shuffle_output(msg.points, len(ep.cards), seat=s, validate=s + 1 != self._me)
         ep.steps.append(tuple(msg.points))
         return True
@@ -827,10 +825,10 @@ class Session:
             if not 0 <= layer < self._n or self._secrets[layer] is None:
                 if layer in self._announced_recoveries:
                     return False  # this node has not rebuilt that key yet
-                raise CheatDetected("strips another seat's layer", seat=s,
+                raise CheatDetected(Cheat.STRIPS_OTHER_LAYER, seat=s,
                                     fault=Fault.BAD_STRIP)
             if layer not in self._recovered or s != self._proxy():
-                raise CheatDetected("strips another seat's layer", seat=s,
+                raise CheatDetected(Cheat.STRIPS_OTHER_LAYER, seat=s,
                                     fault=Fault.BAD_STRIP)
         op_positions = set(self._ops[msg.op])
         pairs = []
@@ -839,8 +837,8 @@ class Session:
             p = (e, i)
             pos = self._positions.get(p)
             if pos is None or p not in op_positions or p in seen:
-                raise CheatDetected(f"strip of {p} not in operation {msg.op}", seat=s,
-                                    fault=Fault.BAD_STRIP)
+                raise CheatDetected(Cheat.STRIP_NOT_IN_OPERATION, seat=s,
+                                    fault=Fault.BAD_STRIP, position=p, op=msg.op)
             seen.add(p)
             if not self._epochs_final(p):
                 return False
@@ -848,17 +846,17 @@ class Session:
             if nxt != layer:
                 if layer in pos.order[len(pos.strips):]:
                     return False  # an earlier strip has not arrived yet
-                raise CheatDetected(f"strip of {p} out of order", seat=s,
-                                    fault=Fault.BAD_STRIP)
+                raise CheatDetected(Cheat.STRIP_ORDER, seat=s,
+                                    fault=Fault.BAD_STRIP, position=p)
             pairs.append((value, self._value(p)))
         if not pairs:
-            raise CheatDetected("empty strip", seat=s, fault=Fault.BAD_STRIP)
+            raise CheatDetected(Cheat.EMPTY_STRIP, seat=s, fault=Fault.BAD_STRIP)
         key = self._keys[layer]
         assert key is not None
         t = self._strip_transcript(s, layer, msg.op, [(e, i) for e, i, _ in msg.items])
         if not proofs.verify_dleq_batch(t, key, pairs, msg.proof):
-            raise CheatDetected(f"strip proof for operation {msg.op} fails", seat=s,
-                                fault=Fault.BAD_STRIP)
+            raise CheatDetected(Cheat.STRIP_PROOF, seat=s,
+                                fault=Fault.BAD_STRIP, op=msg.op)
         for e, i, value in msg.items:
             self._positions[(e, i)].strips.append((layer, value))
         return True
@@ -869,9 +867,10 @@ class Session:
                               or msg.seat != self._proxy()):
             if 0 <= s < self._n and s in self._announced_recoveries:
                 return False  # this node has not rebuilt that key yet
-            raise CheatDetected(f"plays for seat {s}", seat=msg.seat, fault=Fault.BAD_PLAY)
+            raise CheatDetected(Cheat.PLAYS_FOR, seat=msg.seat, fault=Fault.BAD_PLAY,
+                                holder=s)
         if not msg.items or len({(e, i) for e, i, _ in msg.items}) != len(msg.items):
-            raise CheatDetected("empty or repeated play", seat=msg.seat, fault=Fault.BAD_PLAY)
+            raise CheatDetected(Cheat.EMPTY_PLAY, seat=msg.seat, fault=Fault.BAD_PLAY)
         pairs = []
         for e, i, k in msg.items:
             pos = self._positions.get((e, i))
@@ -882,15 +881,15 @@ class Session:
                 # declared (or given) here yet: the action before it is on its way
                 return False
             if pos is None or pos.holder != s or pos.played is not None:
-                raise CheatDetected(f"plays {(e, i)}, which it does not hold", seat=msg.seat,
-                                    fault=Fault.BAD_PLAY)
+                raise CheatDetected(Cheat.NOT_HELD, seat=msg.seat,
+                                    fault=Fault.BAD_PLAY, position=(e, i))
             if k not in self._epochs[e].cards:
-                raise CheatDetected(f"card {k} is not in epoch {e}", seat=msg.seat,
-                                    fault=Fault.BAD_PLAY)
+                raise CheatDetected(Cheat.NOT_IN_EPOCH, seat=msg.seat,
+                                    fault=Fault.BAD_PLAY, card=k, epoch=e)
             if not self._private((e, i)):
                 if pos.k != k:
-                    raise CheatDetected(f"shows {k} for face-up card {pos.k}", seat=msg.seat,
-                                        fault=Fault.BAD_PLAY)
+                    raise CheatDetected(Cheat.FACE_UP_MISMATCH, seat=msg.seat,
+                                        fault=Fault.BAD_PLAY, shown=k, known=pos.k)
                 continue
             pairs.append(self._play_pair(e, i, k))
         key = self._keys[s]
@@ -898,7 +897,7 @@ class Session:
         t = self._play_transcript(s, msg.items)
         if (msg.proof != NO_PROOF if not pairs
                 else not proofs.verify_dleq_batch(t, key, pairs, msg.proof)):
-            raise CheatDetected("played card proof fails (card not held)", seat=msg.seat,
+            raise CheatDetected(Cheat.PLAY_PROOF, seat=msg.seat,
                                 fault=Fault.BAD_PLAY)
         self._apply_play(s, msg.items, by=msg.seat)
         return True
@@ -907,8 +906,8 @@ class Session:
         p = (msg.epoch, msg.index)
         pos = self._positions.get(p)
         if pos is None or pos.owner not in (None, msg.seat):
-            raise CheatDetected(f"disputes {p}, not its card", seat=msg.seat,
-                                fault=Fault.UNEXPECTED)
+            raise CheatDetected(Cheat.DISPUTE_NOT_OWN, seat=msg.seat,
+                                fault=Fault.UNEXPECTED, position=p)
         if not pos.done:
             return False
         self._disputes.append((msg.seat, p))
@@ -922,26 +921,26 @@ class Session:
             return False
         if (not group.is_canonical_scalar(msg.key) or not any(msg.key)
                 or group.base_mul(msg.key) != key):
-            raise CheatDetected("revealed key does not match Y", seat=s, fault=Fault.BAD_KEY)
+            raise CheatDetected(Cheat.KEY_MISMATCH, seat=s, fault=Fault.BAD_KEY)
         self._secrets[s] = msg.key
         return True
 
     def _on_share_reveal(self, msg: ShareReveal) -> bool:
         d = msg.dealer
         if not 0 <= d < self._n or msg.seat not in self.config.holders(d):
-            raise CheatDetected("share reveal for no escrow", seat=msg.seat,
+            raise CheatDetected(Cheat.SHARE_NO_ESCROW, seat=msg.seat,
                                 fault=Fault.UNEXPECTED)
         if msg.seat in self._share_reveals.get(d, {}):
-            raise CheatDetected(f"second escrow share of seat {d}'s key", seat=msg.seat,
-                                fault=Fault.UNEXPECTED)
+            raise CheatDetected(Cheat.SECOND_SHARE, seat=msg.seat,
+                                fault=Fault.UNEXPECTED, dealer=d)
         if d not in self._escrow_dealers():
             return False
         self._announced_recoveries.add(d)
         if not group.is_canonical_scalar(msg.share) or not escrow.verify_share(
             msg.share, escrow.share_x(msg.seat), self._escrow[d]
         ):
-            raise CheatDetected(f"escrow share of seat {d}'s key is wrong", seat=msg.seat,
-                                fault=Fault.BAD_SHARE)
+            raise CheatDetected(Cheat.SHARE_WRONG, seat=msg.seat,
+                                fault=Fault.BAD_SHARE, dealer=d)
         self._record_share(d, msg.seat, msg.share)
         return True
 
@@ -1127,7 +1126,7 @@ class Session:
         try:
             return shuffle_step(self._key, prev, self._rand)
         except group.GroupError:
-            raise CheatDetected("shuffle holds a point outside the group", seat=self._me - 1,
+            raise CheatDetected(Cheat.POINT_OUTSIDE_GROUP, seat=self._me - 1,
                                 fault=Fault.BAD_POINT) from None
 
     def _strip_value(self, position: Position, old: Point) -> Point:
@@ -1140,7 +1139,7 @@ class Session:
         if self._failed is not None:
             raise self._failed
         if player and self._observer:
-            raise ProtocolMisuse("an observer plays no seat")
+            raise ProtocolMisuse(Misuse.OBSERVER)
 
     def _send(self, cls: type[Message], **body: Any) -> None:
         echo = tuple((len(h) - 1, h[-1]) for h in self._heads)
@@ -1221,7 +1220,7 @@ class Session:
                                    ctx=self._ctx(), rand=self._rand, holders=holders)
             except ValueError:
                 bad = next(s for s, k in box_keys.items() if not _usable_box_key(k))
-                raise CheatDetected("unusable X25519 box key", seat=bad,
+                raise CheatDetected(Cheat.BOX_KEY, seat=bad,
                                     fault=Fault.MALFORMED) from None
             commitments, shares = deal.commitments, deal.shares
         self._escrow[me] = commitments

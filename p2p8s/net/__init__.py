@@ -1,6 +1,8 @@
 """The network edge: the only asyncio, socket and zeroconf code in p2p8s.
 
 - :mod:`p2p8s.net.heartbeat` — sans-IO heartbeat and dead-peer timers (``now`` passed in).
+- :mod:`p2p8s.net.errors` — what the edge reports, as data: codes, reasons (why a
+  connection ended) and errors (the CLI says them).
 - :mod:`p2p8s.net.node` — :class:`~p2p8s.net.node.Node`: a TCP listener and the signed
   connections to peers (handshake with code proofs, heartbeats, events).
 - :mod:`p2p8s.net.discovery` — mDNS/DNS-SD (RFC 6762/6763) table cards via zeroconf.

@@ -26,8 +26,13 @@ import ifaddr
 from zeroconf import IPVersion, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
-from p2p8s.errors import MalformedInput
+from p2p8s.errors import Error
+from p2p8s.net.errors import CardCode, NotATableCard
 from p2p8s.rules import Ruleset
+
+__all__ = ["SERVICE_TYPE", "Advertiser", "CardCode", "MdnsHandle", "NotATableCard",
+           "TableCard", "browse", "find_node", "find_table", "follow_addresses",
+           "lan_addresses", "open_zeroconf", "with_free"]
 
 #: DNS-SD service type of a p2p8s table (RFC 6763 §7).
 SERVICE_TYPE = "_p2p8s._tcp.local."
@@ -73,8 +78,8 @@ class TableCard:
     @classmethod
     def from_txt(cls, txt: dict[str, str | None], *, addresses: tuple[str, ...] = (),
                  port: int = 0) -> TableCard:
-        """Parse a TXT record; raises :class:`~p2p8s.errors.MalformedInput` if it is not
-        a p2p8s table card."""
+        """Parse a TXT record; raises :class:`NotATableCard` if it is not a p2p8s table
+        card."""
         try:
             rules_obj = json.loads(txt.get("rules") or "")
             return cls(version=int(txt.get("v") or ""), table_id=str(txt["id"]),
@@ -83,23 +88,11 @@ class TableCard:
                        free=int(txt.get("free") or ""), fingerprint=str(txt.get("fp") or ""),
                        addresses=addresses, port=port,
                        seat=int(txt.get("seat") or "") if txt.get("play") == "1" else None)
+        except Error as exc:
+            raise NotATableCard(CardCode.NOT_A_CARD, cause=exc) from None
         except (KeyError, ValueError, TypeError) as exc:
-            raise MalformedInput(f"not a p2p8s table card: {exc}") from None
-
-    def describe(self) -> str:
-        """One line for ``p2p8s tables``."""
-        where = ", ".join(_fmt(a, self.port) for a in self.addresses) or "?"
-        if self.seat is not None:
-            return (f"{self.host_name} (seat {self.seat}) at a table in play  "
-                    f"{self.rules.describe()}  key {self.fingerprint}  id {self.table_id}  "
-                    f"at {where}")
-        return (f"{self.host_name}'s table  {self.seats - self.free}/{self.seats} seated, "
-                f"{self.free} free  {self.rules.describe()}  key {self.fingerprint}  "
-                f"id {self.table_id}  at {where}")
-
-
-def _fmt(address: str, port: int) -> str:
-    return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+            raise NotATableCard(CardCode.NOT_A_CARD, cause=None,
+                                error=type(exc).__name__) from None
 
 
 def lan_addresses() -> list[str]:
@@ -245,7 +238,7 @@ async def browse(aiozc: AsyncZeroconf, *, timeout_s: float,
         try:
             card = TableCard.from_txt(txt, addresses=tuple(info.parsed_addresses()),
                                       port=info.port or 0)
-        except MalformedInput:
+        except NotATableCard:
             return
         found[name] = card
         if until is not None and until(card):

@@ -9,7 +9,8 @@ until it is connected to every other seat, sends ``echo`` (index 0, the roster d
 to all, and once every peer's echo matches, hands a :class:`Mesh` to the game runner.
 
 :class:`Seating` is the pure seat bookkeeping; :func:`host_lobby` and :func:`join_lobby`
-are the asyncio drivers; :class:`LobbyView` is how they report to the terminal.
+are the asyncio drivers; :class:`LobbyView` is how they report to the terminal. Errors
+carry a :class:`~p2p8s.net.errors.LobbyCode` and data; the CLI says them.
 """
 
 from __future__ import annotations
@@ -20,12 +21,24 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from p2p8s.errors import LocalError, RemoteError
-from p2p8s.net.node import Connected, Connection, Incoming, JoinRefused, Lost, NetEvent, Node
+from p2p8s.net.errors import AlreadySeated, LobbyClosed, LobbyCode, TableFull
+from p2p8s.net.node import (
+    Connected,
+    Connection,
+    Incoming,
+    JoinRefused,
+    Lost,
+    NetEvent,
+    Node,
+    Reason,
+)
 from p2p8s.rules import Ruleset
 from p2p8s.wire import (
     MAX_NAME,
     Echo,
+    Farewell,
     Game,
+    Refusal,
     Role,
     Roster,
     RosterBody,
@@ -36,20 +49,15 @@ from p2p8s.wire import (
     roster_digest,
 )
 
+__all__ = ["AlreadySeated", "GameRunner", "LobbyClosed", "LobbyCode", "LobbyView", "Mesh",
+           "Seating", "TableFull", "host_lobby", "join_lobby", "unique_name"]
+
 #: Seconds the nodes get to connect to each other once the host deals.
 MESH_TIMEOUT_S = 15.0
 #: Seconds a joiner waits for the host to show the table or answer ``sit``.
 ANSWER_TIMEOUT_S = 10.0
 #: Seconds a restarted node let back in spends reaching the other seats.
 REJOIN_DIAL_S = 6.0
-
-
-class TableFull(LocalError):
-    """Every seat at this table is taken."""
-
-
-class LobbyClosed(LocalError):
-    """The host has already dealt; the lobby is closed."""
 
 
 # --- pure seat bookkeeping ------------------------------------------------------------
@@ -96,15 +104,16 @@ class Seating:
         """Seat a player at the lowest free seat and return the entry; a name already at
         the table gets a number (:func:`unique_name`), so every seat reads differently.
 
-        Raises :class:`LobbyClosed` after :meth:`close`, :class:`TableFull` when full.
+        Raises :class:`LobbyClosed` after :meth:`close`, :class:`TableFull` when full,
+        :class:`AlreadySeated` for a key that sits already.
         """
         roster = self._roster
         if not roster.open:
-            raise LobbyClosed("the host has already dealt")
+            raise LobbyClosed(LobbyCode.ALREADY_DEALT)
         if roster.free <= 0:
-            raise TableFull(f"all {roster.size} seats are taken")
+            raise TableFull(LobbyCode.ALL_SEATS_TAKEN, seats=roster.size)
         if roster.seat_of(key) is not None:
-            raise LocalError("this player is already seated")
+            raise AlreadySeated(LobbyCode.ALREADY_SEATED)
         taken = {e.seat for e in roster.seats}
         seat = min(set(range(roster.size)) - taken)
         entry = SeatEntry(seat=seat, name=unique_name(name, [e.name for e in roster.seats]),
@@ -190,8 +199,8 @@ class LobbyView(Protocol):
     def sat_down(self, entry: SeatEntry) -> None:
         """Someone took a seat."""
 
-    def left(self, entry: SeatEntry, reason: str) -> None:
-        """Someone left the lobby."""
+    def left(self, entry: SeatEntry, reason: Reason) -> None:
+        """Someone left the lobby, for ``reason``."""
 
     def dealing(self, roster: Roster) -> None:
         """The host dealt; nodes now connect to each other."""
@@ -262,11 +271,9 @@ async def host_lobby(node: Node, seating: Seating, *, view: LobbyView,
             match item:
                 case Connected(peer=conn):
                     if conn.hello.role is not Role.JOIN:
-                        node.close_peer(conn, "this table is still in its lobby",
-                                        refuse="unknown-peer")
+                        node.close_peer(conn, Refusal.IN_LOBBY)
                     elif seating.roster.free <= 0:
-                        node.close_peer(conn, f"the table is full ({seating.roster.size} "
-                                        "seats)", refuse="full")
+                        node.close_peer(conn, Refusal.FULL, seats=seating.roster.size)
                     else:
                         shown[conn.key] = conn
                         node.send(conn, RosterBody(roster=seating.roster))
@@ -277,7 +284,9 @@ async def host_lobby(node: Node, seating: Seating, *, view: LobbyView,
                         entry = seating.sit(name=conn.name, key=conn.key,
                                             addrs=(conn.address,), port=conn.hello.port)
                     except LocalError as exc:
-                        node.close_peer(conn, str(exc), refuse="full")
+                        refusal = _refusal(exc)
+                        node.close_peer(conn, refusal, seats=seating.roster.size
+                                        if refusal is Refusal.FULL else None)
                         continue
                     del shown[conn.key]
                     seated[conn.key] = conn
@@ -302,7 +311,7 @@ async def host_lobby(node: Node, seating: Seating, *, view: LobbyView,
                                 await on_change(seating.roster)
         roster = seating.close()
         for conn in shown.values():
-            node.close_peer(conn, "the host has dealt; the lobby is closed", refuse="closed")
+            node.close_peer(conn, Refusal.CLOSED)
         node.broadcast(RosterBody(roster=roster), peers=seated.values())
         view.dealing(roster)
         return await _complete_mesh(node, roster, 0, inbox, echoes, view=view,
@@ -334,8 +343,7 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
             try:
                 item = await inbox.next(None if node.seat is not None else ANSWER_TIMEOUT_S)
             except TimeoutError:
-                raise LocalError("the table did not answer; the host may have dealt "
-                                 "already") from None
+                raise LocalError(LobbyCode.NO_ANSWER) from None
             assert not isinstance(item, str)
             match item:
                 case Incoming(peer=conn, received=rec) if conn is host:
@@ -355,10 +363,8 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
                             try:  # a person is answering: no timeout, but host news ends it
                                 if not await _while_connected(answer, host):
                                     if host.closed:
-                                        raise LocalError(
-                                            "the lobby closed before you sat down (the host "
-                                            "dealt, or left); ask the host for a new table")
-                                    node.close_peer(host, "changed their mind")
+                                        raise LocalError(LobbyCode.CLOSED_BEFORE_SEATED)
+                                    node.close_peer(host, Farewell.CHANGED_MIND)
                                     return None
                             finally:
                                 answer.cancel()
@@ -376,9 +382,10 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
                         conn.set_seat(seat)
                 case Lost(peer=conn, reason=reason) if conn is host:
                     if node.seat is None:
-                        raise JoinRefused(f"the table refused: {reason}", refusal="refused")
-                    raise LocalError("the host left, so the table is closed" + (
-                        "" if reason in ("left the table", "left") else f" ({reason})"))
+                        refusal = reason.code if isinstance(reason.code, Refusal) else None
+                        raise JoinRefused(LobbyCode.TABLE_REFUSED, refusal=refusal,
+                                          reason=reason)
+                    raise LocalError(LobbyCode.HOST_LEFT, reason=reason)
         assert roster is not None and node.seat is not None
         view.dealing(roster)
         return await _complete_mesh(node, roster, node.seat, inbox, echoes, view=view,
@@ -412,8 +419,7 @@ async def _rejoin_mesh(node: Node, first: Connection, welcome: Welcome, inbox: _
             if isinstance(item, Connected):
                 seat = roster.seat_of(item.peer.key)
                 if seat is None:
-                    node.close_peer(item.peer, "not seated at this table",
-                                    refuse="unknown-peer")
+                    node.close_peer(item.peer, Refusal.NOT_SEATED)
                 else:
                     item.peer.set_seat(seat)
             elif not isinstance(item, str):
@@ -449,7 +455,7 @@ def _follow(node: Node, old: Roster | None, new: Roster, view: LobbyView,
             view.sat_down(entry)
     for key, entry in before.items():
         if key not in after:
-            view.left(entry, "left the table")
+            view.left(entry, Reason(Farewell.LEFT))
             task = dialling.pop(key, None)
             if task is not None:
                 task.cancel()
@@ -498,8 +504,8 @@ async def _complete_mesh(node: Node, roster: Roster, seat: int, inbox: _Inbox,
                 conns[key] = conn
         for key, theirs in echoes.items():
             if key in others and theirs != digest:
-                raise RemoteError(f"{others[key].name} (seat {others[key].seat}) saw a "
-                                  "different roster", seat=others[key].seat)
+                raise RemoteError(LobbyCode.OTHER_ROSTER, seat=others[key].seat,
+                                  name=others[key].name)
         if not echoed and all(k in node.peers for k in others):
             node.broadcast(Echo(index=0, digest=digest),
                            peers=[node.peers[k] for k in others])
@@ -512,7 +518,7 @@ async def _complete_mesh(node: Node, roster: Roster, seat: int, inbox: _Inbox,
         if remaining <= 0:
             missing = [e.name for k, e in others.items()
                        if k not in node.peers or k not in echoes]
-            raise LocalError(f"could not connect to {', '.join(missing)} in time")
+            raise LocalError(LobbyCode.MESH_TIMEOUT, names=tuple(missing))
         try:
             item = await inbox.next(remaining)
         except TimeoutError:
@@ -525,11 +531,20 @@ async def _complete_mesh(node: Node, roster: Roster, seat: int, inbox: _Inbox,
             case Incoming():
                 early.append(item)
             case Connected(peer=conn) if conn.key not in others:
-                node.close_peer(conn, "not seated at this table", refuse="unknown-peer")
+                node.close_peer(conn, Refusal.NOT_SEATED)
             case Lost(peer=conn, reason=reason) if conn.key in others:
                 entry = others[conn.key]
                 if conn.key in echoes and echoes[conn.key] == digest:
                     early.append(item)  # it was ready, then left: the game layer's concern
                     continue
-                raise LocalError(f"{entry.name} (seat {entry.seat}) left before the game "
-                                 f"started: {reason}")
+                raise LocalError(LobbyCode.LEFT_BEFORE_START, name=entry.name,
+                                 seat=entry.seat, reason=reason)
+
+
+def _refusal(exc: LocalError) -> Refusal:
+    """The refusal a joiner gets when :meth:`Seating.sit` raised ``exc``."""
+    if isinstance(exc, LobbyClosed):
+        return Refusal.CLOSED
+    if isinstance(exc, AlreadySeated):
+        return Refusal.SEATED
+    return Refusal.FULL

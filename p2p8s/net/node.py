@@ -13,6 +13,13 @@ is not a heartbeat) and :class:`Lost` (bye, closed, bad data, or no heartbeat fo
 ``dead_after_s``). Heartbeat timing is :class:`~p2p8s.net.heartbeat.Heartbeats`; this
 module only feeds it the loop clock.
 
+Events and errors are data (:mod:`p2p8s.net.errors`): a :class:`Lost` carries a
+:class:`~p2p8s.net.errors.Reason` (a :class:`~p2p8s.wire.Farewell` or
+:class:`~p2p8s.wire.Refusal` the peer sent, or a :class:`~p2p8s.net.errors.NetCode` of
+this node, with params) and errors carry a ``NetCode``; the CLI says them
+(``p2p8s.cli.words.net``). Bad data from a peer is a :class:`~p2p8s.errors.RemoteError`
+naming it.
+
 >>> # async with Node(identity=key, name="Ann", code_key=k, table=tid) as node:
 >>> #     conn = await node.connect("10.0.0.2", 4242, role=Role.JOIN)
 >>> #     node.send(conn, Game(to=None, payload=b"..."))
@@ -33,7 +40,20 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p8s.codes import check_code_proof, code_proof, format_address
-from p2p8s.errors import LocalError, MalformedInput, RemoteError
+from p2p8s.errors import RemoteError
+from p2p8s.net.errors import (
+    CannotListen,
+    ConnectFailure,
+    JoinRefused,
+    NetCode,
+    NotATable,
+    PeerError,
+    PortInUse,
+    Reason,
+    Unreachable,
+    conn_params,
+    connect_failure,
+)
 from p2p8s.net.heartbeat import DEAD_AFTER_S, HEARTBEAT_INTERVAL_S, Heartbeats
 from p2p8s.wire import (
     MAX_FRAME,
@@ -42,18 +62,24 @@ from p2p8s.wire import (
     PREFIX_LENGTH,
     Body,
     Bye,
+    Farewell,
     FrameDecoder,
     Heartbeat,
     Hello,
     Message,
     Proof,
     Received,
+    Refusal,
     Refuse,
     Role,
     encode,
     message_hash,
     public_key_bytes,
 )
+
+__all__ = ["CannotListen", "ConnectFailure", "Connected", "Connection", "Incoming",
+           "JoinRefused", "Lost", "NetCode", "NetEvent", "Node", "NotATable", "PeerError",
+           "PortInUse", "Reason", "Unreachable"]
 
 log = logging.getLogger(__name__)
 
@@ -66,47 +92,6 @@ MAX_HANDSHAKES = 64
 #: up is disconnected ("stopped reading"), so it cannot make this node's memory grow.
 MAX_UNSENT = 4 * 1024 * 1024
 _READ_SIZE = 65536
-
-
-def _why(exc: BaseException) -> str:
-    """A failed connect in words (no errno numbers).
-
-    >>> _why(ConnectionRefusedError(111, "Connect call failed"))
-    'nothing listens there (the program may have stopped, or the port is wrong)'
-    >>> _why(TimeoutError())
-    'no answer (timed out)'
-    """
-    if isinstance(exc, ConnectionRefusedError):
-        return "nothing listens there (the program may have stopped, or the port is wrong)"
-    if isinstance(exc, TimeoutError):
-        return "no answer (timed out)"
-    if isinstance(exc, socket.gaierror):
-        return "that host name is not known on this network"
-    return exc.strerror or str(exc) if isinstance(exc, OSError) else str(exc)
-
-
-class JoinRefused(LocalError):
-    """The other node refused the connection; the message says why."""
-
-    def __init__(self, message: str, *, refusal: str) -> None:
-        super().__init__(message)
-        self.refusal = refusal
-
-
-class PortInUse(MalformedInput):
-    """The port asked for (``--port``) is taken by another program."""
-
-
-class CannotListen(LocalError):
-    """This node cannot listen on the address asked for."""
-
-
-class Unreachable(LocalError):
-    """No connection could be made to the table at the addresses tried."""
-
-
-class NotATable(Unreachable):
-    """The address dialled answered, but not with p2p8s frames (another program)."""
 
 
 @dataclass(eq=False, slots=True)
@@ -140,6 +125,7 @@ class Connection:
         self.decoder.seat = seat
 
     def __str__(self) -> str:
+        """A developer form for logs (the CLI names a connection in its own words)."""
         seat = "" if self.seat is None else f", seat {self.seat}"
         return f"{self.name} ({self.address}{seat})"
 
@@ -161,13 +147,14 @@ class Incoming:
 
 @dataclass(frozen=True, slots=True)
 class Lost:
-    """The connection to ``peer`` ended; ``reason`` is for people.
+    """The connection to ``peer`` ended for ``reason`` (data; the CLI says it).
 
-    ``error`` is the :class:`~p2p8s.errors.RemoteError` when the peer sent bad data.
+    ``error`` is the :class:`~p2p8s.errors.RemoteError` when the peer sent bad data
+    (then ``reason`` is :attr:`NetCode.BAD_DATA` with that error).
     """
 
     peer: Connection
-    reason: str
+    reason: Reason
     error: RemoteError | None = None
 
 
@@ -215,10 +202,9 @@ class Node:
                 server = await asyncio.start_server(self._accept, host, port)
             except OSError as exc:
                 if exc.errno == errno.EADDRINUSE:
-                    raise PortInUse(f"port {port} is already in use; pick another --port "
-                                    "(or 0 for any free port)") from None
-                raise CannotListen(f"cannot listen on port {port}: "
-                                   f"{exc.strerror or exc}") from None
+                    raise PortInUse(NetCode.PORT_IN_USE, port=port) from None
+                raise CannotListen(NetCode.CANNOT_LISTEN, port=port,
+                                   error=exc.strerror or str(exc)) from None
             self._servers.append(server)
             self.port = server.sockets[0].getsockname()[1]
             if host == "0.0.0.0" and socket.has_ipv6:
@@ -237,13 +223,14 @@ class Node:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def aclose(self, reason: str = "left the table") -> None:
-        """Say bye to every peer, close every connection and stop listening."""
+    async def aclose(self, reason: Farewell = Farewell.LEFT) -> None:
+        """Say bye (with ``reason``) to every peer, close every connection and stop
+        listening."""
         for server in self._servers:
             server.close()
         for conn in list(self.peers.values()):
             with contextlib.suppress(Exception):
-                self.send(conn, Bye(reason=reason))
+                self.send(conn, Bye(code=reason))
             self._drop(conn)
         for conn in list(self.peers.values()):
             with contextlib.suppress(Exception):
@@ -297,8 +284,8 @@ class Node:
         if conn.closed:
             return
         if conn.writer.transport.get_write_buffer_size() + len(frame) > MAX_UNSENT:
-            self._lose(conn, f"{conn} stopped reading: more than {MAX_UNSENT // 2**20} MiB "
-                             "waited unsent")
+            self._lose(conn, Reason(NetCode.STOPPED_READING,
+                                    {**conn_params(conn), "limit_mib": MAX_UNSENT // 2**20}))
             return
         conn.writer.write(frame)
         self._heartbeats.on_sent(conn, now=asyncio.get_running_loop().time())
@@ -325,16 +312,17 @@ class Node:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(conn.writer.drain(), 2.0)
 
-    def close_peer(self, conn: Connection, reason: str, *, refuse: str | None = None) -> None:
-        """Send ``refuse`` (when a code is given) or ``bye``, then close the connection.
-
-        A :class:`Lost` event follows.
+    def close_peer(self, conn: Connection, why: Refusal | Farewell, *,
+                   seats: int | None = None) -> None:
+        """Send ``refuse`` (``why`` a :class:`~p2p8s.wire.Refusal`, with ``seats`` when
+        it speaks of them) or ``bye`` (a :class:`~p2p8s.wire.Farewell`), then close the
+        connection. A :class:`Lost` event (:attr:`NetCode.CLOSED_HERE`) follows.
         """
-        if refuse is not None:
-            self.send(conn, Refuse(code=refuse, reason=reason))
+        if isinstance(why, Refusal):
+            self.send(conn, Refuse(code=why, seats=seats))
         else:
-            self.send(conn, Bye(reason=reason))
-        self._lose(conn, f"closed: {reason}")
+            self.send(conn, Bye(code=why))
+        self._lose(conn, Reason(NetCode.CLOSED_HERE, {"why": why, "seats": seats}))
 
     # --- connecting -------------------------------------------------------------------
 
@@ -352,14 +340,15 @@ class Node:
             reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port),
                                                     timeout_s)
         except (OSError, TimeoutError) as exc:
-            raise Unreachable(f"cannot reach {where}: {_why(exc)}") from None
+            raise Unreachable(NetCode.CANNOT_REACH, where=where,
+                              **connect_failure(exc)) from None
         try:
             conn = await asyncio.wait_for(
                 self._handshake(reader, writer, address=host, where=where, role=role,
                                 dialled=True), timeout_s)
         except TimeoutError:
             writer.close()
-            raise Unreachable(f"{where} did not answer the handshake in time") from None
+            raise Unreachable(NetCode.HANDSHAKE_TIMEOUT, where=where) from None
         except BaseException:
             writer.close()
             raise
@@ -372,13 +361,13 @@ class Node:
         Raises :class:`JoinRefused` at once if a node refuses, :class:`Unreachable`
         (listing every failure) if none answers.
         """
-        failures: list[str] = []
+        failures: list[Unreachable] = []
         for host, port in addresses:
             try:
                 return await self.connect(host, port, role=role, timeout_s=timeout_s)
             except Unreachable as exc:
-                failures.append(str(exc))
-        raise Unreachable("; ".join(failures) or "no address to try")
+                failures.append(exc)
+        raise Unreachable(NetCode.NONE_REACHED, failures=tuple(failures))
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")
@@ -413,12 +402,10 @@ class Node:
             data = await reader.read(_READ_SIZE)
             if not data:
                 decoder.receive_eof()
-                raise RemoteError(f"{decoder.peer}: closed the connection during the "
-                                  "handshake")
+                raise RemoteError(NetCode.CLOSED_IN_HANDSHAKE, peer=decoder.peer)
             if first and len(data) >= PREFIX_LENGTH and not (
                     MIN_BODY <= int.from_bytes(data[:PREFIX_LENGTH], "big") <= MAX_FRAME):
-                raise NotATable(f"{decoder.peer} is not a p2p8s table (it answered with "
-                                "something else)")
+                raise NotATable(NetCode.NOT_A_TABLE, peer=decoder.peer)
             first = False
             pending.extend(decoder.receive_data(data))
         return pending.pop(0)
@@ -434,37 +421,33 @@ class Node:
         pending: list[Received] = []
         first = await self._read_one(reader, decoder, pending, first=dialled)
         if isinstance(first.message.body, Refuse):
-            raise JoinRefused(first.message.body.reason, refusal=first.message.body.code)
+            raise _refused(first.message.body)
         if not isinstance(first.message.body, Hello):
-            raise RemoteError(f"{where}: sent {first.message.kind} before hello")
+            raise RemoteError(NetCode.BEFORE_HELLO, peer=where, kind=first.message.kind)
         hello = first.message.body
         peer_key = first.key
         decoder.expected_key = peer_key
         if first.message.table != self.table:
-            writer.write(self.frame(Refuse(code="wrong-code", reason=_WRONG_CODE)))
-            raise JoinRefused(_WRONG_CODE if dialled else f"{where} gave a wrong code",
-                              refusal="wrong-code")
+            raise self._wrong_code(writer, where=where, dialled=dialled)
         if peer_key == self.key:
-            raise RemoteError(f"{where}: that is this node itself")
+            raise RemoteError(NetCode.ITSELF, peer=where)
         writer.write(self.frame(Proof(echo=hello.nonce, mac=code_proof(
             self._code_key, table=self.table, peer_nonce=hello.nonce, own_key=self.key,
             peer_key=peer_key))))
         second = await self._read_one(reader, decoder, pending)
         body = second.message.body
         if isinstance(body, Refuse):
-            raise JoinRefused(body.reason, refusal=body.code)
+            raise _refused(body)
         if not isinstance(body, Proof):
-            raise RemoteError(f"{where}: sent {second.message.kind} instead of its proof")
+            raise RemoteError(NetCode.NO_PROOF, peer=where, kind=second.message.kind)
         if body.echo != nonce or not check_code_proof(
                 self._code_key, body.mac, table=self.table, peer_nonce=nonce,
                 own_key=peer_key, peer_key=self.key):
-            writer.write(self.frame(Refuse(code="wrong-code", reason=_WRONG_CODE)))
-            raise JoinRefused(_WRONG_CODE if dialled else f"{where} gave a wrong code",
-                              refusal="wrong-code")
+            raise self._wrong_code(writer, where=where, dialled=dialled)
         if peer_key in self.peers:
-            writer.write(self.frame(Refuse(code="duplicate",
-                                           reason="you are already connected")))
-            raise JoinRefused(f"{where} is already connected", refusal="duplicate")
+            writer.write(self.frame(Refuse(code=Refusal.DUPLICATE)))
+            raise JoinRefused(NetCode.ALREADY_CONNECTED, refusal=Refusal.DUPLICATE,
+                              peer=where)
         conn = Connection(key=peer_key, hello=hello, address=address, dialled=dialled,
                           decoder=decoder, writer=writer, reader=reader,
                           last_seq=max(first.message.seq, second.message.seq))
@@ -477,6 +460,14 @@ class Node:
         conn.task = self._spawn(self._read_loop(conn, pending))
         return conn
 
+    def _wrong_code(self, writer: asyncio.StreamWriter, *, where: str,
+                    dialled: bool) -> JoinRefused:
+        """Refuse a peer that does not know the code; the error to raise here."""
+        writer.write(self.frame(Refuse(code=Refusal.WRONG_CODE)))
+        if dialled:
+            return JoinRefused(Refusal.WRONG_CODE, refusal=Refusal.WRONG_CODE)
+        return JoinRefused(NetCode.GAVE_WRONG_CODE, refusal=Refusal.WRONG_CODE, peer=where)
+
     # --- reading, heartbeats ----------------------------------------------------------
 
     def _deliver(self, conn: Connection, received: Received) -> None:
@@ -484,16 +475,19 @@ class Node:
             return
         message = received.message
         if message.seq <= conn.last_seq:
-            raise RemoteError(f"{conn}: sequence number {message.seq} after {conn.last_seq}",
-                              seat=conn.seat)
+            raise PeerError(NetCode.SEQUENCE, conn=conn, seq=message.seq,
+                            last=conn.last_seq)
         conn.last_seq = message.seq
         if message.table != self.table:
-            raise RemoteError(f"{conn}: message for another table", seat=conn.seat)
+            raise PeerError(NetCode.OTHER_TABLE, conn=conn)
         body = message.body
         if isinstance(body, Heartbeat):
             return
-        if isinstance(body, Bye | Refuse):
-            self._lose(conn, body.reason or "left")
+        if isinstance(body, Refuse):
+            self._lose(conn, Reason(body.code, {"seats": body.seats}))
+            return
+        if isinstance(body, Bye):
+            self._lose(conn, Reason(body.code))
             return
         self._events.put_nowait(Incoming(conn, received))
 
@@ -508,7 +502,7 @@ class Node:
                 data = await conn.reader.read(_READ_SIZE)
                 if not data:
                     conn.decoder.receive_eof()
-                    self._lose(conn, "connection closed")
+                    self._lose(conn, Reason(NetCode.CONNECTION_CLOSED))
                     return
                 self._heartbeats.on_received(conn, now=loop.time())
                 for received in conn.decoder.receive_data(data):
@@ -516,11 +510,12 @@ class Node:
                 if conn.decoder.error is not None:  # after the good frames before it
                     raise conn.decoder.error
         except RemoteError as exc:
-            self._lose(conn, str(exc), error=exc)
+            self._lose(conn, Reason(NetCode.BAD_DATA, {"error": exc}), error=exc)
         except ConnectionResetError:
-            self._lose(conn, "connection closed")
+            self._lose(conn, Reason(NetCode.CONNECTION_CLOSED))
         except OSError as exc:
-            self._lose(conn, f"connection error: {exc}")
+            self._lose(conn, Reason(NetCode.CONNECTION_ERROR,
+                                    {"error": exc.strerror or str(exc)}))
 
     def _drop(self, conn: Connection) -> bool:
         if conn.closed:
@@ -532,7 +527,8 @@ class Node:
         conn.writer.close()
         return True
 
-    def _lose(self, conn: Connection, reason: str, *, error: RemoteError | None = None) -> None:
+    def _lose(self, conn: Connection, reason: Reason, *,
+              error: RemoteError | None = None) -> None:
         if self._drop(conn):
             self._events.put_nowait(Lost(conn, reason, error))
 
@@ -551,7 +547,8 @@ class Node:
             polled = now
             due, dead = self._heartbeats.poll(now=now)
             for conn in dead:
-                self._lose(conn, f"no heartbeat for {self._heartbeats.timeout_s:g} s")
+                self._lose(conn, Reason(NetCode.NO_HEARTBEAT,
+                                        {"timeout_s": self._heartbeats.timeout_s}))
             if due:
                 frame = self.frame(Heartbeat())
                 for conn in due:
@@ -563,4 +560,7 @@ class Node:
                 await asyncio.wait_for(self._wake.wait(), delay)
 
 
-_WRONG_CODE = "wrong table code: this table has a different code; check it and try again"
+
+def _refused(refuse: Refuse) -> JoinRefused:
+    """The error for a peer's ``refuse`` in the handshake."""
+    return JoinRefused(refuse.code, refusal=refuse.code, seats=refuse.seats)

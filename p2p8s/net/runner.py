@@ -72,7 +72,7 @@ from p2p8s.crypto.messages import decode as decode_crypto
 from p2p8s.engine import Action
 from p2p8s.errors import IllegalAction, LocalError, MalformedInput, RemoteError
 from p2p8s.net.lobby import Mesh
-from p2p8s.net.node import Connected, Connection, Incoming, JoinRefused, Lost, NetEvent
+from p2p8s.net.node import Connected, Connection, Incoming, JoinRefused, Lost, NetEvent, Reason
 from p2p8s.rules import default_target
 from p2p8s.solo import pick_opponents
 from p2p8s.store.tablelog import TableLogWriter, log_path, table_secret
@@ -81,16 +81,25 @@ from p2p8s.table import events as tev
 from p2p8s.table.actions import CRYPTO, LEAVE, RESYNC, encode_records
 from p2p8s.table.core import STAND_IN
 from p2p8s.table.logverify import records_from_frames
-from p2p8s.wire import MAX_GAME_PAYLOAD, MAX_NAME, Game, Role, Welcome, decode_body
+from p2p8s.wire import (
+    MAX_GAME_PAYLOAD,
+    MAX_NAME,
+    Farewell,
+    Game,
+    Refusal,
+    Role,
+    Welcome,
+    decode_body,
+)
 
 #: The ``bye`` reason of a node that played to the end (its peers let it go quietly).
-DONE_REASON = "finished playing"
+DONE_REASON = Farewell.DONE
 #: Seconds before the turn timer runs out when the player is warned.
 WARN_S = 10.0
 #: Seconds a person has for a turn (R-TIMER).
 TURN_TIMEOUT_S = 30.0
 #: The ``bye`` reason of a player who left the table (``quit``, Ctrl-C).
-LEFT_REASON = "left the table"
+LEFT_REASON = Farewell.LEFT
 #: Runner payload kinds (protocol/table.md, "Coming back"): carried in ``game`` envelopes
 #: but never given to the table nor logged (the table kinds are 1..9).
 #: ``sync`` = msgpack ``[received, posted, restarted]``: the first payload on a new
@@ -280,8 +289,8 @@ class Frontend(Protocol):
     def show(self, table: Table, events: Sequence[object], now: float) -> None:
         """Report the table's events (in order) after one step."""
 
-    def presence(self, seat: int, name: str, *, connected: bool, reason: str) -> None:
-        """A seat's node connected or left."""
+    def presence(self, seat: int, name: str, *, connected: bool, reason: str | Reason) -> None:
+        """A seat's node connected or left (``reason``: why its connection ended, as data)."""
 
     def turn(self, table: Table, now: float) -> None:
         """It is this seat's decision now (a person plays it): show the table, prompt."""
@@ -862,7 +871,7 @@ class _Run:
         if self.mesh.peers.get(seat) is not event.peer:
             return  # an old connection of that seat
         name = self._who(seat)
-        if event.reason == DONE_REASON:
+        if event.reason.code is DONE_REASON:
             self.frontend.presence(seat, name, connected=False, reason=event.reason)
             self.finished_peers.add(seat)
             if (self.done is None and not self.table.finished
@@ -963,8 +972,7 @@ class _Run:
         (start the ``sync``), or a stranger (refused)."""
         seat = self.mesh.roster.seat_of(conn.key)
         if seat is None or seat == self.mesh.seat or seat not in self.got:
-            self.mesh.node.close_peer(conn, "the game has started at this table",
-                                      refuse="closed")
+            self.mesh.node.close_peer(conn, Refusal.IN_PLAY)
             return
         conn.set_seat(seat)
         self._note_address(seat, conn)

@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives.serialization import (
 
 from p2p8s.codes import fingerprint
 from p2p8s.errors import LocalError
-from p2p8s.store.paths import atomic_write, data_dir
+from p2p8s.store.paths import StoreCode, atomic_write, data_dir, os_failure
 from p2p8s.wire import public_key_bytes
 
 FILE_NAME = "identity.pem"
@@ -49,17 +49,18 @@ def load_or_create_identity(path: Path | None = None) -> Ed25519PrivateKey:
             atomic_write(path, pem.decode("ascii"))
             os.chmod(path, 0o600)
         except OSError as exc:
-            raise LocalError(f"cannot save the identity key to {path}: {exc}") from None
+            raise LocalError(StoreCode.IDENTITY_UNWRITABLE, path=path,
+                             problem=os_failure(exc)) from None
         return load_or_create_identity(path)  # what is on disk wins a creation race
     except OSError as exc:
-        raise LocalError(f"cannot read the identity key {path}: {exc}") from None
+        raise LocalError(StoreCode.IDENTITY_UNREADABLE, path=path,
+                         problem=os_failure(exc)) from None
     try:
         loaded: object = load_pem_private_key(data, password=None)
     except (ValueError, TypeError):
         loaded = None
     if not isinstance(loaded, Ed25519PrivateKey):
-        raise LocalError(f"{path} does not hold an Ed25519 identity key; move it away to "
-                         "get a new identity")
+        raise LocalError(StoreCode.NOT_AN_IDENTITY, path=path)
     return loaded
 
 

@@ -4,6 +4,9 @@ Settings live in the user config directory, saves in the user data directory
 (platformdirs: ``$XDG_CONFIG_HOME/p2p8s`` and ``$XDG_DATA_HOME/p2p8s`` on Linux).
 :func:`atomic_write` writes a temp file beside the target, fsyncs it and renames it
 over the target, so a crash leaves either the old file or the new one, never half.
+
+The errors of this package carry a :class:`StoreCode` and data (paths, the OS's own
+words); the CLI says them (``p2p8s.cli.words.store``).
 """
 
 from __future__ import annotations
@@ -16,7 +19,63 @@ from pathlib import Path
 
 import platformdirs
 
+from p2p8s.errors import Code, LocalError
+
 APP = "p2p8s"
+
+
+class StoreCode(Code):
+    """What went wrong with a file of p2p8s (params follow the name; ``path`` is the
+    file, ``problem`` an :class:`OsFailure`, ``cause`` the error that made a file
+    unusable)."""
+
+    # an OS error, as data (OsFailure)
+    OS = "os"  # text (the OS's words, no errno)
+    FILE_IN_THE_WAY = "file-in-the-way"  # blocker (a file where a directory should be)
+    # the solo save
+    SAVE_UNREADABLE = "save-unreadable"  # path, problem
+    SAVE_NOT_JSON = "save-not-json"  # path
+    SAVE_NOT_OURS = "save-not-ours"  # path
+    SAVE_VERSION = "save-version"  # path, version (as found), ours
+    SAVE_DAMAGED = "save-damaged"  # path, cause
+    SAVE_FAILED = "save-failed"  # path, problem
+    # the settings file
+    SETTINGS_UNREADABLE = "settings-unreadable"  # path, problem
+    SETTINGS_DAMAGED = "settings-damaged"  # path, detail (the JSON error, or None), moved
+    SETTINGS_STUCK = "settings-stuck"  # path, detail, problem (moving it aside failed)
+    # the identity key
+    IDENTITY_UNWRITABLE = "identity-unwritable"  # path, problem
+    IDENTITY_UNREADABLE = "identity-unreadable"  # path, problem
+    NOT_AN_IDENTITY = "not-an-identity"  # path
+    # table logs and table secrets
+    LOG_UNREADABLE = "log-unreadable"  # name, problem
+    NOT_A_LOG = "not-a-log"  # name, magic
+    LOG_LENGTH = "log-length"  # name, at (byte offset), length
+    LOG_RECORD = "log-record"  # name, kind, at
+    NO_HEADER = "no-header"  # name
+    RECORD_NOT_JSON = "record-not-json"  # name, what (header or note)
+    RECORD_NOT_OBJECT = "record-not-object"  # name, what
+    NOT_A_SECRET = "not-a-secret"  # path, size, expected
+
+
+class OsFailure(LocalError):
+    """An :class:`OSError` as data, to be said inside another message (not raised):
+    the OS's own words (:attr:`StoreCode.OS`, without the errno), or the file that
+    stands where a directory should be (:attr:`StoreCode.FILE_IN_THE_WAY`)."""
+
+
+def os_failure(exc: OSError) -> OsFailure:
+    """What went wrong in ``exc``, without the errno: which part of the path is a file
+    where a directory should be, or the OS's words.
+
+    >>> os_failure(PermissionError(13, "Permission denied")).params
+    {'text': 'Permission denied'}
+    """
+    if isinstance(exc, NotADirectoryError) and exc.filename:
+        for parent in Path(exc.filename).parents:
+            if parent.is_file():
+                return OsFailure(StoreCode.FILE_IN_THE_WAY, blocker=parent)
+    return OsFailure(StoreCode.OS, text=exc.strerror or str(exc))
 
 
 def config_dir() -> Path:

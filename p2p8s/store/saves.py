@@ -16,19 +16,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from p2p8s.errors import LocalError, MalformedInput
+from p2p8s.errors import Code, LocalError, MalformedInput
 from p2p8s.solo import SoloSession
-from p2p8s.store.paths import atomic_write, move_aside, solo_save_path
+from p2p8s.store.paths import StoreCode, atomic_write, move_aside, os_failure, solo_save_path
 
 FORMAT = "p2p8s-solo-save"
 VERSION = 1
 
 
 class CorruptSave(LocalError):
-    """The saved match cannot be resumed (damaged, or from another version)."""
+    """The saved match at ``path`` cannot be resumed (damaged, or from another version);
+    ``code`` is a :class:`~p2p8s.store.paths.StoreCode` and ``path`` is in ``params``."""
 
-    def __init__(self, message: str, *, path: Path) -> None:
-        super().__init__(message)
+    def __init__(self, code: Code, /, *, path: Path, **params: Any) -> None:
+        super().__init__(code, path=path, **params)
         self.path = path
 
 
@@ -55,7 +56,7 @@ def save_match(session: SoloSession, ui: Mapping[str, Any] | None = None,
     try:
         atomic_write(target, json.dumps(doc, separators=(",", ":")) + "\n")
     except OSError as exc:
-        raise SaveFailed(f"cannot save the match to {target}: {exc.strerror or exc}") from None
+        raise SaveFailed(StoreCode.SAVE_FAILED, path=target, problem=os_failure(exc)) from None
     return target
 
 
@@ -70,23 +71,24 @@ def load_match(path: Path | None = None) -> Loaded | None:
         text = source.read_text(encoding="utf-8")
     except (FileNotFoundError, NotADirectoryError):
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CorruptSave(f"the saved match cannot be read ({exc})", path=source) from None
+    except OSError as exc:
+        raise CorruptSave(StoreCode.SAVE_UNREADABLE, path=source,
+                          problem=os_failure(exc)) from None
+    except UnicodeDecodeError:
+        raise CorruptSave(StoreCode.SAVE_NOT_JSON, path=source) from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError:
-        raise CorruptSave("the saved match is damaged (not valid JSON)", path=source) from None
+        raise CorruptSave(StoreCode.SAVE_NOT_JSON, path=source) from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise CorruptSave("the saved match is not a p2p8s solo save", path=source)
+        raise CorruptSave(StoreCode.SAVE_NOT_OURS, path=source)
     version = doc.get("version")
     if version != VERSION:
-        raise CorruptSave(
-            f"the saved match has format version {version!r}; this p2p8s reads version "
-            f"{VERSION}", path=source)
+        raise CorruptSave(StoreCode.SAVE_VERSION, path=source, version=version, ours=VERSION)
     try:
         session = SoloSession.from_record(doc)
     except MalformedInput as exc:
-        raise CorruptSave(f"the saved match is damaged: {exc}", path=source) from None
+        raise CorruptSave(StoreCode.SAVE_DAMAGED, path=source, cause=exc) from None
     ui = doc.get("ui")
     return Loaded(session, dict(ui) if isinstance(ui, dict) else {})
 

@@ -15,7 +15,8 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from p2p8s.store.paths import atomic_write, move_aside, settings_path
+from p2p8s.errors import LocalError
+from p2p8s.store.paths import StoreCode, atomic_write, move_aside, os_failure, settings_path
 
 VERSION = 1
 
@@ -64,7 +65,9 @@ class SettingsFile:
     play: PlaySettings
     coached: bool = False
     other: dict[str, Any] | None = None
-    notice: str | None = None  #: set when the file could not be used as it was
+    #: set when the file could not be used as it was: what went wrong, as data (a
+    #: :class:`~p2p8s.store.paths.StoreCode` ``settings-…``; the CLI says it)
+    notice: LocalError | None = None
     read_only: bool = False  #: the file could not be read: never write over it
 
     def save(self, path: Path | None = None) -> None:
@@ -89,38 +92,23 @@ def load_settings(path: Path | None = None) -> SettingsFile:
     except FileNotFoundError:
         return SettingsFile(PlaySettings())
     except OSError as exc:
-        return SettingsFile(PlaySettings(), read_only=True, notice=(
-            f"cannot read the settings file {source} ({_why(exc)}); using the defaults, "
-            "and your options will not be remembered this time"))
+        return SettingsFile(PlaySettings(), read_only=True, notice=LocalError(
+            StoreCode.SETTINGS_UNREADABLE, path=source, problem=os_failure(exc)))
     try:
         doc = json.loads(data.decode("utf-8"))
-        if not isinstance(doc, dict):
-            raise ValueError("not a JSON object")
-    except ValueError as exc:
-        notice = f"the settings file {source} is damaged ({exc}); using the defaults"
+        detail: str | None = None
+    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        doc, detail = None, str(exc)  # the decoder's own words (line, column)
+    if not isinstance(doc, dict):
         try:
             moved = move_aside(source, "damaged")
-            notice += f" (the old file is now {moved})"
         except OSError as err:
-            notice += (f"; it could not be moved aside ({_why(err)}), so it is left as it "
-                       "is and not written over")
-            return SettingsFile(PlaySettings(), read_only=True, notice=notice)
-        return SettingsFile(PlaySettings(), notice=notice)
+            return SettingsFile(PlaySettings(), read_only=True, notice=LocalError(
+                StoreCode.SETTINGS_STUCK, path=source, detail=detail,
+                problem=os_failure(err)))
+        return SettingsFile(PlaySettings(), notice=LocalError(
+            StoreCode.SETTINGS_DAMAGED, path=source, detail=detail, moved=moved))
     profile = doc.get("profile")
     coached = bool(profile.get("coached")) if isinstance(profile, dict) else False
     return SettingsFile(PlaySettings.from_dict(doc.get("play")), coached=coached, other=doc)
 
-
-def _why(exc: OSError) -> str:
-    """An OS error in words, without the errno: ``Not a directory``, or which part of
-    the path is a file where a directory should be."""
-    if isinstance(exc, NotADirectoryError) and exc.filename:
-        for parent in Path(exc.filename).parents:
-            if parent.is_file():
-                return f"{parent} is a file, not a directory"
-    return exc.strerror or str(exc)
-
-
-def describe_error(exc: OSError) -> str:
-    """:func:`_why` for callers outside this module (e.g. a failed :meth:`save`)."""
-    return _why(exc)

@@ -38,7 +38,7 @@ from types import TracebackType
 from typing import Any, BinaryIO
 
 from p2p8s.errors import MalformedInput
-from p2p8s.store.paths import _fsync_dir, data_dir
+from p2p8s.store.paths import StoreCode, _fsync_dir, data_dir, os_failure
 
 #: The first bytes of every table log (format version 1).
 MAGIC = b"p2p8s-table-log/1\n"
@@ -115,9 +115,8 @@ def table_secret(table: bytes, seat: int, directory: Path | None = None) -> byte
         pass
     else:
         if len(data) != SECRET_BYTES:
-            raise CorruptSecret(f"{path} is not a table secret ({len(data)} bytes, not "
-                                f"{SECRET_BYTES}): move it aside to play this table on "
-                                "(a restart then cannot recover its round keys)")
+            raise CorruptSecret(StoreCode.NOT_A_SECRET, path=path, size=len(data),
+                                expected=SECRET_BYTES)
         return data
     secret = os.urandom(SECRET_BYTES)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -202,11 +201,11 @@ class TableLogWriter:
         self.close()
 
 
-def parse_log(data: bytes, *, name: str = "the file") -> TableLog:
-    """Parse the bytes of a table log. Raises :class:`CorruptLog` naming ``name``."""
+def parse_log(data: bytes, *, name: str | None = None) -> TableLog:
+    """Parse the bytes of a table log. Raises :class:`CorruptLog` naming ``name`` (the
+    file's name; None: the words say "the file")."""
     if not data.startswith(MAGIC):
-        raise CorruptLog(f"{name} is not a p2p8s table log (it does not start with "
-                         f"{MAGIC.strip().decode()!r})")
+        raise CorruptLog(StoreCode.NOT_A_LOG, name=name, magic=MAGIC.strip().decode())
     at = len(MAGIC)
     header: dict[str, Any] | None = None
     frames: list[bytes] = []
@@ -218,7 +217,7 @@ def parse_log(data: bytes, *, name: str = "the file") -> TableLog:
             break
         length = int.from_bytes(data[at:at + 4], "big")
         if not 1 <= length <= MAX_RECORD:
-            raise CorruptLog(f"{name}: record at byte {at} has an impossible length {length}")
+            raise CorruptLog(StoreCode.LOG_LENGTH, name=name, at=at, length=length)
         if at + 4 + length > len(data):
             torn = True
             break
@@ -231,19 +230,19 @@ def parse_log(data: bytes, *, name: str = "the file") -> TableLog:
         elif kind == MARK and header is not None:
             marks.append(_json(body, name, "note"))
         else:
-            raise CorruptLog(f"{name}: unexpected record of kind {kind} at byte {at}")
+            raise CorruptLog(StoreCode.LOG_RECORD, name=name, kind=kind, at=at)
     if header is None:
-        raise CorruptLog(f"{name} has no header record")
+        raise CorruptLog(StoreCode.NO_HEADER, name=name)
     return TableLog(header=header, frames=tuple(frames), marks=tuple(marks), torn=torn)
 
 
-def _json(body: bytes, name: str, what: str) -> dict[str, Any]:
+def _json(body: bytes, name: str | None, what: str) -> dict[str, Any]:
     try:
         value = json.loads(body.decode())
     except (UnicodeDecodeError, ValueError):
-        raise CorruptLog(f"{name}: the {what} record is not valid JSON") from None
+        raise CorruptLog(StoreCode.RECORD_NOT_JSON, name=name, what=what) from None
     if not isinstance(value, dict):
-        raise CorruptLog(f"{name}: the {what} record is not a JSON object")
+        raise CorruptLog(StoreCode.RECORD_NOT_OBJECT, name=name, what=what)
     return value
 
 
@@ -252,5 +251,6 @@ def read_log(path: Path) -> TableLog:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise CorruptLog(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise CorruptLog(StoreCode.LOG_UNREADABLE, name=str(path),
+                         problem=os_failure(exc)) from None
     return parse_log(data, name=str(path))

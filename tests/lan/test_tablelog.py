@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from net.said import raises_saying
 
 from p2p8s.store.tablelog import (
     MAGIC,
@@ -57,12 +58,12 @@ def test_a_torn_last_record_is_left_out_and_reported(tmp_path: Path) -> None:
     (MAGIC + b"\x00\x00\x00\x02\x02x", "unexpected record of kind 2"),
 ])
 def test_unreadable_files_are_refused(data: bytes, message: str) -> None:
-    with pytest.raises(CorruptLog, match=message):
+    with raises_saying(CorruptLog, message):
         parse_log(data, name="f")
 
 
 def test_a_missing_file_is_unreadable(tmp_path: Path) -> None:
-    with pytest.raises(CorruptLog, match="cannot read"):
+    with raises_saying(CorruptLog, "cannot read"):
         read_log(tmp_path / "nope")
 
 

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from p2p8s.cli.words import PLAIN
 from p2p8s.codes import (
     ALPHABET,
     check_code_proof,
@@ -22,6 +23,7 @@ from p2p8s.codes import (
 )
 from p2p8s.errors import MalformedInput
 
+from .said import raises_saying
 from .vectors import CODES
 
 VECTORS = json.loads(CODES.read_text())
@@ -39,14 +41,14 @@ def test_normalize_vectors(case: dict[str, str]) -> None:
 
 @pytest.mark.parametrize("text", VECTORS["malformed"])
 def test_malformed_codes_are_refused_clearly(text: str) -> None:
-    with pytest.raises(MalformedInput, match="code"):
+    with raises_saying(MalformedInput, "code"):
         normalize_code(text)
 
 
 def test_messages_name_the_problem() -> None:
-    with pytest.raises(MalformedInput, match="6 characters, '7KQ4M' has 5"):
+    with raises_saying(MalformedInput, "6 characters, '7KQ4M' has 5"):
         normalize_code("7KQ4M")
-    with pytest.raises(MalformedInput, match="not 'U'"):
+    with raises_saying(MalformedInput, "not 'U'"):
         normalize_code("7KQ4MU")
 
 
@@ -120,4 +122,5 @@ def test_a_pasted_page_is_not_echoed_back_in_full() -> None:
 
     with pytest.raises(MalformedInput) as info:
         parse_invite("A" * 5000)
-    assert len(str(info.value)) < 120 and "(5000 characters)" in str(info.value)
+    said = PLAIN.error(info.value)
+    assert len(said) < 120 and "(5000 characters)" in said

@@ -33,10 +33,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import p2p8s.net.node as node_module
 from p2p8s.bots.registry import get_bot
+from p2p8s.cli.words import PLAIN
+from p2p8s.cli.words.net import lost_reason
 from p2p8s.codes import code_key, code_proof, table_id
 from p2p8s.crypto.messages import decode as decode_crypto
 from p2p8s.engine import DRAW, PASS, Action, Play
-from p2p8s.errors import RemoteError
+from p2p8s.errors import Error, RemoteError
 from p2p8s.net.lobby import Mesh
 from p2p8s.net.node import (
     MAX_HANDSHAKES,
@@ -60,6 +62,7 @@ from p2p8s.table.logverify import verify
 from p2p8s.wire import (
     MAX_FRAME,
     SIGN_TAG,
+    VERSION,
     Body,
     FrameDecoder,
     Game,
@@ -68,6 +71,7 @@ from p2p8s.wire import (
     Message,
     Proof,
     Received,
+    Refusal,
     Refuse,
     Role,
     encode,
@@ -84,6 +88,11 @@ WRONG_CODE_TEXT = "wrong table code: this table has a different code; check it a
 
 
 # --- helpers ----------------------------------------------------------------------------
+
+def said(lost: Lost) -> str:
+    """Why the connection was lost, in the words a person reads."""
+    return lost_reason(lost.reason)
+
 
 def _node(name: str) -> Node:
     """A node on 127.0.0.1; heartbeats every 0.1 s, dead after 3 s (slack for a loaded
@@ -289,7 +298,7 @@ async def test_an_oversize_length_prefix_is_refused_naming_the_peer(
     rogue, conn = await rogue_on(honest)
     rogue.send(length.to_bytes(4, "big") + b"\0" * 1000)  # the body never comes
     lost = await lost_of(honest, rogue)
-    assert lost.reason == f"{rogue.where}: {words}"
+    assert said(lost) == f"{rogue.where}: {words}"
     assert lost.error is not None and conn.decoder.buffered == 0
     await rogue.closed_by_peer()
     await honest.ping()
@@ -302,7 +311,7 @@ async def test_a_truncated_frame_then_close_is_named(honest: Honest) -> None:
     rogue.send(frame[:300])
     rogue.writer.close()
     lost = await lost_of(honest, rogue)
-    assert lost.reason == f"{rogue.where}: closed the connection in the middle of a message"
+    assert said(lost) == f"{rogue.where}: closed the connection in the middle of a message"
     assert lost.error is not None
     await honest.ping()
     honest.unaffected()
@@ -313,12 +322,12 @@ async def test_garbage_bytes_are_refused_naming_the_peer(honest: Honest) -> None
     # A plausible length, then noise: the signature cannot check out.
     rogue.send((200).to_bytes(4, "big") + bytes(range(200)))
     lost = await lost_of(honest, rogue)
-    assert lost.reason.startswith(f"{rogue.where}: ")
-    assert "protocol version 0" in lost.reason  # the first check that fails
+    assert said(lost).startswith(f"{rogue.where}: ")
+    assert "protocol version 0" in said(lost)  # the first check that fails
     rogue2, _ = await rogue_on(honest)
-    rogue2.send((200).to_bytes(4, "big") + b"\x01" + rogue2.key + os.urandom(167))
+    rogue2.send((200).to_bytes(4, "big") + bytes([VERSION]) + rogue2.key + os.urandom(167))
     lost2 = await lost_of(honest, rogue2)
-    assert lost2.reason == f"{rogue2.where}: bad signature"
+    assert said(lost2) == f"{rogue2.where}: bad signature"
     await honest.ping()
     honest.unaffected()
 
@@ -329,7 +338,7 @@ async def test_a_valid_frame_with_a_bad_signature_is_refused(honest: Honest) -> 
     frame[-1] ^= 0x80
     rogue.send(bytes(frame))
     lost = await lost_of(honest, rogue)
-    assert lost.reason == f"{rogue.where}: bad signature"
+    assert said(lost) == f"{rogue.where}: bad signature"
     assert isinstance(lost.error, Exception)
     assert not any(isinstance(e, Incoming) and e.peer.key == rogue.key
                    for e in honest.ann_events.seen)
@@ -340,11 +349,12 @@ async def test_an_unknown_protocol_version_is_refused_with_both_versions(
         honest: Honest) -> None:
     rogue, _ = await rogue_on(honest)
     frame = rogue.frame(Game(to=None, payload=b"from the future"))
-    body = bytes([2]) + frame[5:-64]
+    body = bytes([VERSION + 1]) + frame[5:-64]
     rogue.send(_sign_raw(body, rogue.identity))
     lost = await lost_of(honest, rogue)
-    assert lost.reason == (f"{rogue.where}: speaks p2p8s protocol version 2, this program "
-                           "speaks 1; both players need the same p2p8s release")
+    assert said(lost) == (f"{rogue.where}: speaks p2p8s protocol version {VERSION + 1}, this "
+                          f"program speaks {VERSION}; both players need the same p2p8s "
+                          "release")
     honest.unaffected()
 
 
@@ -358,7 +368,7 @@ async def test_a_replayed_frame_is_refused_naming_the_peer(honest: Honest) -> No
     rogue.send(frame)  # the same signed bytes again
     lost = await lost_of(honest, rogue)
     seq = got.received.message.seq
-    assert lost.reason == f"Rogue (127.0.0.1): sequence number {seq} after {seq}"
+    assert said(lost) == f"Rogue (127.0.0.1): sequence number {seq} after {seq}"
     assert sum(isinstance(e, Incoming) and e.peer.key == rogue.key
                for e in honest.ann_events.seen) == 1  # delivered once only
     await honest.ping()
@@ -371,8 +381,8 @@ async def test_a_frame_signed_by_another_key_is_refused(honest: Honest) -> None:
     rogue, _ = await rogue_on(honest)
     rogue.send(rogue.frame(Game(to=None, payload=b"I am Bob"), signer=honest.bob.identity))
     lost = await lost_of(honest, rogue)
-    assert lost.reason == (f"{rogue.where}: signed with a different identity key than the "
-                           "connection's")
+    assert said(lost) == (f"{rogue.where}: signed with a different identity key than the "
+                          "connection's")
     await honest.ping()
     honest.unaffected()
 
@@ -383,7 +393,7 @@ async def test_a_seated_peer_claiming_another_seat_is_named_by_its_seat(
     conn.set_seat(3)
     rogue.send(rogue.frame(Game(to=None, payload=b"from seat 1"), seat=1))
     lost = await lost_of(honest, rogue)
-    assert lost.reason == f"{rogue.where} (seat 3): claims seat 1"
+    assert said(lost) == f"{rogue.where} (seat 3): claims seat 1"
     assert lost.error is not None and lost.error.seat == 3
     honest.unaffected()
 
@@ -392,7 +402,7 @@ async def test_a_message_for_another_table_is_refused(honest: Honest) -> None:
     rogue, _ = await rogue_on(honest)
     rogue.send(rogue.frame(Heartbeat(), table=b"T" * 8))
     lost = await lost_of(honest, rogue)
-    assert lost.reason == "Rogue (127.0.0.1): message for another table"
+    assert said(lost) == "Rogue (127.0.0.1): message for another table"
     honest.unaffected()
 
 
@@ -405,7 +415,7 @@ async def test_frames_right_behind_the_proof_are_checked_too(honest: Honest) -> 
     replay = rogue.sent[0]  # the hello again, same seq 0
     rogue.send(proof + replay)
     lost = await lost_of(honest, rogue, timeout_s=2.5)  # before the 3 s heartbeat timeout
-    assert lost.reason == "Rogue (127.0.0.1): sequence number 0 after 1"
+    assert said(lost) == "Rogue (127.0.0.1): sequence number 0 after 1"
     assert lost.error is not None
     assert rogue.key not in honest.ann.peers
     await rogue.closed_by_peer()
@@ -415,9 +425,13 @@ async def test_frames_right_behind_the_proof_are_checked_too(honest: Honest) -> 
 # --- attacks during the handshake: refused, logged naming the address -------------------
 
 def _handshake_failures(caplog: pytest.LogCaptureFixture, where: str) -> list[str]:
-    return [r.getMessage() for r in caplog.records
+    """The node's log lines of failed handshakes with ``where``, with the error said in
+    words (the log record keeps the error; its developer form is what the log shows)."""
+    return [f"handshake with {where} failed: {PLAIN.error(r.args[1])}"
+            for r in caplog.records
             if r.name == "p2p8s.net.node" and r.getMessage().startswith(
-                f"handshake with {where} failed: ")]
+                f"handshake with {where} failed: ")
+            and isinstance(r.args, tuple) and isinstance(r.args[1], Error)]
 
 
 async def _refused_in_handshake(honest: Honest, rogue: Rogue,
@@ -443,7 +457,7 @@ HANDSHAKE_ATTACKS = {
                       "bad signature"),
     "version-9": (lambda r: _sign_raw(bytes([9]) + r.frame(Hello(
         name="R", nonce=bytes(32), port=0, role=Role.JOIN))[5:-64], r.identity),
-        "speaks p2p8s protocol version 9, this program speaks 1"),
+        f"speaks p2p8s protocol version 9, this program speaks {VERSION}"),
     "truncated": (lambda r: r.frame(Hello(name="R", nonce=bytes(32), port=0,
                                           role=Role.JOIN))[:50],
                   "closed the connection in the middle of a message"),
@@ -474,7 +488,7 @@ async def test_a_wrong_table_code_is_refused_with_the_wrong_code_message(
     rogue.send(rogue.frame(Hello(name="Eve", nonce=os.urandom(32), port=0, role=Role.JOIN)))
     assert isinstance((await rogue.receive()).message.body, Hello)
     refuse = (await rogue.receive()).message.body
-    assert refuse == Refuse(code="wrong-code", reason=WRONG_CODE_TEXT)
+    assert refuse == Refuse(code=Refusal.WRONG_CODE)
     line = await _refused_in_handshake(honest, rogue, caplog)
     assert line.endswith(f"{rogue.where} gave a wrong code")
     honest.unaffected()
@@ -496,7 +510,7 @@ async def test_a_replayed_proof_from_an_earlier_handshake_is_refused(
     again.send(_resequence(old_proof, identity, seq=6))
     assert isinstance((await again.receive()).message.body, Proof)  # the node's own proof
     refuse = (await again.receive()).message.body
-    assert refuse == Refuse(code="wrong-code", reason=WRONG_CODE_TEXT)
+    assert refuse == Refuse(code=Refusal.WRONG_CODE)
     line = await _refused_in_handshake(honest, again, caplog, earlier=1)
     assert line.endswith(f"{again.where} gave a wrong code")
     honest.unaffected()
@@ -750,7 +764,7 @@ def _stopped_naming(results: list[Any], fronts: list[Front], culprit: int, *word
         if seat == culprit:
             continue
         assert isinstance(result, TableFailed), (seat, result)
-        text = str(result)
+        text = PLAIN.error(result)
         assert f"P{culprit} (seat {culprit})" in text, text
         for word in words:
             assert word in text, text
@@ -1018,10 +1032,10 @@ DIALLED = {
     "bad-signature": (lambda r: _flip_last(r.frame(Hello(name="Fake", nonce=bytes(32),
                                                          port=1, role=Role.HOST))), False,
                       RemoteError, ": bad signature"),
-    "version-2": (lambda r: _sign_raw(bytes([2]) + r.frame(Hello(
+    "version-next": (lambda r: _sign_raw(bytes([VERSION + 1]) + r.frame(Hello(
         name="Fake", nonce=bytes(32), port=1, role=Role.HOST))[5:-64], r.identity), False,
-        RemoteError, ": speaks p2p8s protocol version 2, this program speaks 1; both "
-        "players need the same p2p8s release"),
+        RemoteError, f": speaks p2p8s protocol version {VERSION + 1}, this program speaks "
+        f"{VERSION}; both players need the same p2p8s release"),
     "truncated-then-close": (lambda r: r.frame(Hello(name="Fake", nonce=bytes(32), port=1,
                                                      role=Role.HOST))[:60], True,
                              RemoteError, ": closed the connection in the middle of a message"),
@@ -1044,7 +1058,7 @@ async def test_a_hostile_listener_is_refused_by_the_dialler_naming_it(
         with pytest.raises(error) as info:
             async with asyncio.timeout(5):
                 await joe.connect("127.0.0.1", port, role=Role.JOIN, timeout_s=1.0)
-        text = str(info.value)
+        text = PLAIN.error(info.value)
         assert words in text, text
         if error is not JoinRefused:
             assert text.startswith(f"127.0.0.1:{port}"), text
@@ -1124,7 +1138,7 @@ async def test_a_peer_that_stops_reading_is_dropped_before_memory_grows(
             sent += 1
             await asyncio.sleep(0)  # let the kernel buffers fill
     lost = await lost_of(honest, rogue)
-    assert lost.reason.startswith(f"Rogue ({conn.address}") and "stopped reading" in lost.reason
+    assert said(lost).startswith(f"Rogue ({conn.address}") and "stopped reading" in said(lost)
     assert conn.writer.transport.get_write_buffer_size() <= 256 * 1024 + 70_000
     assert sent < 1000  # it stopped long before the payloads sent add up to 60 MB
     await honest.ping()
@@ -1137,7 +1151,7 @@ async def test_a_good_frame_sent_with_garbage_in_one_write_still_arrives(
     tag = b"the last good words"
     rogue.send(rogue.frame(Game(to=None, payload=tag)) + b"\x00\x00\x01\x00" + b"\xff" * 256)
     lost = await lost_of(honest, rogue)
-    assert lost.error is not None and lost.reason.startswith(rogue.where)
+    assert lost.error is not None and said(lost).startswith(rogue.where)
     got = [e for e in honest.ann_events.seen if isinstance(e, Incoming)
            and e.peer.key == rogue.key and isinstance(e.received.message.body, Game)]
     assert [e.received.message.body.payload for e in got] == [tag]  # type: ignore[union-attr]

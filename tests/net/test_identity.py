@@ -11,6 +11,8 @@ from p2p8s.errors import LocalError
 from p2p8s.store.identity import identity_fingerprint, identity_path, load_or_create_identity
 from p2p8s.wire import public_key_bytes
 
+from .said import raises_saying
+
 
 def test_created_once_with_mode_0600_and_reloaded(tmp_path: Path) -> None:
     path = tmp_path / "sub" / "identity.pem"
@@ -33,5 +35,5 @@ def test_default_path_is_in_the_user_data_dir(tmp_path: Path,
 def test_a_file_without_a_key_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "identity.pem"
     path.write_text("not a key")
-    with pytest.raises(LocalError, match="does not hold an Ed25519 identity key"):
+    with raises_saying(LocalError, "does not hold an Ed25519 identity key"):
         load_or_create_identity(path)

@@ -1,7 +1,9 @@
 """Build wire messages from the JSON of protocol/vectors/wire_frames.json.
 
 ``python -m tests.net.vectors`` (from the repository root) prints freshly computed
-vectors; the stored file is the reference and must not change without a version bump.
+vectors; the stored file is the reference and must not change without a version bump
+(``python -m tests.net.vectors > new.json && mv new.json
+protocol/vectors/wire_frames.json`` after one, as for version 2).
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from p2p8s.wire import (
     Body,
     Bye,
     Echo,
+    Farewell,
     Game,
     Heartbeat,
     Hello,
     Message,
     Proof,
+    Refusal,
     Refuse,
     Role,
     Roster,
@@ -65,11 +69,11 @@ def body_from_json(kind: str, obj: dict[str, Any]) -> Body:
         case "welcome":
             return Welcome(seat=obj["seat"], roster=_roster(obj["roster"]))
         case "refuse":
-            return Refuse(code=obj["code"], reason=obj["reason"])
+            return Refuse(code=Refusal(obj["code"]), seats=obj["seats"])
         case "heartbeat":
             return Heartbeat()
         case "bye":
-            return Bye(reason=obj["reason"])
+            return Bye(code=Farewell(obj["code"]))
         case "game":
             return Game(to=obj["to"], payload=bytes.fromhex(obj["payload_hex"]))
         case "echo":

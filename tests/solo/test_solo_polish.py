@@ -17,7 +17,7 @@ from p2p8s.cli import moves
 from p2p8s.cli import view as v
 from p2p8s.cli.moves import card_message, hint_line, parse_input, read_move
 from p2p8s.cli.terminal import Terminal, wrap_line
-from p2p8s.cli.words import Speaker
+from p2p8s.cli.words import PLAIN, Speaker
 from p2p8s.coach import Coach
 from p2p8s.engine import DRAW, Play
 from p2p8s.errors import IllegalAction, MalformedInput
@@ -260,8 +260,9 @@ def test_an_unreadable_settings_file_is_not_called_damaged_nor_lost(home: Home) 
     (config / "p2p8s").write_text("my own file\n")  # a file where the directory goes
     loaded = load_settings()
     assert loaded.notice is not None
-    assert "damaged" not in loaded.notice and "cannot read" in loaded.notice
-    assert "is a file, not a directory" in loaded.notice and "Errno" not in loaded.notice
+    notice = PLAIN.error(loaded.notice)
+    assert "damaged" not in notice and "cannot read" in notice
+    assert "is a file, not a directory" in notice and "Errno" not in notice
     loaded.save()  # does nothing: never written over
     proc = home.run("--new", "--seed", "11", stdin="")
     assert proc.returncode == 0, proc.stderr

@@ -7,7 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from net.said import raises_saying
 
+from p2p8s.cli.words import PLAIN
 from p2p8s.rules import Ruleset
 from p2p8s.solo import Phase, SoloSession, SoloSettings
 from p2p8s.store import saves
@@ -84,7 +86,7 @@ def test_a_tampered_action_is_caught(home: Home) -> None:
     first = doc["rounds"][0]
     first[0], first[1] = first[1], first[0]  # two moves swapped: illegal or a new state
     home.save.write_text(json.dumps(doc))
-    with pytest.raises(saves.CorruptSave, match="damaged"):
+    with raises_saying(saves.CorruptSave, "damaged"):
         saves.load_match()
 
 
@@ -93,7 +95,7 @@ def test_a_wrong_digest_is_caught(home: Home) -> None:
     doc = json.loads(home.save.read_text())
     doc["digest"] = "0" * 64
     home.save.write_text(json.dumps(doc))
-    with pytest.raises(saves.CorruptSave, match="digest"):
+    with raises_saying(saves.CorruptSave, "digest"):
         saves.load_match()
 
 
@@ -118,7 +120,7 @@ def test_damaged_settings_file_is_moved_aside(home: Home) -> None:
     home.settings.write_text("[1, 2")
     loaded = load_settings()
     assert loaded.play == PlaySettings()
-    assert loaded.notice and "damaged" in loaded.notice
+    assert loaded.notice and "damaged" in PLAIN.error(loaded.notice)
     assert not home.settings.exists()
     assert any(p.name.startswith("settings.damaged-") for p in home.settings.parent.iterdir())
 

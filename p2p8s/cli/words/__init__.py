@@ -38,17 +38,23 @@ from enum import Enum
 from typing import Any
 
 from p2p8s.cards import Card, Suit
-from p2p8s.errors import Error
+from p2p8s.errors import Error, RemoteError
 
 Template = str | Callable[["Speaker", Mapping[str, Any]], str]
 
-_CATALOGUE: dict[Enum, Template] = {}
+#: Keyed by ``(enum class, value)``: members of two enums with the same value (a
+#: StrEnum member equals its value, so ``A.X == B.X``) keep their own templates.
+_CATALOGUE: dict[tuple[type[Enum], Any], Template] = {}
 _loaded = False
+
+
+def _key(code: Enum) -> tuple[type[Enum], Any]:
+    return type(code), code.value
 
 
 def register(templates: Mapping[Enum, Template]) -> None:
     """Add templates to the catalogue (a later registration of a code replaces it)."""
-    _CATALOGUE.update(templates)
+    _CATALOGUE.update((_key(code), t) for code, t in templates.items())
 
 
 def _load() -> None:
@@ -64,13 +70,13 @@ def _load() -> None:
 def template(code: Enum) -> Template | None:
     """The template of ``code``, or None if the catalogue has none."""
     _load()
-    return _CATALOGUE.get(code)
+    return _CATALOGUE.get(_key(code))
 
 
 def missing(codes: type[Enum]) -> list[Enum]:
     """The members of ``codes`` that have no template (a test keeps this empty)."""
     _load()
-    return [c for c in codes if c not in _CATALOGUE]
+    return [c for c in codes if _key(c) not in _CATALOGUE]
 
 
 def translate(text: str) -> str:
@@ -121,9 +127,12 @@ class Speaker:
         return translate(text).format(**{k: _Arg(v, self) for k, v in params.items()})
 
     def error(self, exc: Error) -> str:
-        """The sentence for an error raised anywhere in p2p8s."""
+        """The sentence for an error raised anywhere in p2p8s (a
+        :class:`~p2p8s.errors.RemoteError`'s ``seat`` is a param too)."""
         if exc.code is None:
             return str(exc.message)
+        if isinstance(exc, RemoteError):
+            return self.say(exc.code, **{"seat": exc.seat, **exc.params})
         return self.say(exc.code, **exc.params)
 
 

@@ -1,0 +1,397 @@
+"""The words of the network edge: the wire format (:mod:`p2p8s.wire`), table codes and
+links (:mod:`p2p8s.codes`), nodes, the lobby and mDNS (:mod:`p2p8s.net`), and the lines
+of ``p2p8s tables``/``host``/``join``/``audit`` (:class:`Line`).
+
+A peer never sends words: a ``refuse`` or ``bye`` carries a code
+(:class:`~p2p8s.wire.Refusal`, :class:`~p2p8s.wire.Farewell`) that is said here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from p2p8s.cli.words import PLAIN, Speaker, Template
+from p2p8s.codes import InviteProblem
+from p2p8s.errors import Code
+from p2p8s.net.errors import CardCode, ConnectFailure, LobbyCode, NetCode, Reason
+from p2p8s.wire import Farewell, Refusal, Schema, WireCode
+
+if TYPE_CHECKING:  # loading the words must not load zeroconf
+    from p2p8s.net.discovery import TableCard
+
+Say = Callable[[Speaker, Mapping[str, Any]], str]
+
+
+class Line(Code):
+    """The sentences of the network commands themselves (params follow the name)."""
+
+    ADDRESS_CHANGED = "address-changed"  # addresses
+    NO_MDNS_IN_PLAY = "no-mdns-in-play"  # error (the library's words)
+    COME_BACK = "come-back"  # code, where
+    COME_BACK_LINK = "come-back-link"  # code, where
+    TABLE_OF = "table-of"  # host, rules
+    SEATS = "seats"  # size, taken, free
+    SEAT = "seat"  # seat, name, fingerprint
+    SAT_DOWN = "sat-down"  # name, fingerprint, seat, you
+    LEFT_SEAT = "left-seat"  # name, seat, reason
+    DEALING = "dealing"  # people, computers, dots
+    NAME_RULE = "name-rule"  # limit
+    LEFT_TABLE = "left-table"
+    NO_TABLES = "no-tables"  # timeout_s
+    TABLES_FOUND = "tables-found"  # n
+    CARD_IN_PLAY = "card-in-play"  # card (a TableCard)
+    CARD_OPEN = "card-open"  # card
+    ASK_FOR_CODE = "ask-for-code"
+    TABLE_OPEN = "table-open"  # rules, seats
+    YOUR_KEY = "your-key"  # fingerprint
+    TABLE_CODE = "table-code"  # code
+    RUN_JOIN = "run-join"  # code
+    RUN_JOIN_AT = "run-join-at"  # code, where
+    LINK = "link"  # link
+    NO_MDNS_HOST = "no-mdns-host"  # error
+    WAITING = "waiting"
+    HOST_SEAT = "host-seat"  # name
+    INPUT_ENDED = "input-ended"
+    NOT_A_LOBBY_WORD = "not-a-lobby-word"  # word
+    TABLE_CLOSED = "table-closed"
+    NO_MDNS_PLAY_CARD = "no-mdns-play-card"  # error
+    LOOKING = "looking"  # code, dots
+    NO_TABLE_FOUND = "no-table-found"  # code, timeout_s (a LocalError)
+    FOUND = "found"  # host, addresses
+    SIT_DOWN = "sit-down"
+    DID_NOT_SIT = "did-not-sit"
+    REJOINING = "rejoining"  # seat, names, dots
+    LOG_FRAMES = "log-frames"  # file, frames, torn
+    KEPT_BY = "kept-by"  # name, seat
+
+
+def reason(speaker: Speaker, why: Reason) -> str:
+    """A :class:`~p2p8s.net.node.Reason` (why a connection ended) in words."""
+    return speaker.say(why.code, **why.params)
+
+
+def lost_reason(why: Reason) -> str:
+    """:func:`reason` for somebody who is not at a table."""
+    return reason(PLAIN, why)
+
+
+def _with(template: str, /, **change: Callable[[Speaker, Mapping[str, Any]], Any]) -> Say:
+    """``template`` with some params replaced by ``change[name](speaker, params)`` first."""
+
+    def say(speaker: Speaker, params: Mapping[str, Any]) -> str:
+        return speaker.format(template, **{**params, **{k: f(speaker, params)
+                                                        for k, f in change.items()}})
+
+    return say
+
+
+def _quoted(text: str, *names: str) -> Say:
+    """``text`` with the params ``names`` quoted as Python writes a string (``'x'``)."""
+    return _with(text, **{n: (lambda sp, p, n=n: repr(p[n])) for n in names})
+
+
+def _typed(limit: int = 24) -> Callable[[Speaker, Mapping[str, Any]], str]:
+    """What a person typed, quoted and cut to ``limit`` characters (a pasted page is
+    not echoed back): ``'7KQ4MX'``, ``'AAAA…' (30 characters)``."""
+
+    def shown(speaker: Speaker, params: Mapping[str, Any]) -> str:
+        text = str(params["text"])
+        if len(text) <= limit:
+            return repr(text)
+        return speaker.format("{cut}…' ({n} characters)", cut=repr(text[:limit])[:-1],
+                              n=len(text))
+
+    return shown
+
+
+def _peer(text: str) -> Say:
+    """``text`` after the peer it speaks of: ``NAME (ADDRESS, seat N): `` for a
+    connection's player, ``ADDRESS (seat N): `` for an address (seat when known)."""
+
+    def say(speaker: Speaker, params: Mapping[str, Any]) -> str:
+        seat = params.get("seat")
+        if "name" in params:
+            who = speaker.format("{name} ({address})" if seat is None
+                                 else "{name} ({address}, seat {seat})", **params)
+        else:
+            who = speaker.format("{peer}" if seat is None else "{peer} (seat {seat})",
+                                 **params)
+        return who + speaker.format(text, **params)
+
+    return say
+
+
+def _reason_param(name: str = "reason") -> Callable[[Speaker, Mapping[str, Any]], str]:
+    return lambda sp, p: reason(sp, p[name])
+
+
+def _full(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    if params.get("seats") is None:
+        return speaker.format("the table is full")
+    return speaker.format("the table is full ({seats} seats)", seats=params["seats"])
+
+
+def _closed_here(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    return speaker.format("closed: {why}", why=speaker.say(params["why"], **params))
+
+
+def _cannot_reach(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    return speaker.format("cannot reach {where}: {why}", where=params["where"],
+                          why=speaker.say(params["failure"], **params))
+
+
+def _none_reached(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    failures = params["failures"]
+    if not failures:
+        return speaker.format("no address to try")
+    return "; ".join(speaker.error(f) for f in failures)
+
+
+def _host_left(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    text = speaker.format("the host left, so the table is closed")
+    why: Reason = params["reason"]
+    return text if why.code is Farewell.LEFT else f"{text} ({reason(speaker, why)})"
+
+
+def _names(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    return ", ".join(params["names"])
+
+
+def _not_a_map(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    what = {"message": "the message", "body": "the body"}.get(params["what"],
+                                                              params["what"])
+    return speaker.format("{what} must be a map", what=what)
+
+
+def _bad_rules(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    if params.get("cause") is None:
+        return speaker.format("bad rules ({error})", error=params.get("error"))
+    return speaker.format("bad rules: {cause}", cause=params["cause"])
+
+
+def _not_a_card(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    if params.get("cause") is None:
+        return speaker.format("not a p2p8s table card ({error})", error=params.get("error"))
+    return speaker.format("not a p2p8s table card: {cause}", cause=params["cause"])
+
+
+def _bad_characters(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    bad = params["bad"]
+    shown = ", ".join(repr(ch) for ch in bad[:8]) + (", …" if len(bad) > 8 else "")
+    return speaker.format("a table code uses only digits and letters other than U, not "
+                          "{shown} (got {text})", shown=shown, text=_typed()(speaker, params))
+
+
+def _where(card: TableCard) -> str:
+    where = ", ".join(f"[{a}]:{card.port}" if ":" in a else f"{a}:{card.port}"
+                      for a in card.addresses)
+    return where or "?"
+
+
+def _card(text: str) -> Say:
+    def say(speaker: Speaker, params: Mapping[str, Any]) -> str:
+        card: TableCard = params["card"]
+        return speaker.format(text, host=card.host_name, seat=card.seat,
+                              taken=card.seats - card.free, seats=card.seats,
+                              free=card.free, rules=card.rules.describe(),
+                              fingerprint=card.fingerprint, id=card.table_id,
+                              where=_where(card))
+
+    return say
+
+
+def _dealing(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    people, computers = params["people"], params["computers"]
+    cast = speaker.format("{n} person" if people == 1 else "{n} people", n=people)
+    if computers:
+        cast += speaker.format(" and {n} computer player{n:s}", n=computers)
+    return speaker.format("Dealing for {cast}; connecting the table{dots}", cast=cast,
+                          dots=params["dots"])
+
+
+_WIRE: dict[WireCode, Template] = {
+    WireCode.FRAME_SIZE: _peer(": frame of {size} bytes is outside {low}..{high}"),
+    WireCode.FRAME_LENGTH: _peer(": frame length {length} is outside {low}..{high}"),
+    WireCode.VERSION: _peer(": speaks p2p8s protocol version {theirs}, this program speaks "
+                            "{ours}; both players need the same p2p8s release"),
+    WireCode.OTHER_KEY: _peer(": signed with a different identity key than the "
+                              "connection's"),
+    WireCode.BAD_SIGNATURE: _peer(": bad signature"),
+    WireCode.MALFORMED: _peer(": malformed message: {cause}"),
+    WireCode.CLAIMS_SEAT: _peer(": claims seat {claimed}"),
+    WireCode.CUT_SHORT: _peer(": closed the connection in the middle of a message"),
+    WireCode.TOO_LARGE: "message too large to send ({size} bytes, limit {limit})",
+}
+
+_SCHEMA: dict[Schema, Template] = {
+    Schema.UNDECODABLE: "undecodable payload ({error})",
+    Schema.EXTENSION: "msgpack extension types are not allowed",
+    Schema.FIELDS: "the message fields are not k, t, a, n, p, b",
+    Schema.NOT_A_MAP: _not_a_map,
+    Schema.UNKNOWN_KIND: _quoted("unknown message kind {kind}", "kind"),
+    Schema.MISSING_FIELD: _quoted("missing field {field}", "field"),
+    Schema.NOT_WHOLE: _quoted("field {field} must be a whole number", "field"),
+    Schema.WRONG_TYPE: _quoted("field {field} has the wrong type", "field"),
+    Schema.OUT_OF_RANGE: _quoted("field {field} out of range ({value})", "field"),
+    Schema.BYTE_LENGTH: _with("field {field} must be {lengths} bytes",
+                              field=lambda sp, p: repr(p["field"]),
+                              lengths=lambda sp, p: " or ".join(map(str, p["lengths"]))),
+    Schema.TEXT: _quoted("field {field} must be 1 to {limit} printable characters", "field"),
+    Schema.UNKNOWN_CODE: _quoted("unknown {field} {value}", "value"),
+    Schema.BAD_RULES: _bad_rules,
+    Schema.TOO_MANY_SEATS: "more seats taken than the table has",
+    Schema.BAD_ADDRESSES: "bad address list",
+    Schema.SEAT_TWICE: "a seat or key appears twice in the roster",
+}
+
+_REFUSALS: dict[Refusal, Template] = {
+    Refusal.WRONG_CODE: "wrong table code: this table has a different code; check it and "
+                        "try again",
+    Refusal.FULL: _full,
+    Refusal.SEATED: "this player is already seated",
+    Refusal.CLOSED: "the host has dealt; the lobby is closed",
+    Refusal.IN_PLAY: "the game has started at this table",
+    Refusal.IN_LOBBY: "this table is still in its lobby",
+    Refusal.NOT_SEATED: "not seated at this table",
+    Refusal.DUPLICATE: "you are already connected",
+}
+
+_FAREWELLS: dict[Farewell, Template] = {
+    Farewell.LEFT: "left the table",
+    Farewell.DONE: "finished playing",
+    Farewell.CHANGED_MIND: "changed their mind",
+}
+
+_NODE: dict[NetCode, Template] = {
+    NetCode.CONNECTION_CLOSED: "connection closed",
+    NetCode.NO_HEARTBEAT: "no heartbeat for {timeout_s:g} s",
+    NetCode.STOPPED_READING: _peer(" stopped reading: more than {limit_mib} MiB waited "
+                                   "unsent"),
+    NetCode.CONNECTION_ERROR: "connection error: {error}",
+    NetCode.BAD_DATA: "{error}",
+    NetCode.CLOSED_HERE: _closed_here,
+    NetCode.CANNOT_REACH: _cannot_reach,
+    NetCode.HANDSHAKE_TIMEOUT: "{where} did not answer the handshake in time",
+    NetCode.NONE_REACHED: _none_reached,
+    NetCode.NOT_A_TABLE: "{peer} is not a p2p8s table (it answered with something else)",
+    NetCode.PORT_IN_USE: "port {port} is already in use; pick another --port (or 0 for any "
+                         "free port)",
+    NetCode.CANNOT_LISTEN: "cannot listen on port {port}: {error}",
+    NetCode.GAVE_WRONG_CODE: "{peer} gave a wrong code",
+    NetCode.ALREADY_CONNECTED: "{peer} is already connected",
+    NetCode.CLOSED_IN_HANDSHAKE: _peer(": closed the connection during the handshake"),
+    NetCode.BEFORE_HELLO: _peer(": sent {kind} before hello"),
+    NetCode.ITSELF: _peer(": that is this node itself"),
+    NetCode.NO_PROOF: _peer(": sent {kind} instead of its proof"),
+    NetCode.SEQUENCE: _peer(": sequence number {seq} after {last}"),
+    NetCode.OTHER_TABLE: _peer(": message for another table"),
+}
+
+_CONNECT: dict[ConnectFailure, Template] = {
+    ConnectFailure.REFUSED: "nothing listens there (the program may have stopped, or the "
+                            "port is wrong)",
+    ConnectFailure.TIMED_OUT: "no answer (timed out)",
+    ConnectFailure.UNKNOWN_HOST: "that host name is not known on this network",
+    ConnectFailure.OTHER: "{error}",
+}
+
+_LOBBY: dict[LobbyCode, Template] = {
+    LobbyCode.ALREADY_DEALT: "the host has already dealt",
+    LobbyCode.ALL_SEATS_TAKEN: "all {seats} seats are taken",
+    LobbyCode.ALREADY_SEATED: "this player is already seated",
+    LobbyCode.NO_ANSWER: "the table did not answer; the host may have dealt already",
+    LobbyCode.CLOSED_BEFORE_SEATED: "the lobby closed before you sat down (the host dealt, "
+                                    "or left); ask the host for a new table",
+    LobbyCode.TABLE_REFUSED: _with("the table refused: {reason}", reason=_reason_param()),
+    LobbyCode.HOST_LEFT: _host_left,
+    LobbyCode.OTHER_ROSTER: "{name} (seat {seat}) saw a different roster",
+    LobbyCode.MESH_TIMEOUT: _with("could not connect to {names} in time", names=_names),
+    LobbyCode.LEFT_BEFORE_START: _with("{name} (seat {seat}) left before the game started: "
+                                       "{reason}", reason=_reason_param()),
+}
+
+_INVITES: dict[InviteProblem, Template] = {
+    InviteProblem.EMPTY: "the table code is empty; it has {length} characters, like 7KQ4MX",
+    InviteProblem.CHARACTERS: _bad_characters,
+    InviteProblem.LENGTH: _with("a table code has {expected} characters, {text} has {length}",
+                                text=_typed()),
+    InviteProblem.LINK: _with("a p2p8s:// link looks like p2p8s://CODE@HOST:PORT, not {text}",
+                              text=_typed()),
+    InviteProblem.IPV6_FORM: _quoted("an IPv6 address is written [ADDRESS]:PORT, in "
+                                     "{original}", "original"),
+    InviteProblem.NOT_IPV6: _quoted("{host} is not an IPv6 address (in {original})", "host",
+                                    "original"),
+    InviteProblem.NEEDS_PORT: _with("the address needs a port, like {address}:4242 (in "
+                                    "{original})",
+                                    address=lambda sp, p: p["address"] or "HOST",
+                                    original=lambda sp, p: repr(p["original"])),
+    InviteProblem.IPV6_BRACKETS: "write an IPv6 address in brackets, like [{host}]:{port}",
+    InviteProblem.BAD_HOST: _quoted("{host} is not a host name or IPv4 address", "host"),
+    InviteProblem.BAD_PORT: _quoted("the port must be a number from 1 to 65535, not {port}",
+                                    "port"),
+}
+
+_LINES: dict[Line, Template] = {
+    Line.ADDRESS_CHANGED: _with("(This computer's address changed: now advertised at "
+                                "{addresses}.)", addresses=lambda sp, p: ", ".join(
+                                    p["addresses"])),
+    Line.NO_MDNS_IN_PLAY: "(mDNS unavailable, this node is not advertised: {error})",
+    Line.COME_BACK: "p2p8s join {code} (or p2p8s join {code}@{where})",
+    Line.COME_BACK_LINK: "p2p8s join {code}@{where}",
+    Line.TABLE_OF: "{host}'s table: {rules}",
+    Line.SEATS: "Seats: {size} ({taken} taken, {free} free; computer players fill empty "
+                "seats)",
+    Line.SEAT: "  seat {seat}: {name} [key {fingerprint}]",
+    Line.SAT_DOWN: lambda sp, p: sp.format(
+        "{name} [key {fingerprint}] (you) sat down at seat {seat}" if p["you"]
+        else "{name} [key {fingerprint}] sat down at seat {seat}", **p),
+    Line.LEFT_SEAT: _with("{name} left seat {seat} ({reason})", reason=_reason_param()),
+    Line.DEALING: _dealing,
+    Line.NAME_RULE: "a name is 1 to {limit} printable characters",
+    Line.LEFT_TABLE: "Left the table.",
+    Line.NO_TABLES: "No tables found on the local network in {timeout_s:g} s.",
+    Line.TABLES_FOUND: "{n} table{n:s} on the local network:",
+    Line.CARD_IN_PLAY: _card("  {host} (seat {seat}) at a table in play  {rules}  key "
+                             "{fingerprint}  id {id}  at {where}"),
+    Line.CARD_OPEN: _card("  {host}'s table  {taken}/{seats} seated, {free} free  {rules}  "
+                          "key {fingerprint}  id {id}  at {where}"),
+    Line.ASK_FOR_CODE: "Ask the host for the code, then run: p2p8s join CODE",
+    Line.TABLE_OPEN: "Table open: {rules}; {seats} seats.",
+    Line.YOUR_KEY: "Your key: {fingerprint}",
+    Line.TABLE_CODE: "Table code: {code}",
+    Line.RUN_JOIN: "On the other computers, run: p2p8s join {code}",
+    Line.RUN_JOIN_AT: "If they cannot find the table, run: p2p8s join {code}@{where}",
+    Line.LINK: "Link: {link}",
+    Line.NO_MDNS_HOST: "(mDNS unavailable, the code alone will not find this table: "
+                       "{error})",
+    Line.WAITING: "Waiting for players. Type deal to start, quit to close the table.",
+    Line.HOST_SEAT: "  seat 0: {name} (you)",
+    Line.INPUT_ENDED: "input ended; closing the table",
+    Line.NOT_A_LOBBY_WORD: _with("'{word}' is not a lobby command: type deal to start, quit "
+                                 "to close the table.", word=lambda sp, p: p["word"] if len(
+                                     p["word"]) <= 20 else p["word"][:20] + "…"),
+    Line.TABLE_CLOSED: "Table closed.",
+    Line.NO_MDNS_PLAY_CARD: "(mDNS: could not advertise the table in play: {error})",
+    Line.LOOKING: "Looking for table {code} on the local network{dots}",
+    Line.NO_TABLE_FOUND: "no table with code {code} answered on this network within "
+                         "{timeout_s:g} s; check the code, or ask the host for the fallback "
+                         "command (p2p8s join {code}@ADDRESS:PORT)",
+    Line.FOUND: _with("Found {host}'s table at {addresses}",
+                      addresses=lambda sp, p: ", ".join(p["addresses"])),
+    Line.SIT_DOWN: "Sit down at this table? [Y/n] ",
+    Line.DID_NOT_SIT: "You did not sit down.",
+    Line.REJOINING: _with("This table is in play and your key holds seat {seat}: rejoining "
+                          "(connected to {names}); asking for the log{dots}", names=_names),
+    Line.LOG_FRAMES: lambda sp, p: sp.format(
+        "{file}: {frames} signed frames" + (" (the last record was cut short and is left "
+                                            "out)" if p["torn"] else ""), **p),
+    Line.KEPT_BY: "  kept by the node of {name} (seat {seat}), as its unsigned header says; "
+                  "everything below is checked from the signed frames",
+}
+
+TEMPLATES: dict[Any, Template] = {
+    **_WIRE, **_SCHEMA, **_REFUSALS, **_FAREWELLS, **_NODE, **_CONNECT, **_LOBBY,
+    **_INVITES, **_LINES,
+    CardCode.NOT_A_CARD: _not_a_card,
+}

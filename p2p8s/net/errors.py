@@ -1,0 +1,173 @@
+"""What the network edge reports, as data: codes, reasons and errors.
+
+A :class:`~p2p8s.net.node.Lost` event carries a :class:`Reason` (a
+:class:`~p2p8s.wire.Farewell` or :class:`~p2p8s.wire.Refusal` the peer sent, or a
+:class:`NetCode` of this node, with params); errors carry a :class:`NetCode` or a
+:class:`LobbyCode` and data. Bad data from a peer is a
+:class:`~p2p8s.errors.RemoteError` naming it (:class:`PeerError` for a handshaken
+connection); what this side cannot do is a :class:`~p2p8s.errors.LocalError`. The CLI
+says them all (``p2p8s.cli.words.net``). Nothing here does I/O, and this module loads
+without asyncio, zeroconf or the wire format, so the words catalogue that imports it
+stays light.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from p2p8s.errors import Code, LocalError, MalformedInput, RemoteError
+
+if TYPE_CHECKING:  # the words of this module load without asyncio and the wire
+    from p2p8s.net.node import Connection
+    from p2p8s.wire import Refusal
+
+
+class NetCode(Code):
+    """What a node reports: why a connection ended (the code of a :class:`Reason`) and
+    what its errors are (params follow the name; ``where`` is ``HOST:PORT``, ``peer``
+    an address, ``name``/``address``/``seat`` a connection's player, IP and seat)."""
+
+    # why a connection ended (Lost)
+    CONNECTION_CLOSED = "connection-closed"
+    NO_HEARTBEAT = "no-heartbeat"  # timeout_s
+    STOPPED_READING = "stopped-reading"  # name, address, seat, limit_mib
+    CONNECTION_ERROR = "connection-error"  # error (the OS's words)
+    BAD_DATA = "bad-data"  # error (the RemoteError)
+    CLOSED_HERE = "closed-here"  # why (the Refusal or Farewell this node sent), seats
+    # errors of a connection attempt
+    CANNOT_REACH = "cannot-reach"  # where, failure (a ConnectFailure), error
+    HANDSHAKE_TIMEOUT = "handshake-timeout"  # where
+    NONE_REACHED = "none-reached"  # failures (the Unreachable errors, in order)
+    NOT_A_TABLE = "not-a-table"  # peer
+    PORT_IN_USE = "port-in-use"  # port
+    CANNOT_LISTEN = "cannot-listen"  # port, error (the OS's words)
+    GAVE_WRONG_CODE = "gave-wrong-code"  # peer
+    ALREADY_CONNECTED = "already-connected"  # peer
+    # a peer that breaks the handshake or the connection's rules (RemoteError)
+    CLOSED_IN_HANDSHAKE = "closed-in-handshake"  # peer
+    BEFORE_HELLO = "before-hello"  # peer, kind
+    ITSELF = "itself"  # peer
+    NO_PROOF = "no-proof"  # peer, kind
+    SEQUENCE = "sequence"  # name, address, seat, seq, last
+    OTHER_TABLE = "other-table"  # name, address, seat
+
+
+class ConnectFailure(Code):
+    """Why a TCP connect failed (the ``failure`` of :attr:`NetCode.CANNOT_REACH`)."""
+
+    REFUSED = "refused"
+    TIMED_OUT = "timed-out"
+    UNKNOWN_HOST = "unknown-host"
+    OTHER = "other"  # the OS's words are in ``error``
+
+
+def connect_failure(exc: BaseException) -> dict[str, Any]:
+    """The params that say why a connect failed: ``failure`` (a :class:`ConnectFailure`)
+    and ``error`` (the OS's own words, without the errno).
+
+    >>> connect_failure(ConnectionRefusedError(111, "Connect call failed"))["failure"]
+    <ConnectFailure.REFUSED: 'refused'>
+    >>> connect_failure(TimeoutError())["failure"]
+    <ConnectFailure.TIMED_OUT: 'timed-out'>
+    """
+    if isinstance(exc, ConnectionRefusedError):
+        failure = ConnectFailure.REFUSED
+    elif isinstance(exc, TimeoutError):
+        failure = ConnectFailure.TIMED_OUT
+    elif isinstance(exc, socket.gaierror):
+        failure = ConnectFailure.UNKNOWN_HOST
+    else:
+        failure = ConnectFailure.OTHER
+    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return {"failure": failure, "error": text}
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """Why a connection ended, as data: ``code`` is the :class:`~p2p8s.wire.Farewell`
+    or :class:`~p2p8s.wire.Refusal` the peer sent, or a :class:`NetCode` of this node;
+    ``params`` its details (e.g. ``seats`` of a refusal, ``timeout_s``)."""
+
+    code: Code
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+class JoinRefused(LocalError):
+    """The other node refused the connection; ``refusal`` is its
+    :class:`~p2p8s.wire.Refusal` (None if it only closed the connection), ``code`` what
+    to say (the refusal itself, or a :class:`NetCode`)."""
+
+    def __init__(self, code: Code, /, *, refusal: Refusal | None, **params: Any) -> None:
+        super().__init__(code, **params)
+        self.refusal = refusal
+
+
+class PortInUse(MalformedInput):
+    """The port asked for (``--port``) is taken by another program."""
+
+
+class CannotListen(LocalError):
+    """This node cannot listen on the address asked for."""
+
+
+class Unreachable(LocalError):
+    """No connection could be made to the table at the addresses tried."""
+
+
+class NotATable(Unreachable):
+    """The address dialled answered, but not with p2p8s frames (another program)."""
+
+
+def conn_params(conn: Connection) -> dict[str, Any]:
+    """The params that name a connection's player in an error or a reason."""
+    return {"name": conn.name, "address": conn.address, "seat": conn.seat}
+
+
+class PeerError(RemoteError):
+    """A handshaken peer broke the rules of its connection (a sequence number, the
+    table id); ``params`` name its player (``name``, ``address``, ``seat``)."""
+
+    def __init__(self, code: NetCode, /, *, conn: Connection, **params: Any) -> None:
+        super().__init__(code, seat=conn.seat, **params)
+        self.params = {**conn_params(conn), **params}
+
+
+class LobbyCode(Code):
+    """What the lobby reports (params follow the name; ``reason`` is a
+    :class:`~p2p8s.net.node.Reason`, ``name``/``seat`` a seated player)."""
+
+    ALREADY_DEALT = "already-dealt"
+    ALL_SEATS_TAKEN = "all-seats-taken"  # seats
+    ALREADY_SEATED = "already-seated"
+    NO_ANSWER = "no-answer"
+    CLOSED_BEFORE_SEATED = "closed-before-seated"
+    TABLE_REFUSED = "table-refused"  # reason
+    HOST_LEFT = "host-left"  # reason
+    OTHER_ROSTER = "other-roster"  # name, seat
+    MESH_TIMEOUT = "mesh-timeout"  # names (the players not reached)
+    LEFT_BEFORE_START = "left-before-start"  # name, seat, reason
+
+
+class TableFull(LocalError):
+    """Every seat at this table is taken."""
+
+
+class LobbyClosed(LocalError):
+    """The host has already dealt; the lobby is closed."""
+
+
+class AlreadySeated(LocalError):
+    """This identity key already holds a seat at the table."""
+
+
+class CardCode(Code):
+    """Why a TXT record found by mDNS is not a table card (params follow the name)."""
+
+    NOT_A_CARD = "not-a-card"  # cause (the rules' error) or error (an exception name)
+
+
+class NotATableCard(RemoteError):
+    """A TXT record on the network (another machine's data) is not a p2p8s table card."""
