@@ -40,12 +40,16 @@ from p2p8s.cli.moves import (
     word_of,
 )
 from p2p8s.cli.terminal import Terminal
+from p2p8s.cli.words import Speaker
+from p2p8s.cli.words.runner import presence_line
+from p2p8s.cli.words.runner import reason as _reason
 from p2p8s.coach import Coach
 from p2p8s.engine import Action, Draw, Play
 from p2p8s.errors import IllegalAction, MalformedInput
-from p2p8s.net.runner import DONE_REASON, LEFT_REASON, Leave, Think, Typed, left_the_table
+from p2p8s.net.runner import Leave, Think, Typed
 from p2p8s.table import Table, TableConfig
 from p2p8s.table import events as tev
+from p2p8s.table.linkout import Note
 
 #: What the audit line says when every card of the round checked out.
 AUDIT_OK = "audit: every card checked ✓"
@@ -106,6 +110,7 @@ class TableScreen:
         self._suit_for: list[Card] | None = None
         self._explainer = Coach(card=self.look.card)
         self._rng = random.Random()
+        self.words = Speaker(me=me, look=self.look)
 
     def say(self, *lines: str) -> None:
         """Print lines (below an open prompt, if one is showing)."""
@@ -128,6 +133,7 @@ class TableScreen:
         """Who sits where, the rules, the timer, where the log goes (``rejoined``: back
         at a match in play)."""
         self.names = [s.name for s in config.seats]
+        self.words = Speaker(names=self.names, me=self.me, look=self.look)
         self.computers = {s.seat: s.computer for s in config.seats if s.computer}
         self.host = self.names[0]
         self.auto = auto
@@ -210,18 +216,18 @@ class TableScreen:
                 pass  # the runner's presence line has said so, with how it came back
             elif isinstance(event, tev.Info):
                 self.say(event.text[:1].upper() + event.text[1:])  # a sentence of its own
+            elif isinstance(event, Note):
+                self.say(self.words.say(event.code, **event.params))
 
-    def presence(self, seat: int, name: str, *, connected: bool, reason: str) -> None:
+    def presence(self, seat: int, name: str, *, connected: bool, reason: Note) -> None:
         """A node left, was lost, or came back (``reason`` says how)."""
+        line = presence_line(self.words, seat, name, reason)
         if connected:
             self.gone.pop(seat, None)
-            self.say(f"{name} is back ({reason})." if reason else f"{name} is connected.")
-        elif reason in ("", LEFT_REASON, DONE_REASON):
-            self.gone[seat] = reason
-            self.say(self.look.paint(f"{left_the_table(name, reason)}.", "yellow"))
+            self.say(line)
         else:
-            self.gone[seat] = reason
-            self.say(self.look.paint(f"Lost the connection to {name} ({reason}).", "yellow"))
+            self.gone[seat] = _reason(reason)
+            self.say(self.look.paint(line, "yellow"))
 
     def turn(self, table: Table, now: float) -> None:
         """Show the table and the hand, then the prompt with the seconds left."""
@@ -282,10 +288,10 @@ class TableScreen:
                 self._prompt(table, now)
         return action
 
-    def finished(self, table: Table, why: str) -> None:
+    def finished(self, table: Table, why: Note) -> None:
         """The runner stops."""
-        if why:
-            self.say(f"Leaving the table: {why}.")
+        if said := self.words.say(why.code, **why.params):
+            self.say(said)
 
     # --- drawing -------------------------------------------------------------------
 

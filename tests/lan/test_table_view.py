@@ -10,6 +10,7 @@ from p2p8s.cli.table_view import AUDIT_OK, TableScreen, audit_line, seats_line
 from p2p8s.cli.terminal import Terminal
 from p2p8s.engine import Play
 from p2p8s.table import Table
+from p2p8s.table.linkout import LinkCode, note
 
 
 def test_the_audit_line_names_the_cheater_or_checks_every_card() -> None:
@@ -59,13 +60,14 @@ def test_ascii_mode_writes_no_tick_and_a_lost_player_line_says_the_reason_once()
     out = io.StringIO()
     screen = TableScreen(Terminal(out, io.StringIO(), ascii=True), me=0)
     screen.say(AUDIT_OK)
-    screen.presence(1, "Bob (seat 1)", connected=False, reason="left the table")
-    screen.presence(2, "Cat (seat 2)", connected=False, reason="connection closed")
+    screen.presence(1, "Bob", connected=False, reason=note(LinkCode.GONE_LEFT))
+    screen.presence(2, "Cat", connected=False,
+                    reason=note(LinkCode.GONE_LOST, reason="connection closed"))
     text = out.getvalue()
     assert "audit: every card checked ok" in text and "✓" not in text
     assert "Bob (seat 1) left the table." in text
     assert "Lost the connection to Cat (seat 2) (connection closed)." in text
-    screen.presence(2, "Cat (seat 2)", connected=True, reason="reconnected")
+    screen.presence(2, "Cat", connected=True, reason=note(LinkCode.BACK, moved=None))
     assert "Cat (seat 2) is back (reconnected)." in out.getvalue()
 
 
