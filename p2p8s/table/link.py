@@ -1,22 +1,18 @@
 """The runner's protocol as a sans-IO machine: one node's links to the other nodes of a table.
 
-A :class:`Link` wraps this node's :class:`~p2p8s.table.Table` and decides everything a
-runner does between the table and the network (protocol/table.md, "The runner's part"):
-which payloads each peer is owed again after a drop (``sync``, resend), what a restarted
-peer gets (the ``log``), what a lost node's peers relay to each other, when this node's
-process was frozen and must hold its output, when its own table is void and must be
-rebuilt from a peer's log, who dials whom, the ``--rounds`` cut-off, and when the match
-cannot go on. It never does I/O and never reads a clock: network events and ``now`` go
-in (:meth:`~Link.connected`, :meth:`~Link.received`, :meth:`~Link.lost`,
-:meth:`~Link.clock`, :meth:`~Link.handle_timer`), typed records come out (:data:`Out`),
-and :meth:`~Link.get_timer` says when to call again (aioquic-style). Connections are
-numbers the adapter gives (:class:`Conn`); it keeps the sockets, the signing, the files.
-
-When the runner must stop, :attr:`Link.done` (played to the end, or left) or
-:attr:`Link.failure` (a :class:`PeerLost` / :class:`TableFailed` for the caller) is set;
-when the table must be rebuilt, a :class:`Rebuild` is the last output. After either,
-every input is ignored. The player is told things as :class:`Note` (a code and data;
-``p2p8s.cli.words`` says it), inside :class:`Show` with the table's own events.
+A :class:`Link` wraps this node's :class:`~p2p8s.table.Table` and decides what a runner
+does between the table and the network (protocol/table.md, "The runner's part"): what
+each peer is owed again after a drop (``sync``, resend), what a restarted peer gets (the
+``log``), when its own table is void and must be rebuilt from a peer's log, who dials
+whom; with :mod:`~p2p8s.table.relay` (what a lost node's peers relay to each other),
+:mod:`~p2p8s.table.freeze` (a process that did not run holds its output) and
+:mod:`~p2p8s.table.outcome` (the ``--rounds`` cut-off, when the runner stops or the
+match cannot go on). Network events and ``now`` go in (:meth:`~Link.connected`,
+:meth:`~Link.received`, :meth:`~Link.lost`, :meth:`~Link.clock`,
+:meth:`~Link.handle_timer`), typed records of :mod:`~p2p8s.table.linkout` come out, in
+the order the adapter carries them out, and :meth:`~Link.get_timer` says when to call
+again (aioquic-style). Connections are numbers the adapter gives. After
+:attr:`Link.done`, :attr:`Link.failure` or a ``Rebuild``, every input is ignored.
 """
 
 from __future__ import annotations
@@ -26,59 +22,28 @@ from collections.abc import Mapping, Sequence
 from p2p8s.engine import Action
 from p2p8s.errors import IllegalAction, MalformedInput, RemoteError
 from p2p8s.table import events as tev
+from p2p8s.table import linkout as lo
 from p2p8s.table.actions import LEAVE, RESYNC, encode_records
 from p2p8s.table.core import Outgoing, Output, Table
 from p2p8s.table.freeze import ASLEEP_MAX_S, Awake, Freeze, Waiting
-from p2p8s.table.linkout import (
-    Conn,
-    Dial,
-    LinkCode,
-    Log,
-    Note,
-    Out,
-    PeerBack,
-    PeerGone,
-    PeerLost,
-    Post,
-    Rebuild,
-    Refused,
-    Resend,
-    RoundLogged,
-    Send,
-    SendLog,
-    Show,
-    TableFailed,
-    Undial,
-    Use,
-    note,
-)
+from p2p8s.table.linkout import LinkCode, Note, PeerLost, TableFailed, note
 from p2p8s.table.logverify import records_from_frames
+from p2p8s.table.outcome import Outcome
 from p2p8s.table.relay import Relays
-from p2p8s.table.sync import (
-    LOG_PART,
-    RELAY,
-    RUNNER_KINDS,
-    SYNC,
-    Bye,
-    LogAnswer,
-    Sync,
-    round_of,
-)
+from p2p8s.table.sync import LOG_PART, RELAY, RUNNER_KINDS, SYNC, Bye, LogAnswer, Sync, round_of
 from p2p8s.wire import Game
 
 
 class Link:
-    """This node's links to the other nodes of ``table`` (see the module docstring).
-
-    ``peers`` are the connections the mesh holds now (seat → :class:`Conn`); ``rounds``
-    stops after that many rounds (payloads of later rounds are never sent);
-    ``restored``: the table was rebuilt from a peer's log (``seen``: the frames it was
-    rebuilt from; ``notes``: told with its first events; ``answers``: other peers'
-    partial log answers); ``log_name`` names the table log in messages; ``come_back``
-    is the command a lost player can run to come back through this node.
+    """This node's links to the other nodes of ``table``: ``peers`` are the connections the
+    mesh holds now (seat → :class:`~p2p8s.table.linkout.Conn`); ``rounds`` stops after
+    that many rounds; ``restored``: the table was rebuilt from a peer's log (``seen``: the
+    frames it was rebuilt from; ``notes``: told with its first events; ``answers``: other
+    peers' partial log answers); ``log_name`` names the table log in messages;
+    ``come_back`` is the command a lost player can run to come back through this node.
     """
 
-    def __init__(self, table: Table, *, peers: Mapping[int, Conn], rounds: int | None = None,
+    def __init__(self, table: Table, *, peers: Mapping[int, lo.Conn], rounds: int | None = None,
                  restored: bool = False, seen: Sequence[bytes] = (),
                  notes: Sequence[Note] = (), answers: Mapping[int, LogAnswer] | None = None,
                  log_name: str | None = None, come_back: str | None = None) -> None:
@@ -86,26 +51,21 @@ class Link:
         self.config = table.config
         self.me = table.me
         self.names = self.config.names
-        self.limit = rounds
         self.restored = restored
-        self.log_name = log_name
         self.come_back = come_back
         self.notes = list(notes)
         #: human seats of the other nodes (the computer seats' node is the host's)
         self.others = [s.seat for s in self.config.seats
                        if s.computer is None and s.seat != self.me]
-        self.conns: dict[int, Conn] = {c.id: c for c in peers.values()}
+        self.conns: dict[int, lo.Conn] = {c.id: c for c in peers.values()}
         self.peers: dict[int, int] = {s: c.id for s, c in peers.items()}  # the mesh's
-        self.rounds = 0  # rounds completed here
-        self.match_over = False
+        #: the rounds played, the cut-off, and when the runner stops
+        self.outcome = Outcome(table, others=self.others, limit=rounds, log_name=log_name)
         self.received_count = 0  # game payloads received (not relayed, not logs)
         self.counts: dict[str, int] = {}  # resent, relayed, frozen
-        self.done: Note | None = None  # why the runner stops, once it does
-        self.completed = False  # played to the end (the rounds asked for, or the match)
-        self.failure: PeerLost | TableFailed | None = None
-        self.rebuild: Rebuild | None = None
+        self.rebuild: lo.Rebuild | None = None
         self.left = False
-        self._out: list[Out] = []
+        self._out: list[lo.Out] = []
         self.relays = Relays(self.config, self.others, seen)
         #: per peer seat: the game payloads posted for it, in order, and the count of game
         #: payloads received from it (the ``sync`` numbers)
@@ -115,8 +75,7 @@ class Link:
         self.pending: dict[int, int] = {}  # connected again, waiting for its sync
         self.expect: dict[int, int] = {}  # seat -> its posted count: peer_back once in
         self.away: set[int] = set()  # seats whose node this node misses
-        self.gone_for_good: list[int] = []  # seats that left (leave payload), in order
-        self.finished_peers: set[int] = set()  # said bye: finished playing
+        self.gone_for_good = self.outcome.gone_for_good  # seats that left, in order
         self.fresh: set[int] = set()  # peers told this node restarted (no resend due)
         #: a restored node: peers not reached yet, told ``restarted`` when they are, and
         #: those whose log answer is awaited before :meth:`Table.peer_back`
@@ -135,6 +94,21 @@ class Link:
         """This process was found frozen and does not know yet whether its seats were
         taken over meanwhile (:mod:`p2p8s.table.freeze`): no move, no timer."""
         return self.freeze.asleep
+
+    @property
+    def done(self) -> Note | None:
+        """Why the runner stops (a ``DONE_*`` note), once it does."""
+        return self.outcome.done
+
+    @property
+    def failure(self) -> PeerLost | TableFailed | None:
+        """Why the match cannot go on (for the caller to raise), once it cannot."""
+        return self.outcome.failure
+
+    @property
+    def rounds(self) -> int:
+        """Rounds completed on this node."""
+        return self.outcome.rounds
 
     @property
     def stopped(self) -> bool:
@@ -158,7 +132,7 @@ class Link:
 
     # --- inputs --------------------------------------------------------------------------
 
-    def start(self, now: float) -> list[Out]:
+    def start(self, now: float) -> list[lo.Out]:
         """Begin: start the table, or — restored — count the peers not reached as lost
         (dialled) and show the restored table's first events."""
         if not self.restored:
@@ -174,7 +148,7 @@ class Link:
         self._restored_events(now)
         return self._take()
 
-    def clock(self, now: float, waited_s: float | None = None) -> list[Out]:
+    def clock(self, now: float, waited_s: float | None = None) -> list[lo.Out]:
         """The loop read its clock: ``now``, having waited ``waited_s`` since the last read
         (None: the first read). A process found frozen may have been declared lost and
         its seats taken over meanwhile, while its table knows nothing of it (and its
@@ -188,7 +162,7 @@ class Link:
         self._show(note(LinkCode.FROZEN, seconds=gap))
         return self._take()
 
-    def handle_timer(self, now: float) -> list[Out]:
+    def handle_timer(self, now: float) -> list[lo.Out]:
         """The time of :meth:`get_timer` has come (or passed)."""
         if self.stopped:
             return []
@@ -201,7 +175,7 @@ class Link:
             self._process(self.table.handle_timer(now))
         return self._take()
 
-    def connected(self, seat: int, conn: Conn, now: float) -> list[Out]:
+    def connected(self, seat: int, conn: lo.Conn, now: float) -> list[lo.Out]:
         """A roster member's node (:meth:`member`) finished the handshake after the deal,
         on a connection the mesh does not use yet: start the ``sync``."""
         if self.stopped or not self.member(seat) or self.peers.get(seat) == conn.id:
@@ -216,7 +190,7 @@ class Link:
         return self._take()
 
     def received(self, seat: int | None, conn: int, body: Game, *, frame: bytes,
-                 digest: bytes, now: float) -> list[Out]:
+                 digest: bytes, now: float) -> list[lo.Out]:
         """A game envelope from ``seat``'s node on ``conn`` (``frame``: its signed bytes,
         ``digest`` its hash): a runner payload, or a game payload for the table."""
         if self.stopped:
@@ -243,7 +217,7 @@ class Link:
         return self._take()
 
     def lost(self, seat: int | None, conn: int, reason: str, now: float, *,
-             error: RemoteError | None = None) -> list[Out]:
+             error: RemoteError | None = None) -> list[lo.Out]:
         """The connection ``conn`` of ``seat``'s node ended (``reason``: the peer's ``bye``
         code, or how it ended; ``error``: it sent invalid data)."""
         if self.stopped or seat is None or seat not in self.got:
@@ -255,15 +229,9 @@ class Link:
         if self.peers.get(seat) != conn:
             return []  # an old connection of that seat
         if reason == Bye.FINISHED:
-            self._emit(PeerGone(seat=seat, why=note(LinkCode.GONE_FINISHED)))
-            self.finished_peers.add(seat)
-            if (self.done is None and not self.table.finished
-                    and self.last_round.get(seat, 0) <= self.rounds):
-                # It played its last round, and this node has finished that round too and
-                # plays on: nobody plays that seat's part any more.
-                self._fail(PeerLost(LinkCode.PEERS_FINISHED, seat=seat,
-                                    names=[self.names[seat]]))
-            return self._take()  # else this node finishes the round it played first
+            self._emit(lo.PeerGone(seat=seat, why=note(LinkCode.GONE_FINISHED)))
+            self.outcome.peer_finished(seat, last_round=self.last_round.get(seat, 0))
+            return self._take()
         if self.done is not None:
             return []
         if error is not None:
@@ -274,7 +242,7 @@ class Link:
             return []  # it said so (leave); its bye follows
         why = (note(LinkCode.GONE_LEFT) if reason in ("", Bye.LEFT)
                else note(LinkCode.GONE_LOST, reason=reason))
-        self._emit(PeerGone(seat=seat, why=why))
+        self._emit(lo.PeerGone(seat=seat, why=why))
         if self.freeze.asleep:
             # this node was the one gone (frozen): the peer most likely closed the
             # connection because of that; its table is not told (_asleep_check)
@@ -294,155 +262,86 @@ class Link:
         self._dial(seat)
         return self._take()
 
-    def act(self, action: Action, now: float) -> list[Out]:
+    def act(self, action: Action, now: float) -> list[lo.Out]:
         """The local player's (or the auto player's) ``action``; one the table refuses
-        comes out as :class:`Refused`."""
+        comes out as :class:`~p2p8s.table.linkout.Refused`."""
         if self.stopped:
             return []
         try:
             out = self.table.act(action, now)
         except IllegalAction as exc:
-            self._emit(Refused(error=exc))
+            self._emit(lo.Refused(error=exc))
             return self._take()
         self._process(out)
         return self._take()
 
-    def present(self, now: float) -> list[Out]:
+    def present(self, now: float) -> list[lo.Out]:
         """The person typed something: they are back at the keyboard (R-TIMER)."""
         if not self.stopped:
             self._process(self.table.present(now))
         return self._take()
 
-    def leave(self, now: float, *, quietly: bool = False) -> list[Out]:
+    def leave(self, now: float, *, quietly: bool = False) -> list[lo.Out]:
         """The local player leaves: send ``leave`` (the others take the seat over at
         once) and stop. ``quietly``: on Ctrl-C / SIGTERM (nothing is shown)."""
-        if self.left or self.completed or self.table.failed is not None or self.stopped:
+        if (self.left or self.outcome.completed or self.table.failed is not None
+                or self.stopped):
             return []
         self.left = True
         self.freeze.wake()  # after a freeze: the ``leave`` only, nothing it held
         self._process(Output(self.table.leave(now).messages, []))
         if not quietly:
             self._show(note(LinkCode.YOU_LEFT))
-        if self.done is None:
-            self.done = note(LinkCode.DONE_LEFT)
+        self.outcome.end(note(LinkCode.DONE_LEFT), completed=False)
         return self._take()
 
     # --- output --------------------------------------------------------------------------
 
-    def _emit(self, out: Out) -> None:
+    def _emit(self, out: lo.Out) -> None:
         self._out.append(out)
 
-    def _take(self) -> list[Out]:
+    def _take(self) -> list[lo.Out]:
         out, self._out = self._out, []
         return out
 
     def _show(self, *events: object) -> None:
-        self._emit(Show(events=events))
+        self._emit(lo.Show(events=events))
 
     def _fail(self, error: PeerLost | TableFailed) -> None:
         if not self.stopped:
-            self.failure = error
+            self.outcome.fail(error)
 
     def _name(self, seat: int | None) -> str | None:
-        return self.names[seat] if seat is not None and 0 <= seat < len(self.names) else None
+        return self.outcome.name(seat)
 
     def _process(self, out: Output, events: Sequence[object] | None = None) -> None:
-        """Post the table's messages (held while asleep; none of a round past the
-        cut-off), show its events (and ``events`` instead, if given), note round and match
-        ends, and stop where the match cannot go on."""
+        """lo.Post the table's messages (held while asleep; none of a round past the
+        cut-off), show its events (or ``events`` instead), mark round ends, and stop where
+        the match is over or cannot go on (:class:`~p2p8s.table.outcome.Outcome`)."""
         if self.stopped:
             return
         messages: Sequence[Outgoing] = out.messages
         if self.freeze.asleep and messages:  # sent once it knows (_asleep_check)
             self.freeze.held.extend(messages)
             messages = ()
-        for msg in messages:
-            if self.limit is not None and round_of(msg.payload) > self.limit:
-                continue  # a round this node will not play: the others must not wait on it
-            self._emit(Post(to=msg.to, payload=msg.payload))
+        for msg in filter(self.outcome.sendable, messages):
+            self._emit(lo.Post(to=msg.to, payload=msg.payload))
             for seat in self.others:
                 if msg.to is None or msg.to == seat:
                     self.posted[seat].append(msg)
-        shown: list[object] = []
-        gone: list[int] | None = None
-        everyone_left = bool(self.others) and all(s in self.gone_for_good for s in self.others)
-        for event in out.events if events is None else events:
-            if self.done is not None and not isinstance(event, tev.MatchOver):
-                break  # the rounds asked for are played: later events are not shown
-            if isinstance(event, tev.SeatAway) and event.seat in self.gone_for_good:
-                if not event.paused:
-                    shown.append(note(LinkCode.LEFT_TAKEN_OVER, seat=event.seat))
-                continue
-            if isinstance(event, tev.SeatAway) and event.paused and everyone_left:
-                continue  # nobody to wait for (below)
-            shown.append(event)
-            if isinstance(event, tev.SeatAway) and event.paused:
-                shown.append(note(LinkCode.WAITING_FOR_OTHERS) if event.seat == self.me
-                             else note(LinkCode.WAITING_FOR, seat=event.seat))
-            elif isinstance(event, tev.RoundOver):
-                self.rounds += 1
-                self._emit(RoundLogged(number=event.result.number, audit_ok=event.audit_ok,
-                                       totals=tuple(self.table.match.totals),
-                                       transcript=self.table.transcript))
-                if self.limit is not None and self.rounds >= self.limit:
-                    self._end(note(LinkCode.DONE_ROUNDS, n=self.rounds))
-                elif self.finished_peers and not self.table.finished:
-                    gone = sorted(self.finished_peers)
-            elif isinstance(event, tev.MatchOver):
-                self.match_over = True
-                self._end(note(LinkCode.DONE_MATCH_OVER))
+        shown, marks = self.outcome.take(out.events if events is None else events)
+        self._out.extend(marks)
         if shown:
             self._show(*shown)
-        if self.done is None:
-            self._stop_if_over(gone)
-
-    def _end(self, why: Note) -> None:
-        self.done = why
-        self.completed = True
-
-    def _stop_if_over(self, gone: list[int] | None) -> None:
-        """Stop when the match is over or cannot go on (``gone``: the peers that finished
-        the rounds they asked for, once this node finished that round too)."""
-        fault = self.table.failed
-        if fault is not None:
-            self._fail(TableFailed(LinkCode.BROKE_RULES, seat=fault.seat,
-                                   name=self._name(fault.seat), reason=fault.message,
-                                   log=self.log_name))
-        elif gone is not None:
-            self._fail(PeerLost(LinkCode.PEERS_FINISHED, seat=min(gone),
-                                names=[self.names[s] for s in gone]))
-        elif (self.others and not self.table.finished
-              and all(s in self.gone_for_good for s in self.others)
-              and self.table.paused & set(self.gone_for_good)):
-            last = self.gone_for_good[-1]  # every other person left for good, and the
-            # table cannot play their seats (they left before giving their keys)
-            self._fail(PeerLost(LinkCode.EVERYONE_LEFT, seat=last, name=self.names[last]))
-        elif self.table.finished:
-            self.match_over = True
-            self._end(note(LinkCode.DONE_MATCH_OVER))
-        elif self.table.stranded:
-            node = min(self.table.stranded)
-            self._fail(PeerLost(LinkCode.STRANDED, seat=node, name=self.names[node],
-                                me=node == self.me, two=len(self.others) == 1,
-                                log=self.log_name))
 
     def _restored_events(self, now: float) -> None:
-        """The first output of a table restored from the log: count the rounds already
-        played, show only the current round's events (and the notes, and the rounds so
-        far)."""
+        """The first output of a table restored from the log: the rounds already played
+        are counted, only the current round's events shown (after the notes)."""
         out = self.table.handle_timer(now)
-        events = list(out.events)
-        starts = [i for i, e in enumerate(events) if isinstance(e, tev.RoundStarted)]
-        past = events[:starts[-1]] if starts else events
-        current = events[starts[-1]:] if starts else []
-        played = [e for e in past if isinstance(e, tev.RoundOver)]
-        self.rounds += len(played)
-        for e in played:
-            self._emit(RoundLogged(number=e.result.number, audit_ok=e.audit_ok,
-                                   totals=tuple(e.result.points), transcript=None))
-        taken = self.me in self.table.taken_over
-        rejoined = note(LinkCode.REJOINED, seat=self.me, taken=taken or bool(played),
-                        rounds=len(played))
+        current, marks = self.outcome.replayed(out.events)
+        self._out.extend(marks)
+        taken = self.me in self.table.taken_over or bool(marks)
+        rejoined = note(LinkCode.REJOINED, seat=self.me, taken=taken, rounds=len(marks))
         self._process(out, [*self.notes, rejoined, *current])
 
     # --- game payloads -------------------------------------------------------------------
@@ -457,7 +356,7 @@ class Link:
         self.got[seat] += 1
         self.last_round[seat] = max(self.last_round.get(seat, 0), round_of(body.payload))
         self.relays.heard(seat, frame, body)
-        self._emit(Log(frame=frame, head=head))
+        self._emit(lo.Log(frame=frame, head=head))
         self._receive(seat, body.payload, now)
 
     def _receive(self, seat: int, payload: bytes, now: float) -> None:
@@ -479,7 +378,7 @@ class Link:
         for other, conn in list(self.peers.items()):
             if (payload is not None and other != seat and other in self.got
                     and other not in self.away):
-                self._emit(Send(conn=conn, to=other, payload=payload))
+                self._emit(lo.Send(conn=conn, to=other, payload=payload))
 
     def _take_relayed(self, seat: int, now: float) -> None:
         """Take in the relayed frames of ``seat``'s node (lost) this node never got, in
@@ -497,13 +396,13 @@ class Link:
         taken = any(self.config.node_of(d) == seat for d in self.table.taken_over)
         if taken:  # so its payloads this node never received are void
             self.told_taken[seat] = conn
-        self._emit(Send(conn=conn, to=seat, payload=Sync(
+        self._emit(lo.Send(conn=conn, to=seat, payload=Sync(
             received=self.got[seat], posted=len(self.posted[seat]),
             restarted=seat in self.restart_to, taken=taken).payload()))
 
     def _use(self, seat: int, conn: int) -> None:
         self.peers[seat] = conn
-        self._emit(Use(seat=seat, conn=conn))
+        self._emit(lo.Use(seat=seat, conn=conn))
 
     def _rebuild(self, seat: int, conn: int, why: Note) -> None:
         """Its table is void: rebuild it from the logs of the peers connected now (``seat``
@@ -514,7 +413,7 @@ class Link:
         for s in self.away:
             if s != seat and s not in self.pending:
                 peers.pop(s, None)
-        self.rebuild = Rebuild(seat=seat, why=why, peers=peers)
+        self.rebuild = lo.Rebuild(seat=seat, why=why, peers=peers)
         self._emit(self.rebuild)
 
     def _runner_payload(self, conn: int, seat: int, kind: int, body: bytes,
@@ -535,7 +434,7 @@ class Link:
             records = records_from_frames(self.config, frames, me=self.me)
             for frame in frames:
                 self.relays.seen.add(frame)
-                self._emit(Log(frame=frame))
+                self._emit(lo.Log(frame=frame))
             self._receive(seat, bytes([RESYNC]) + encode_records(records), now)
             if seat in self.await_log:  # everything it sent is in now
                 self.await_log.discard(seat)
@@ -562,7 +461,7 @@ class Link:
             self.expect.pop(seat, None)
             self.posted[seat] = []
             self.got[seat] = 0
-            self._emit(SendLog(conn=conn, seat=seat))
+            self._emit(lo.SendLog(conn=conn, seat=seat))
             self._use(seat, conn)
             joined = self.conns[conn].joined  # a new process: a new port
             self._back(seat, LinkCode.BACK_RESTARTED if joined else LinkCode.BACK_RESYNCED,
@@ -584,13 +483,13 @@ class Link:
             # (coming) holds everything it sent; resend all posted since
             self.restart_to.discard(seat)
             for msg in self.posted[seat]:
-                self._emit(Resend(conn=conn, to=msg.to, payload=msg.payload))
+                self._emit(lo.Resend(conn=conn, to=msg.to, payload=msg.payload))
             self.await_log.add(seat)
         elif seat in self.fresh:  # this node restarted: nothing of the old run is due
             self.fresh.discard(seat)
         else:
             for msg in self.posted[seat][sync.received:]:
-                self._emit(Resend(conn=conn, to=msg.to, payload=msg.payload))
+                self._emit(lo.Resend(conn=conn, to=msg.to, payload=msg.payload))
                 self.counts["resent"] = self.counts.get("resent", 0) + 1
             self.expect[seat] = sync.posted
         self._use(seat, conn)
@@ -603,8 +502,8 @@ class Link:
         self.relays.drop(seat)  # it resends, or rebuilds: relays are not due
         if seat in self.gone_for_good:
             self.gone_for_good.remove(seat)
-        self._emit(Undial(seat=seat))
-        self._emit(PeerBack(seat=seat, how=note(how, moved=moved)))
+        self._emit(lo.Undial(seat=seat))
+        self._emit(lo.PeerBack(seat=seat, how=note(how, moved=moved)))
 
     def _maybe_back(self, seat: int, now: float) -> None:
         """Every payload the peer resent is in: the table may count it back."""
@@ -618,8 +517,8 @@ class Link:
         """Dial ``seat``'s node again if this node is the one to: the higher seat dials
         the lower (a restarted node dials everyone); not once it left for good."""
         if (self.done is None and seat not in self.gone_for_good
-                and seat not in self.finished_peers and (seat < self.me or self.restored)):
-            self._emit(Dial(seat=seat))
+                and seat not in self.outcome.finished and (seat < self.me or self.restored)):
+            self._emit(lo.Dial(seat=seat))
 
     # --- frozen --------------------------------------------------------------------------
 

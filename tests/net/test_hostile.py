@@ -33,6 +33,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import p2p8s.net.node as node_module
 from p2p8s.bots.registry import get_bot
+from p2p8s.cli.words import PLAIN
 from p2p8s.codes import code_key, code_proof, table_id
 from p2p8s.crypto.messages import decode as decode_crypto
 from p2p8s.engine import DRAW, PASS, Action, Play
@@ -750,7 +751,7 @@ def _stopped_naming(results: list[Any], fronts: list[Front], culprit: int, *word
         if seat == culprit:
             continue
         assert isinstance(result, TableFailed), (seat, result)
-        text = str(result)
+        text = PLAIN.error(result)
         assert f"P{culprit} (seat {culprit})" in text, text
         for word in words:
             assert word in text, text
