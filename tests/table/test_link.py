@@ -16,12 +16,14 @@ import msgpack
 import pytest
 from linknet import LinkNet
 
+from p2p8s.bots.registry import get_bot
 from p2p8s.cli import words
 from p2p8s.cli.words import PLAIN, Speaker
 from p2p8s.cli.words.runner import presence_line, reason
 from p2p8s.errors import RemoteError
 from p2p8s.rules import Ruleset
-from p2p8s.table import freeze, link, linkout, relay, roster, sync
+from p2p8s.table import events as tev
+from p2p8s.table import freeze, link, linkout, outcome, pilot, relay, roster, sync
 from p2p8s.table.freeze import ASLEEP_MAX_S, SETTLE_S, Freeze
 from p2p8s.table.linkout import (
     Dial,
@@ -42,6 +44,8 @@ from p2p8s.table.linkout import (
     Undial,
     note,
 )
+from p2p8s.table.outcome import Outcome
+from p2p8s.table.pilot import Move, Pilot, Prompt, Warn
 from p2p8s.table.roster import RosterCode, computer_seats, table_config
 from p2p8s.table.sync import (
     LOG_PART,
@@ -145,7 +149,8 @@ def test_round_of_reads_crypto_payloads_only() -> None:
     assert round_of(b"") == 0 and round_of(b"\x02setup") == 0 and round_of(b"\x01junk") == 0
 
 
-@pytest.mark.parametrize("module", [link, linkout, sync, relay, freeze, roster],
+@pytest.mark.parametrize("module", [link, linkout, sync, relay, freeze, roster, outcome,
+                                    pilot],
                          ids=lambda m: m.__name__)
 def test_doctests(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]
@@ -484,3 +489,64 @@ def test_the_runner_says_what_it_said_before() -> None:
     assert PLAIN.error(TableFailed(LinkCode.REBUILD_FAILED, failures=[
         linkout.LogFailure(seat=1, name="Bob", fault="bad")])) == (
         "could not rebuild the table from the log: Bob's log: bad")
+
+
+# --- the local seat's pace -----------------------------------------------------------------
+
+def _on_turn(net: LinkNet) -> int:
+    net.start()
+    net.run(lambda: any(n.table.my_turn for n in net.nodes.values()))
+    return next(s for s, n in net.nodes.items() if n.table.my_turn)
+
+
+def test_a_person_is_prompted_once_per_decision_and_warned_once_per_deadline() -> None:
+    net = LinkNet(2, turn_timeout_s=30.0)
+    seat = _on_turn(net)
+    table = net.nodes[seat].table
+    pilot = Pilot(auto=None, auto_delay_s=0.0, warn_s=10.0)
+    assert pilot.point(table, net.now) == Prompt()
+    assert pilot.point(table, net.now) is None  # the same decision
+    assert pilot.point(table, net.now, hold=True) is None and pilot.decision is None
+    assert pilot.point(table, net.now) == Prompt()  # asked again after the hold
+    deadline = table.deadline
+    assert deadline is not None and pilot.get_timer(table) == deadline - 10.0
+    assert pilot.handle_timer(table, deadline - 11.0) == []
+    assert pilot.handle_timer(table, deadline - 4.0) == [Warn(seconds_left=4.0)]
+    assert pilot.handle_timer(table, deadline - 3.0) == [] and pilot.get_timer(table) is None
+
+
+def test_the_auto_player_moves_after_its_delay_for_the_decision_it_was_armed_for() -> None:
+    net = LinkNet(2)
+    seat = _on_turn(net)
+    node = net.nodes[seat]
+    pilot = Pilot(auto=get_bot("karl"), auto_delay_s=0.5, warn_s=10.0)
+    assert pilot.point(node.table, net.now) is None  # armed, nobody is prompted
+    assert pilot.get_timer(node.table) == net.now + 0.5  # no warning for a computer
+    assert pilot.get_timer(node.table, thinking=True) is None
+    assert pilot.handle_timer(node.table, net.now + 0.4) == []
+    [move] = pilot.handle_timer(node.table, net.now + 0.5)
+    assert isinstance(move, Move) and pilot.stands_for(move.decision, node.table)
+    view = node.table.view()
+    assert view is not None
+    net.run_out(seat, node.link.act(net.bot.choose(view, node.table.legal_actions(),
+                                                   net.rng), net.now))
+    pilot.point(node.table, net.now)
+    assert not pilot.stands_for(move.decision, node.table)  # that decision is over
+
+
+# --- what the player is shown ----------------------------------------------------------------
+
+def test_seats_away_are_told_as_the_player_needs_them() -> None:
+    net = LinkNet(3)
+    run = Outcome(net.nodes[0].table, others=[1, 2])
+    away = tev.SeatAway(text="", seat=2, paused=True)
+    shown, marks = run.take([away, tev.SeatAway(text="", seat=0, paused=True)])
+    assert shown == [away, note(LinkCode.WAITING_FOR, seat=2),
+                     tev.SeatAway(text="", seat=0, paused=True),
+                     note(LinkCode.WAITING_FOR_OTHERS)] and marks == []
+    run.gone_for_good.append(1)
+    assert run.take([tev.SeatAway(text="", seat=1, paused=False)])[0] == [
+        note(LinkCode.LEFT_TAKEN_OVER, seat=1)]
+    assert run.take([tev.SeatAway(text="", seat=1, paused=True)])[0] == []
+    run.end(note(LinkCode.DONE_LEFT), completed=False)
+    assert run.take([away])[0] == [] and not run.completed
