@@ -38,7 +38,7 @@ from p2p8s.errors import LocalError, MalformedInput, RemoteError
 from p2p8s.rules import Ruleset
 
 #: The protocol version this code speaks (first byte of every frame body).
-VERSION = 1
+VERSION = 2
 #: Largest frame body in bytes (the 4-byte length prefix not counted).
 MAX_FRAME = 64 * 1024
 #: Bytes of the length prefix.

@@ -52,6 +52,7 @@ from p2p8s.wire import (
     MAX_FRAME,
     PREFIX_LENGTH,
     SIGN_TAG,
+    VERSION,
     Body,
     Bye,
     Echo,
@@ -200,7 +201,7 @@ def _message(body: Body, seq: int = 7) -> Message:
 
 
 def _frame(payload: bytes, key: Ed25519PrivateKey = KEY) -> bytes:
-    signed = bytes([1]) + public_key_bytes(key) + payload
+    signed = bytes([VERSION]) + public_key_bytes(key) + payload
     body = signed + key.sign(SIGN_TAG + signed)
     return len(body).to_bytes(PREFIX_LENGTH, "big") + body
 

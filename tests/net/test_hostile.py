@@ -61,6 +61,7 @@ from p2p8s.table.logverify import verify
 from p2p8s.wire import (
     MAX_FRAME,
     SIGN_TAG,
+    VERSION,
     Body,
     FrameDecoder,
     Game,
@@ -341,11 +342,12 @@ async def test_an_unknown_protocol_version_is_refused_with_both_versions(
         honest: Honest) -> None:
     rogue, _ = await rogue_on(honest)
     frame = rogue.frame(Game(to=None, payload=b"from the future"))
-    body = bytes([2]) + frame[5:-64]
+    body = bytes([VERSION + 1]) + frame[5:-64]
     rogue.send(_sign_raw(body, rogue.identity))
     lost = await lost_of(honest, rogue)
-    assert lost.reason == (f"{rogue.where}: speaks p2p8s protocol version 2, this program "
-                           "speaks 1; both players need the same p2p8s release")
+    assert lost.reason == (f"{rogue.where}: speaks p2p8s protocol version {VERSION + 1}, "
+                           f"this program speaks {VERSION}; both players need the same p2p8s "
+                           "release")
     honest.unaffected()
 
 
@@ -444,7 +446,7 @@ HANDSHAKE_ATTACKS = {
                       "bad signature"),
     "version-9": (lambda r: _sign_raw(bytes([9]) + r.frame(Hello(
         name="R", nonce=bytes(32), port=0, role=Role.JOIN))[5:-64], r.identity),
-        "speaks p2p8s protocol version 9, this program speaks 1"),
+        f"speaks p2p8s protocol version 9, this program speaks {VERSION}"),
     "truncated": (lambda r: r.frame(Hello(name="R", nonce=bytes(32), port=0,
                                           role=Role.JOIN))[:50],
                   "closed the connection in the middle of a message"),
@@ -1019,10 +1021,10 @@ DIALLED = {
     "bad-signature": (lambda r: _flip_last(r.frame(Hello(name="Fake", nonce=bytes(32),
                                                          port=1, role=Role.HOST))), False,
                       RemoteError, ": bad signature"),
-    "version-2": (lambda r: _sign_raw(bytes([2]) + r.frame(Hello(
+    "version-next": (lambda r: _sign_raw(bytes([VERSION + 1]) + r.frame(Hello(
         name="Fake", nonce=bytes(32), port=1, role=Role.HOST))[5:-64], r.identity), False,
-        RemoteError, ": speaks p2p8s protocol version 2, this program speaks 1; both "
-        "players need the same p2p8s release"),
+        RemoteError, f": speaks p2p8s protocol version {VERSION + 1}, this program speaks "
+        f"{VERSION}; both players need the same p2p8s release"),
     "truncated-then-close": (lambda r: r.frame(Hello(name="Fake", nonce=bytes(32), port=1,
                                                      role=Role.HOST))[:60], True,
                              RemoteError, ": closed the connection in the middle of a message"),

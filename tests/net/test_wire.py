@@ -18,6 +18,7 @@ from p2p8s.wire import (
     MAX_GAME_PAYLOAD,
     MIN_BODY,
     SIGN_TAG,
+    VERSION,
     Echo,
     FrameDecoder,
     Game,
@@ -104,7 +105,7 @@ def test_flipped_bit_anywhere_is_refused() -> None:
 
 def test_signature_is_checked_before_decoding() -> None:
     # A body whose msgpack is garbage but whose signature is wrong: "bad signature".
-    signed = bytes([1]) + public_key_bytes(KEY) + b"\xc1"
+    signed = bytes([VERSION]) + public_key_bytes(KEY) + b"\xc1"
     body = signed + OTHER.sign(SIGN_TAG + signed)
     with pytest.raises(RemoteError, match="bad signature"):
         decode_body(body)
@@ -115,8 +116,9 @@ def test_signature_is_checked_before_decoding() -> None:
 
 def test_unknown_version_is_refused_cleanly() -> None:
     frame = bytearray(encode(_msg(), KEY))
-    frame[4] = 2
-    with pytest.raises(RemoteError, match="protocol version 2, this program speaks 1"):
+    frame[4] = VERSION + 1
+    with pytest.raises(RemoteError, match=f"protocol version {VERSION + 1}, this program "
+                                          f"speaks {VERSION}"):
         FrameDecoder(peer="Bob").receive_data(bytes(frame))
 
 
@@ -233,7 +235,7 @@ def test_mutated_signed_payloads_never_crash(data: st.DataObject) -> None:
         payload = msgpack.packb(base, use_bin_type=True)
     except (OverflowError, TypeError, ValueError):
         return
-    signed = bytes([1]) + public_key_bytes(KEY) + payload
+    signed = bytes([VERSION]) + public_key_bytes(KEY) + payload
     body = signed + KEY.sign(SIGN_TAG + signed)
     if len(body) > MAX_FRAME:
         return
