@@ -480,7 +480,8 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
                 restored.notes.append(note(LinkCode.LOG_GOES_ON, path=str(log.path)))
             old, run = run, _Run(mesh, frontend, options, log, config, restored=restored,
                                  where=run.redial.where)
-            run.result.count({**old.result.extra, "rebuilt": 1})
+            run.result.count(old.result.extra)
+            run.result.count({"rebuilt": 1})
             run.result.sent, run.result.received = old.result.sent, old.result.received
             result = await run.run(lines)
         assert run.link.done is not None

@@ -362,16 +362,22 @@ def test_freeze_waits_to_settle_then_for_the_peers_lost_meanwhile() -> None:
     assert isinstance(late, freeze.Awake) and late.missing == [2]
 
 
-def test_a_frozen_node_holds_its_table_output_until_it_knows() -> None:
-    net = LinkNet(2)
+def _frozen(players: int, seat: int, gap_s: float) -> tuple[LinkNet, list[object]]:
+    """A table of ``players`` a few moves in; ``seat``'s process then did not run for
+    ``gap_s`` seconds (its loop's clock jumps); what its link put out then."""
+    net = LinkNet(players)
     net.start()
     net.run(lambda: net.applied(0) >= 2)
+    link = net.nodes[seat].link
+    net.run_out(seat, link.clock(net.now))
+    return net, [e for o in net.run_out(seat, link.clock(net.now + gap_s, 0.0))
+                 for e in getattr(o, "events", ())]
+
+
+def test_a_frozen_node_holds_its_table_output_until_it_knows() -> None:
+    net, shown = _frozen(2, 1, 12.0)
     node = net.nodes[1]
-    net.run_out(1, node.link.clock(net.now))
-    out = net.run_out(1, node.link.clock(net.now + 12.0, 0.5))
-    assert node.link.asleep
-    assert [e for o in out for e in getattr(o, "events", ())] == [
-        note(LinkCode.FROZEN, seconds=11.5)]
+    assert node.link.asleep and shown == [note(LinkCode.FROZEN, seconds=12.0)]
     before = len(node.of(Post))
     net.run(lambda: not any(q for w in net.wires for q in w.queues.values()), 500)
     assert len(node.of(Post)) == before  # held
@@ -385,12 +391,8 @@ def test_a_frozen_node_holds_its_table_output_until_it_knows() -> None:
 
 
 def test_a_frozen_node_taken_over_meanwhile_rebuilds() -> None:
-    net = LinkNet(3)
-    net.start()
-    net.run(lambda: net.applied(0) >= 2)
+    net, _ = _frozen(3, 2, 20.0)
     asleep = net.nodes[2]
-    net.run_out(2, asleep.link.clock(net.now))
-    net.run_out(2, asleep.link.clock(net.now + 20.0, 0.0))
     for other in (0, 1):  # the others lost it meanwhile and took its seat over
         w = net.wires[net.nodes[other].peers[2]]
         w.open = False
