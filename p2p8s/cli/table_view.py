@@ -41,7 +41,7 @@ from p2p8s.cli.moves import (
 )
 from p2p8s.cli.terminal import Terminal
 from p2p8s.cli.words import Speaker
-from p2p8s.cli.words.runner import presence_line
+from p2p8s.cli.words.runner import FAULTS, presence_line
 from p2p8s.cli.words.runner import reason as _reason
 from p2p8s.coach import Coach
 from p2p8s.engine import Action, Draw, Play
@@ -217,7 +217,8 @@ class TableScreen:
             elif isinstance(event, tev.Info):
                 self.say(event.text[:1].upper() + event.text[1:])  # a sentence of its own
             elif isinstance(event, Note):
-                self.say(self.words.say(event.code, **event.params))
+                said = self.words.say(event.code, **event.params)
+                self.say(self.look.paint(said, "red") if event.code in FAULTS else said)
 
     def presence(self, seat: int, name: str, *, connected: bool, reason: Note) -> None:
         """A node left, was lost, or came back (``reason`` says how)."""

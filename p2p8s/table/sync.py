@@ -80,16 +80,13 @@ class Sync:
     @classmethod
     def parse(cls, body: bytes) -> Sync:
         """The sync of a body (a body of three fields has ``taken`` false)."""
-        try:
-            fields = msgpack.unpackb(body, raw=False)
-            if type(fields) is not list or len(fields) not in (3, 4):
-                raise ValueError("not a list of 3 or 4 fields")
-            received, posted, restarted, taken = (*fields, False)[:4]
-            if (type(received) is not int or type(posted) is not int or received < 0
-                    or posted < 0 or type(restarted) is not bool or type(taken) is not bool):
-                raise ValueError("bad field")
-        except (ValueError, TypeError, msgpack.UnpackException) as exc:
-            raise RemoteError(SyncCode.BAD_SYNC, detail=str(exc)) from None
+        fields = _unpack(body, SyncCode.BAD_SYNC)
+        if type(fields) is not list or len(fields) not in (3, 4):
+            raise RemoteError(SyncCode.BAD_SYNC, detail="not a list of 3 or 4 fields")
+        received, posted, restarted, taken = (*fields, False)[:4]
+        if (type(received) is not int or type(posted) is not int or received < 0
+                or posted < 0 or type(restarted) is not bool or type(taken) is not bool):
+            raise RemoteError(SyncCode.BAD_SYNC, detail="bad field")
         return cls(received=received, posted=posted, restarted=restarted, taken=taken)
 
 
@@ -104,13 +101,13 @@ class LogPart:
     @classmethod
     def parse(cls, body: bytes) -> LogPart:
         """The part of a body."""
-        try:
-            part, parts, frames = msgpack.unpackb(body, raw=False)
-            if (type(part) is not int or type(parts) is not int or not 0 <= part < parts
-                    or type(frames) is not list or any(type(f) is not bytes for f in frames)):
-                raise ValueError("bad field")
-        except (ValueError, TypeError, msgpack.UnpackException) as exc:
-            raise RemoteError(SyncCode.BAD_LOG_PART, detail=str(exc)) from None
+        fields = _unpack(body, SyncCode.BAD_LOG_PART)
+        if type(fields) is not list or len(fields) != 3:
+            raise RemoteError(SyncCode.BAD_LOG_PART, detail="not a list of 3 fields")
+        part, parts, frames = fields
+        if (type(part) is not int or type(parts) is not int or not 0 <= part < parts
+                or type(frames) is not list or any(type(f) is not bytes for f in frames)):
+            raise RemoteError(SyncCode.BAD_LOG_PART, detail="bad field")
         return cls(part=part, parts=parts, frames=frames)
 
 
@@ -175,16 +172,21 @@ class Relay:
     @classmethod
     def parse(cls, body: bytes) -> Relay:
         """The relay of a body (its frames are not checked here: :func:`check_relayed`)."""
-        try:
-            seat, frames = msgpack.unpackb(body)
-            if (type(seat) is not int or not isinstance(frames, list)
-                    or len(frames) > RELAY_FRAMES
-                    or not all(isinstance(f, bytes) for f in frames)):
-                raise ValueError("bad relay")
-        except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError,
-                msgpack.StackError) as exc:
-            raise RemoteError(SyncCode.BAD_RELAY, detail=str(exc)) from None
+        fields = _unpack(body, SyncCode.BAD_RELAY)
+        seat, frames = fields if type(fields) is list and len(fields) == 2 else (None, None)
+        if (type(seat) is not int or not isinstance(frames, list)
+                or len(frames) > RELAY_FRAMES or not all(isinstance(f, bytes) for f in frames)):
+            raise RemoteError(SyncCode.BAD_RELAY, detail="bad relay")
         return cls(seat=seat, frames=frames)
+
+
+def _unpack(body: bytes, code: SyncCode) -> object:
+    """The msgpack value of ``body`` (one value, nothing after it); raises RemoteError
+    with ``code``."""
+    try:
+        return msgpack.unpackb(body, raw=False)
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        raise RemoteError(code, detail=str(exc)) from None
 
 
 def last_frames(frames: Sequence[bytes], *, limit: int = LOG_PART_BYTES) -> list[bytes]:

@@ -174,6 +174,10 @@ TEMPLATES: dict[Enum, Template] = {
 }
 
 
+#: Notes that tell of a fault (a frontend shows them as it shows the table's faults).
+FAULTS = frozenset({C.MISADDRESSED, C.PEER_FAULT})
+
+
 def presence_line(sp: Speaker, seat: int, name: str, how: Note) -> str:
     """The line said when seat ``seat``'s node (``name``) left or came back (``how``)."""
     return sp.say(how.code, seat=seat, name=name, **how.params)
