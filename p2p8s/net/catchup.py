@@ -24,7 +24,15 @@ from p2p8s.net.lobby import Mesh
 from p2p8s.net.node import Incoming, Lost, NetEvent
 from p2p8s.store.tablelog import TableLogWriter, log_path, table_secret
 from p2p8s.table import Table, TableConfig
-from p2p8s.table.linkout import LinkCode, LogFailure, Note, PeerLost, TableFailed, note
+from p2p8s.table.linkout import (
+    LinkCode,
+    LogFailure,
+    Note,
+    PeerLost,
+    RoundLogged,
+    TableFailed,
+    note,
+)
 from p2p8s.table.logverify import records_from_frames
 from p2p8s.table.sync import LOG_PART, LogAnswer, Sync
 from p2p8s.wire import Game
@@ -133,3 +141,14 @@ def new_log(mesh: Mesh, config: TableConfig, log_dir: Path | None, frames: Seque
     for frame in frames:
         log.append(frame)
     return log
+
+
+def mark_round(log: TableLogWriter, out: RoundLogged) -> None:
+    """Mark the end of a round in ``log`` (fsynced): its number, the audit verdict, the
+    transcript hash (or ``replayed``: a round taken from a peer's log) and the totals."""
+    mark: dict[str, Any] = {"round_over": out.number, "audit_ok": out.audit_ok}
+    if out.transcript is None:
+        mark["replayed"] = True
+    else:
+        mark["transcript"] = out.transcript.hex()
+    log.mark({**mark, "totals": list(out.totals)})

@@ -1,16 +1,15 @@
 """The asyncio adapter around the replicated table: the loop, the local seat's threads, files.
 
 :func:`play_table` runs one dealt table (a :class:`~p2p8s.net.lobby.Mesh`) to its end.
-What the nodes decide alike and the runners' own protocol (sync / resend / relay, the
-frozen-process rule, the rebuild, the ``--rounds`` cut-off, when the match cannot go on;
-protocol/table.md "The runner's part") is the pure :class:`~p2p8s.table.link.Link`; the
-local seat's pace is the :class:`~p2p8s.table.pilot.Pilot`. This module feeds them the
-network's events, the loop's monotonic clock and the typed lines (from a queue a reader
-thread fills), and carries out what the link puts out (:data:`~p2p8s.table.linkout.Out`):
-signing and sending with ``prev`` chained to the last game message handled, the table
-log (:mod:`p2p8s.net.catchup`), dialling (:mod:`p2p8s.net.redial`), the frontend. The
-bots' thinking (the auto player, a hint) runs in a worker thread (:class:`Think`) on a
-snapshot; the table is only ever touched by the loop. The frontend does all the talking.
+The runners' protocol (sync / resend / relay, the frozen-process rule, the rebuild, the
+``--rounds`` cut-off, when the match cannot go on; protocol/table.md "The runner's part")
+is the pure :class:`~p2p8s.table.link.Link`, the local seat's pace the pure
+:class:`~p2p8s.table.pilot.Pilot`. This module feeds them network events, the loop's
+clock and typed lines (a reader thread fills the queue), and carries out what the link
+puts out: signing and sending (``prev`` chained to the last game message handled), the
+table log (:mod:`p2p8s.net.catchup`), dialling (:mod:`p2p8s.net.redial`), the
+:class:`Frontend`, which does all the talking. The bots think in a worker thread
+(:class:`Think`) on a snapshot; the table is only ever touched by the loop.
 """
 
 from __future__ import annotations
@@ -27,7 +26,8 @@ from typing import Any
 from p2p8s.bots.base import Bot
 from p2p8s.bots.registry import get_bot
 from p2p8s.engine import Action
-from p2p8s.net.catchup import Restored, key_secret, new_log, restore
+from p2p8s.net.catchup import Restored, key_secret, mark_round, new_log, restore
+from p2p8s.net.frontend import Frontend, Leave, Think, Typed
 from p2p8s.net.lobby import Mesh
 from p2p8s.net.node import Connected, Connection, Incoming, Lost
 from p2p8s.net.redial import Finder, Redial
@@ -35,9 +35,8 @@ from p2p8s.store.tablelog import TableLogWriter
 from p2p8s.table import Table, TableConfig
 from p2p8s.table import linkout as lo
 from p2p8s.table.core import STAND_IN
-from p2p8s.table.frontend import Frontend, Leave, Think, Typed
 from p2p8s.table.link import Link
-from p2p8s.table.linkout import LinkCode, PeerLost, TableFailed, note
+from p2p8s.table.linkout import LinkCode, Note, PeerLost, TableFailed, note
 from p2p8s.table.pilot import Decision, Move, Pilot, Warn
 from p2p8s.table.roster import TURN_TIMEOUT_S, table_config
 from p2p8s.table.sync import Bye, log_parts
@@ -221,29 +220,21 @@ class _Run:
                     self.redial.start(seat)
                 case lo.Undial(seat=seat):
                     self.redial.stop(seat)
-                case lo.RoundLogged():
-                    self._mark(out)
+                case lo.RoundLogged() if self.log is not None:
+                    mark_round(self.log, out)
                 case lo.Refused(error=error):
-                    self.frontend.show(self.table, [note(LinkCode.REFUSED, error=error)],
-                                       self.now())
+                    self.tell(note(LinkCode.REFUSED, error=error))
                     self.pilot.forget()
         if self.link.failure is not None:
             raise self.link.failure
+
+    def tell(self, said: Note) -> None:
+        self.frontend.show(self.table, [said], self.now())
 
     def _logged(self, body: bytes) -> None:
         self.frames.append(body)
         if self.log is not None:
             self.log.append(body)
-
-    def _mark(self, out: lo.RoundLogged) -> None:
-        if self.log is None:
-            return
-        mark: dict[str, Any] = {"round_over": out.number, "audit_ok": out.audit_ok}
-        if out.transcript is None:
-            mark["replayed"] = True
-        else:
-            mark["transcript"] = out.transcript.hex()
-        self.log.mark({**mark, "totals": list(out.totals)})
 
     def _conn(self, seat: int, conn: Connection) -> lo.Conn:
         """The link's record of ``seat``'s connection ``conn`` (numbered on first sight)."""
@@ -251,11 +242,9 @@ class _Run:
                        joined=conn.hello.role is Role.JOIN)
 
     def _id(self, conn: Connection) -> int:
-        number = next((i for i, c in enumerate(self.conns) if c is conn), None)
-        if number is None:
-            number = len(self.conns)
+        if not any(c is conn for c in self.conns):
             self.conns.append(conn)
-        return number
+        return next(i for i, c in enumerate(self.conns) if c is conn)
 
     # --- the local seat ----------------------------------------------------------------
 
@@ -316,10 +305,9 @@ class _Run:
             if self.pilot.auto is None and self.link.done is None:
                 self.pilot.auto = get_bot(STAND_IN)
                 self.pilot.forget()
-                self.frontend.show(self.table, [note(LinkCode.INPUT_ENDED, bot=STAND_IN)],
-                                   self.now())
+                self.tell(note(LinkCode.INPUT_ENDED, bot=STAND_IN))
         elif self.link.asleep and words not in QUIT_WORDS:
-            self.frontend.show(self.table, [note(LinkCode.STILL_CATCHING_UP)], self.now())
+            self.tell(note(LinkCode.STILL_CATCHING_UP))
         elif self.pilot.auto is not None:
             if words in QUIT_WORDS:
                 self.leave()  # the computer plays, but the person may still leave
@@ -404,10 +392,11 @@ class _Run:
                 try:
                     item = await inbox.next(timeout, self.thought)
                 except TimeoutError:
-                    self.clock(timeout)
+                    item = None
+                self.clock(timeout)  # before handling what it woke up for
+                if item is None:
                     self.on_wake()
                 else:
-                    self.clock(timeout)  # before handling what it woke up for
                     if self.thought is not None and item is self.thought:
                         self.thought_done()
                     elif isinstance(item, str):

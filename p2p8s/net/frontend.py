@@ -1,8 +1,7 @@
-"""The people's side of a running table, as the runner sees it (the terminal client, a test
-recorder): the :class:`Frontend` protocol and what it answers a typed line with.
-
-Pure types: the runner (``p2p8s.net.runner``) calls a frontend on its event loop; slow
-thinking a frontend asks for (:class:`Think`) runs in a worker thread on a snapshot.
+"""The people's side of a running table, as :func:`p2p8s.net.runner.play_table` sees it:
+the :class:`Frontend` protocol (the terminal client, a test recorder) and what it
+answers a typed line with — an action, :class:`Leave`, or :class:`Think`, slow thinking
+the runner does in a worker thread on a snapshot.
 """
 
 from __future__ import annotations
@@ -14,8 +13,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from p2p8s.bots.base import Bot
 from p2p8s.engine import Action
-from p2p8s.table.config import TableConfig
-from p2p8s.table.core import Table
+from p2p8s.table import Table, TableConfig
 from p2p8s.table.linkout import Note
 
 
@@ -35,8 +33,8 @@ class Think(Generic[R]):
     while it runs: a :class:`~p2p8s.bots.base.View` snapshot, a list of legal actions, an
     RNG of its own — never the :class:`~p2p8s.table.Table`, which only the loop touches.
     ``then(result, now)`` runs on the loop afterwards and answers like
-    :meth:`Frontend.typed` (it should check that the decision is still the same). One
-    thought at a time: typed lines wait until it is done, so they keep their order.
+    :meth:`Frontend.typed` (it should check that the decision is still the same). One thought at a
+    time: typed lines wait until it is done, so they keep their order.
     """
 
     work: Callable[[], R]
@@ -54,15 +52,13 @@ class Frontend(Protocol):
 
     def started(self, table: Table, config: TableConfig, *, log: Path | None,
                 auto: Bot | None, rejoined: bool = False) -> None:
-        """The match begins (``rejoined``: this node came back to a match in play): who
-        sits where, where the log goes."""
+        """The match begins (``rejoined``: back at a match in play); the log's path."""
 
     def show(self, table: Table, events: Sequence[object], now: float) -> None:
         """Report the table's events and the runner's :class:`Note` values (in order)."""
 
     def presence(self, seat: int, name: str, *, connected: bool, reason: Note) -> None:
-        """Seat ``seat``'s node (``name``: the seat's name) connected or left; ``reason``
-        says how (a ``GONE_*`` or ``BACK_*`` note)."""
+        """Seat ``seat``'s node (``name``) connected or left; ``reason``: how (a note)."""
 
     def turn(self, table: Table, now: float) -> None:
         """It is this seat's decision now (a person plays it): show the table, prompt."""
@@ -75,5 +71,4 @@ class Frontend(Protocol):
         :class:`Think` (slow work, such as a hint, done off the loop) or ``None``."""
 
     def finished(self, table: Table, why: Note) -> None:
-        """The runner stops (match over, rounds played, or the player left: a ``DONE_*``
-        note)."""
+        """The runner stops: the match is over, the rounds played, or the player left."""
