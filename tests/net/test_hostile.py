@@ -318,7 +318,7 @@ async def test_garbage_bytes_are_refused_naming_the_peer(honest: Honest) -> None
     assert lost.reason.startswith(f"{rogue.where}: ")
     assert "protocol version 0" in lost.reason  # the first check that fails
     rogue2, _ = await rogue_on(honest)
-    rogue2.send((200).to_bytes(4, "big") + b"\x01" + rogue2.key + os.urandom(167))
+    rogue2.send((200).to_bytes(4, "big") + bytes([VERSION]) + rogue2.key + os.urandom(167))
     lost2 = await lost_of(honest, rogue2)
     assert lost2.reason == f"{rogue2.where}: bad signature"
     await honest.ping()
