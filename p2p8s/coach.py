@@ -23,10 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from p2p8s.bots.base import Note, View
+from p2p8s.bots.base import View
 from p2p8s.cards import Card, Rank, Suit
 from p2p8s.engine import Action, Draw, Event, Pass, Play, Take
-from p2p8s.errors import Code, IllegalAction
+from p2p8s.errors import Code, IllegalAction, Note
 from p2p8s.ruletable import TABLE, RuleTable
 
 #: The effects of a card (fields of :class:`~p2p8s.ruletable.CardRule`) the coach explains,

@@ -19,12 +19,29 @@ to a player.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 
 class Code(StrEnum):
     """Base of every layer's enum of error and event codes (values are stable names)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """Something to tell a person, as data: a ``code`` and its ``params`` (cards, suits,
+    seats, numbers) — a coach's remark, a hint's reason, why a connection ended, a
+    runner's notice. The CLI says it (``p2p8s.cli.words``)."""
+
+    code: Code
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, code: Code, /, **params: Any) -> Note:
+        """``Note(code, params)``."""
+        return cls(code, params)
 
 
 class Error(Exception):

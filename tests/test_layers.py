@@ -54,7 +54,6 @@ def test_the_check_sees_the_core() -> None:
 #: is expected to fail the check (strict xfail) until it is converted, then must leave
 #: this list. The redesign ends with it empty.
 ALLOWLIST = frozenset({
-    "p2p8s.net.runner",
     "p2p8s.solo",
     "p2p8s.table.actions",
     "p2p8s.table.config",

@@ -9,31 +9,16 @@ hidden) and the match scores.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from p2p8s.cards import Card, Suit
 from p2p8s.engine import Action, Event, Round
-from p2p8s.errors import Code
 from p2p8s.rules import Ruleset
 
 if TYPE_CHECKING:
     from p2p8s.match import Match
-
-
-@dataclass(frozen=True, slots=True)
-class Note:
-    """Something to tell a player, as data: a ``code`` and its ``params`` (cards, suits,
-    ranks, seats, numbers); the CLI says it (:mod:`p2p8s.cli.words`)."""
-
-    code: Code
-    params: Mapping[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, code: Code, /, **params: Any) -> Note:
-        """``Note(code, params)``."""
-        return cls(code, params)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

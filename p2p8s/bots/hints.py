@@ -32,11 +32,11 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from p2p8s.bots.base import Note, View
+from p2p8s.bots.base import View
 from p2p8s.bots.knowledge import TableKnowledge, read_table
 from p2p8s.cards import Card, Rank, Suit
 from p2p8s.engine import Action, Draw, Pass, Play, Take
-from p2p8s.errors import Code
+from p2p8s.errors import Code, Note
 
 
 class HintCode(Code):

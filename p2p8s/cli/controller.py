@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from p2p8s.bots.base import Note, View
+from p2p8s.bots.base import View
 from p2p8s.bots.hints import Hint
 from p2p8s.cards import Card, Suit
 from p2p8s.cli import view as v
@@ -54,7 +54,7 @@ from p2p8s.cli.words import Speaker
 from p2p8s.cli.words import narration as nar
 from p2p8s.coach import Coach
 from p2p8s.engine import Action, Draw, Event, Play, Round
-from p2p8s.errors import Error, IllegalAction, MalformedInput
+from p2p8s.errors import Error, IllegalAction, MalformedInput, Note
 from p2p8s.match import Match
 
 # --------------------------------------------------------------------------- data out

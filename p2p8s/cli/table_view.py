@@ -26,14 +26,14 @@ from p2p8s.cli.controller import Act, AskHint, Board, Controller, Kind, Leave, R
 from p2p8s.cli.moves import card_message, shorten
 from p2p8s.cli.terminal import Terminal
 from p2p8s.cli.words import PLAIN, Speaker, narration
-from p2p8s.cli.words.net import lost_reason
+from p2p8s.cli.words.runner import FAULTS, presence_line
+from p2p8s.cli.words.runner import reason as _reason
 from p2p8s.cli.words.table import said
 from p2p8s.engine import Action, Round
-from p2p8s.errors import MalformedInput
+from p2p8s.errors import MalformedInput, Note
 from p2p8s.match import Match
 from p2p8s.net import runner
-from p2p8s.net.node import Reason
-from p2p8s.net.runner import DONE_REASON, LEFT_REASON, Think, Typed, left_the_table
+from p2p8s.net.runner import Think, Typed
 from p2p8s.rules import Ruleset
 from p2p8s.table import Table, TableConfig
 from p2p8s.table import events as tev
@@ -282,23 +282,19 @@ class TableScreen:
             elif isinstance(event, tev.Info):
                 text = said(event, self._words())
                 self.say(text[:1].upper() + text[1:])  # a sentence of its own
+            elif isinstance(event, Note):
+                line = self._words().say(event.code, **event.params)
+                self.say(self.look.paint(line, "red") if event.code in FAULTS else line)
 
-    def presence(self, seat: int, name: str, *, connected: bool, reason: str | Reason) -> None:
-        """A node left, was lost, or came back (``reason`` says how: the
-        :class:`~p2p8s.net.node.Reason` its connection ended for, or the runner's words)."""
-        leaving = not reason
-        if isinstance(reason, Reason):
-            leaving = reason.code in (LEFT_REASON, DONE_REASON)
-            reason = lost_reason(reason)
+    def presence(self, seat: int, name: str, *, connected: bool, reason: Note) -> None:
+        """A node left, was lost, or came back (``reason`` says how)."""
+        line = presence_line(self._words(), seat, name, reason)
         if connected:
             self.gone.pop(seat, None)
-            self.say(f"{name} is back ({reason})." if reason else f"{name} is connected.")
-        elif leaving:
-            self.gone[seat] = reason
-            self.say(self.look.paint(f"{left_the_table(name, reason)}.", "yellow"))
+            self.say(line)
         else:
-            self.gone[seat] = reason
-            self.say(self.look.paint(f"Lost the connection to {name} ({reason}).", "yellow"))
+            self.gone[seat] = _reason(reason)
+            self.say(self.look.paint(line, "yellow"))
 
     def turn(self, table: Table, now: float) -> None:
         """A new decision: what happened, the table again, then the prompt with the
@@ -330,10 +326,10 @@ class TableScreen:
         self._prompt(table, now)
         return None
 
-    def finished(self, table: Table, why: str) -> None:
+    def finished(self, table: Table, why: Note) -> None:
         """The runner stops."""
-        if why:
-            self.say(f"Leaving the table: {why}.")
+        if line := self._words().say(why.code, **why.params):
+            self.say(line)
 
     # --- drawing -------------------------------------------------------------------
 

@@ -8,6 +8,9 @@
 - :mod:`p2p8s.net.discovery` — mDNS/DNS-SD (RFC 6762/6763) table cards via zeroconf.
 - :mod:`p2p8s.net.lobby` — seating at a table and building the full mesh that is handed
   to the game runner.
-- :mod:`p2p8s.net.runner` — the game runner: the replicated table
-  (:mod:`p2p8s.table`) fed from the mesh, its timers from the loop clock, the table log.
+- :mod:`p2p8s.net.runner` — the game runner: the asyncio adapter of the replicated
+  table's links (:mod:`p2p8s.table.link`) fed from the mesh and the loop clock, with
+  :mod:`~p2p8s.net.frontend` (what it asks of a frontend), :mod:`~p2p8s.net.redial`
+  (dialling a lost peer again) and :mod:`~p2p8s.net.catchup` (rebuilding from the
+  peers' logs; the table log file).
 """

@@ -14,11 +14,9 @@ stays light.
 from __future__ import annotations
 
 import socket
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from p2p8s.errors import Code, LocalError, MalformedInput, RemoteError
+from p2p8s.errors import Code, LocalError, MalformedInput, Note, RemoteError
 
 if TYPE_CHECKING:  # the words of this module load without asyncio and the wire
     from p2p8s.net.node import Connection
@@ -85,14 +83,10 @@ def connect_failure(exc: BaseException) -> dict[str, Any]:
     return {"failure": failure, "error": text}
 
 
-@dataclass(frozen=True, slots=True)
-class Reason:
-    """Why a connection ended, as data: ``code`` is the :class:`~p2p8s.wire.Farewell`
-    or :class:`~p2p8s.wire.Refusal` the peer sent, or a :class:`NetCode` of this node;
-    ``params`` its details (e.g. ``seats`` of a refusal, ``timeout_s``)."""
-
-    code: Code
-    params: Mapping[str, Any] = field(default_factory=dict)
+#: Why a connection ended, as data: the ``code`` is the :class:`~p2p8s.wire.Farewell` or
+#: :class:`~p2p8s.wire.Refusal` the peer sent, or a :class:`NetCode` of this node;
+#: ``params`` its details (e.g. ``seats`` of a refusal, ``timeout_s``).
+Reason = Note
 
 
 class JoinRefused(LocalError):

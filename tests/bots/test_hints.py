@@ -9,13 +9,13 @@ import pytest
 from bots_harness import RULESETS, decisions
 
 from p2p8s.bots import REGULARS, get_bot, hint, view_of
-from p2p8s.bots.base import Note
 from p2p8s.bots.hints import Hint, HintCode, explain
 from p2p8s.cards import Card, parse_cards, standard_deck
 from p2p8s.cli import words
 from p2p8s.cli.view import Look
 from p2p8s.cli.words import Speaker
 from p2p8s.engine import DRAW, TAKE, Event, OrderedDeck, Play, Round
+from p2p8s.errors import Note
 from p2p8s.rules import Ruleset
 
 

@@ -12,8 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any
 
 import pytest
 from net.test_mesh import table as dealt_table
@@ -21,47 +20,43 @@ from net.test_mesh import table as dealt_table
 from p2p8s.bots.registry import get_bot
 from p2p8s.cli.table_view import AUDIT_OK, TableScreen
 from p2p8s.cli.terminal import Terminal
-from p2p8s.cli.words import Speaker
+from p2p8s.cli.words import PLAIN, Speaker
+from p2p8s.cli.words.runner import reason as how_said
 from p2p8s.cli.words.table import said
 from p2p8s.crypto.messages import PlayCards, decode
 from p2p8s.net.lobby import Mesh
-from p2p8s.net.runner import (
-    EOF_MARK,
-    Options,
-    PeerLost,
-    Result,
-    TableFailed,
-    computer_seats,
-    play_table,
-    table_config,
-)
+from p2p8s.net.runner import EOF_MARK, Options, PeerLost, Result, TableFailed, play_table
 from p2p8s.rules import Ruleset
 from p2p8s.store.tablelog import read_log
 from p2p8s.table import Table, TableConfig
 from p2p8s.table import events as tev
 from p2p8s.table.actions import CRYPTO
+from p2p8s.table.linkout import Note
 from p2p8s.table.logverify import verify
-from p2p8s.wire import Roster, SeatEntry
 
 
 class Recorder:
-    """A frontend that keeps everything it is told."""
+    """A frontend that keeps everything it is told (notes and reasons in words)."""
 
     def __init__(self) -> None:
         self.events: list[object] = []
         self.seen: list[tuple[int, str, bool, str]] = []
         self.warned: list[float] = []
         self.turns = 0
-        self.why = ""
+        self.why: Note | None = None
+        self.names: tuple[str, ...] = ()
 
     def started(self, table: Table, config: TableConfig, **_: object) -> None:
         self.names = config.names
 
+    def said(self, note: Note) -> str:
+        return Speaker(names=self.names).say(note.code, **note.params)
+
     def show(self, table: Table, events: Sequence[object], now: float) -> None:
         self.events.extend(events)
 
-    def presence(self, seat: int, name: str, *, connected: bool, reason: str) -> None:
-        self.seen.append((seat, name, connected, reason))
+    def presence(self, seat: int, name: str, *, connected: bool, reason: Note) -> None:
+        self.seen.append((seat, f"{name} (seat {seat})", connected, how_said(reason)))
 
     def turn(self, table: Table, now: float) -> None:
         self.turns += 1
@@ -72,31 +67,11 @@ class Recorder:
     def typed(self, table: Table, line: str, now: float) -> None:
         return None
 
-    def finished(self, table: Table, why: str) -> None:
+    def finished(self, table: Table, why: Note) -> None:
         self.why = why
 
     def of(self, kind: type) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
-
-
-def test_empty_seats_get_computer_regulars_with_their_own_names() -> None:
-    host = SeatEntry(seat=0, name="Karl", key=b"k" * 32, addrs=("127.0.0.1",), port=1)
-    bob = SeatEntry(seat=2, name="Bob", key=b"b" * 32, addrs=("127.0.0.1",), port=2)
-    roster = Roster(size=5, rules=Ruleset.table().with_changes(target=200),
-                    seats=(host, bob), open=False)
-    mesh = cast(Mesh, SimpleNamespace(roster=roster, digest=bytes(range(32)),
-                                      node=SimpleNamespace(table=b"T" * 8)))
-    config = table_config(mesh)
-    assert config.table == b"T" * 8 and config.target == 200
-    assert [s.computer is None for s in config.seats] == [True, False, True, False, False]
-    assert config.seats[2].name == "Bob" and config.seats[2].key == b"b" * 32
-    computers = [s for s in config.seats if s.computer]
-    assert all(s.key == host.key for s in computers)  # the host's node runs them
-    names = [s.name.lower() for s in config.seats]
-    assert len(set(names)) == 5 and "karl" in names
-    assert table_config(mesh) == config  # every node derives the same
-    assert computer_seats(b"x" * 32, 6, []) == computer_seats(b"x" * 32, 6, [])
-    assert len({n for n, _ in computer_seats(b"x" * 32, 6, [])}) == 6
 
 
 async def _play(meshes: list[Mesh], frontends: list[Any], options: list[Options]
@@ -196,7 +171,7 @@ async def test_a_cheating_node_is_named_and_the_table_stops(
             Options(auto=get_bot("karl"), log_dir=tmp_path / str(i)) for i in range(3)])
     for i in (0, 1):
         assert isinstance(results[i], TableFailed), results[i]
-        assert "P2 (seat 2) broke the rules" in str(results[i])
+        assert "P2 (seat 2) broke the rules" in PLAIN.error(results[i])
         faults = fronts[i].of(tev.Fault)
         assert faults and faults[0].seat == 2
     # The honest nodes' logs hold the signed lie: the offline audit names seat 2 too.
@@ -217,7 +192,7 @@ async def test_when_the_input_ends_the_computer_plays_on(tmp_path: Path) -> None
                 play_table(meshes[1], fronts[1], options=Options(rounds=1, write_log=False),
                            lines=lines))
     assert [r.rounds for r in results] == [1, 1]
-    infos = [said(e) for e in fronts[1].of(tev.Info)]
+    infos = _texts(fronts[1])
     assert any("Your input ended: the computer (Max) plays your seat" in t for t in infos)
     assert fronts[1].turns == 0
 
@@ -264,8 +239,8 @@ async def test_a_node_that_played_its_rounds_ends_the_match_for_the_others(
     assert isinstance(results[1], Result) and results[1].rounds == 1, results[1]
     for i in (0, 2):
         assert isinstance(results[i], PeerLost), results[i]
-        assert str(results[i]) == ("P1 left after the rounds they asked for; the match "
-                                   "cannot go on without them")
+        assert PLAIN.error(results[i]) == ("P1 left after the rounds they asked for; the "
+                                           "match cannot go on without them")
         assert results[i].seat == 1
 
 
@@ -285,7 +260,9 @@ def _drop(node: Any) -> None:
 
 
 def _texts(front: Recorder) -> list[str]:
-    return [said(e, Speaker(names=front.names)) for e in front.of(tev.Info)]
+    """The table's Info texts and the runner's notes, in words."""
+    return [said(e, Speaker(names=front.names)) if isinstance(e, tev.Info) else front.said(e)
+            for e in front.events if isinstance(e, tev.Info | Note)]
 
 
 async def test_a_player_who_quits_is_taken_over_and_the_others_go_on(tmp_path: Path) -> None:

@@ -15,9 +15,9 @@ from p2p8s.cli.view import Look, action_keys, numbered_hand, playable_cards, ren
 from p2p8s.cli.words import Speaker, narration
 from p2p8s.engine import Action, Draw, Pass, Play, Take
 from p2p8s.net.node import NetCode, Reason
-from p2p8s.net.runner import LEFT_REASON
 from p2p8s.table import Table
 from p2p8s.table.harness import TableNet, make_config
+from p2p8s.table.linkout import LinkCode, note
 
 
 def test_the_audit_line_names_the_cheater_or_checks_every_card() -> None:
@@ -68,14 +68,14 @@ def test_ascii_mode_writes_no_tick_and_a_lost_player_line_says_the_reason_once()
     out = io.StringIO()
     screen = TableScreen(Terminal(out, io.StringIO(), ascii=True), me=0)
     screen.say(AUDIT_OK)
-    screen.presence(1, "Bob (seat 1)", connected=False, reason=Reason(LEFT_REASON))
-    screen.presence(2, "Cat (seat 2)", connected=False,
-                    reason=Reason(NetCode.CONNECTION_CLOSED))
+    screen.presence(1, "Bob", connected=False, reason=note(LinkCode.GONE_LEFT))
+    screen.presence(2, "Cat", connected=False,
+                    reason=note(LinkCode.GONE_LOST, reason=Reason(NetCode.CONNECTION_CLOSED)))
     text = out.getvalue()
     assert "audit: every card checked ok" in text and "✓" not in text
     assert "Bob (seat 1) left the table." in text
     assert "Lost the connection to Cat (seat 2) (connection closed)." in text
-    screen.presence(2, "Cat (seat 2)", connected=True, reason="reconnected")
+    screen.presence(2, "Cat", connected=True, reason=note(LinkCode.BACK, moved=None))
     assert "Cat (seat 2) is back (reconnected)." in out.getvalue()
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from net.test_mesh import table as dealt_table
 
-from p2p8s.bots.base import Bot, Note, View
+from p2p8s.bots.base import Bot, View
 from p2p8s.bots.hints import Hint
 from p2p8s.bots.registry import get_bot
 from p2p8s.cli import table_view, words
@@ -28,7 +28,7 @@ from p2p8s.cli.table_view import TableScreen
 from p2p8s.cli.terminal import Terminal
 from p2p8s.cli.words.table import said
 from p2p8s.engine import Action
-from p2p8s.errors import Code
+from p2p8s.errors import Code, Note
 from p2p8s.net.lobby import Mesh
 from p2p8s.net.runner import EOF_MARK, Options, Result, play_table
 from p2p8s.table import Table

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from p2p8s.bots.base import Note
 from p2p8s.bots.hints import Hint, HintCode
 from p2p8s.cards import Rank, Suit
 from p2p8s.cli.controller import Act, AskHint, Board, Controller, Kind, Leave, Redraw
 from p2p8s.cli.play_cmd import SoloSource
 from p2p8s.cli.view import HELP_LINES, Look, action_keys, numbered_hand
 from p2p8s.engine import DRAW, Play
+from p2p8s.errors import Note
 from p2p8s.solo import HUMAN, SoloSession, SoloSettings
 
 

@@ -10,7 +10,6 @@ import re
 
 import pytest
 
-from p2p8s.bots.base import Note
 from p2p8s.bots.hints import Hint, HintCode
 from p2p8s.cards import Card, Rank, Suit, parse_cards
 from p2p8s.cli import moves
@@ -20,7 +19,7 @@ from p2p8s.cli.terminal import Terminal, wrap_line
 from p2p8s.cli.words import PLAIN, Speaker
 from p2p8s.coach import Coach
 from p2p8s.engine import DRAW, Play
-from p2p8s.errors import IllegalAction, MalformedInput
+from p2p8s.errors import IllegalAction, MalformedInput, Note
 from p2p8s.solo import HUMAN, SoloSession, SoloSettings, get_bot
 from p2p8s.store.settings import load_settings
 

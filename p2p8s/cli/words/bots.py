@@ -4,7 +4,7 @@
 A hint names players by the speaker's names; a speaker without names says "the next
 player" for the next seat and "seat N" for another.
 
->>> from p2p8s.bots.base import Note
+>>> from p2p8s.errors import Note
 >>> from p2p8s.cards import Rank
 >>> from p2p8s.cli.words import Speaker
 >>> note = Note.of(HintCode.ATTACK, rank=Rank.QUEEN, seat=1, next=1, left=1)

@@ -1,7 +1,7 @@
 """The coach's words (:class:`~p2p8s.coach.CoachCode`): the topics, said once each in a
 first round ("Coach: …"), and why a card cannot go.
 
->>> from p2p8s.bots.base import Note
+>>> from p2p8s.errors import Note
 >>> from p2p8s.cards import Card, Rank, Suit
 >>> from p2p8s.cli.look import Look
 >>> from p2p8s.cli.words import Speaker
@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from enum import Enum
 
-from p2p8s.bots.base import Note
 from p2p8s.cli.words import Speaker, Template
 from p2p8s.cli.words.phrases import (
     SUIT_MANY,
@@ -27,6 +26,7 @@ from p2p8s.cli.words.phrases import (
     rank_name,
 )
 from p2p8s.coach import CoachCode
+from p2p8s.errors import Note
 
 
 def _a(key: str) -> Callable[[Params], str]:

@@ -1,0 +1,194 @@
+"""The words of a running table's links (:mod:`p2p8s.table.link`): notes, presence, errors.
+
+The codes are :class:`~p2p8s.table.linkout.LinkCode` (notes shown at the table, how a
+peer left or came back, why the runner stops, why the match cannot go on),
+:class:`~p2p8s.table.sync.SyncCode` (a peer's bad runner payload),
+and :class:`~p2p8s.table.roster.RosterCode`.
+Errors that end a runner are said by :data:`~p2p8s.cli.words.PLAIN` (no seat names
+known), so they carry the names they need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import Enum
+from typing import Any
+
+from p2p8s.cli.words import PLAIN, Speaker, Template
+from p2p8s.errors import Code, Error, Note
+from p2p8s.table.linkout import LinkCode
+from p2p8s.table.roster import RosterCode
+from p2p8s.table.sync import SyncCode
+
+C = LinkCode
+
+#: How a peer left or came back, as said in brackets after its name.
+_HOW: dict[Code, str] = {
+    C.GONE_LEFT: "left the table",
+    C.GONE_FINISHED: "finished playing",
+    C.BACK: "reconnected",
+    C.BACK_RESYNCED: "reconnected; it gets the log",
+    C.BACK_RESTARTED: "restarted; it gets the log",
+}
+
+
+def reason(how: Note, sp: Speaker | None = None) -> str:
+    """How a peer left or came back (a ``GONE_*`` / ``BACK_*`` note), in brackets' words:
+    ``reconnected at 10.0.0.7:4242``, ``left the table``, ``no heartbeat for 5 s``."""
+    if how.code is C.GONE_LOST:
+        why = how.params["reason"]
+        text = (sp or PLAIN).say(why.code, **why.params)
+    else:
+        text = _HOW[how.code]
+    moved = how.params.get("moved")
+    return f"{text} at {moved}" if moved else str(text)
+
+
+def _error(sp: Speaker, error: object) -> str:
+    return sp.error(error) if isinstance(error, Error) else str(error)
+
+
+def _who(p: Mapping[str, Any]) -> str:
+    """``NAME (seat N)``; a seat the table does not have, or none."""
+    if p.get("seat") is None:
+        return "a player"
+    if p.get("name") is None:
+        return "an unknown player"
+    return f"{p['name']} (seat {p['seat']})"
+
+
+def _presence(code: LinkCode, line: str) -> Template:
+    def say(sp: Speaker, p: Mapping[str, Any]) -> str:
+        return line.format(who=_who(p), reason=reason(Note(code, p), sp))
+    return say
+
+
+def _fault(what: str) -> Template:
+    def say(sp: Speaker, p: Mapping[str, Any]) -> str:
+        seat = p.get("seat")
+        who = "a player" if seat is None else sp.who(seat)
+        return f"Fault ({who}): " + what.format(error=_error(sp, p.get("error")), to=p.get("to"))
+    return say
+
+
+def _names(seats: list[int], sp: Speaker) -> str:
+    return " and ".join(sp.name(s) for s in seats)
+
+
+def _rejoined(sp: Speaker, p: Mapping[str, Any]) -> str:
+    taken, n = p["taken"], p["rounds"]
+    when = ("from your next turn (your hand stays open to the others until this round "
+            "ends)" if taken else "once the others deal you in")
+    return (f"Rejoined the table at seat {p['seat']}; "
+            + ("the computer played your seat meanwhile; " if taken else "")
+            + f"you play again {when}. {n} round{'s' if n != 1 else ''} played so far, "
+            "every one audited from the signed log.")
+
+
+def _stranded(sp: Speaker, p: Mapping[str, Any]) -> str:
+    two = p["two"]
+    who = ("Your program restarted and lost your cards" if p["me"]
+           else f"{p['name']}'s program restarted and lost their cards")
+    why = ("with two people nobody holds a share of them" if two
+           else "nobody holds a share of them yet")
+    kept = "Both logs are kept" if two else "Every log is kept"
+    audit = f" (p2p8s audit {p['log']})" if p.get("log") is not None else ""
+    return f"{who} of this round; {why}, so this match cannot go on. {kept}{audit}."
+
+
+def _rebuild_failed(sp: Speaker, p: Mapping[str, Any]) -> str:
+    said = [f"{f.name}'s log: "
+            + (_error(sp, f.error) if f.error is not None else _table_fault(sp, f.fault))
+            for f in p["failures"]]
+    return "could not rebuild the table from the log: " + "; ".join(said)
+
+
+def _table_fault(sp: Speaker, fault: object) -> str:
+    """A table's fault (a :class:`~p2p8s.table.events.Fault`) in words."""
+    from p2p8s.cli.words.table import said
+
+    return said(fault, sp)
+
+
+def _broke(sp: Speaker, p: Mapping[str, Any]) -> str:
+    named = Speaker(names=p.get("names", sp.names), me=sp.me, look=sp.look)
+    fault = _table_fault(named, p["reason"])
+    return f"the table stopped: {_who(p)} broke the rules ({fault}); the log is in {p.get('log')}"
+
+
+def _invalid(tail: str) -> Template:
+    def say(sp: Speaker, p: Mapping[str, Any]) -> str:
+        return f"{_who(p)} sent invalid data{tail}: {_error(sp, p['error'])}"
+    return say
+
+
+TEMPLATES: dict[Enum, Template] = {
+    C.LEFT_TAKEN_OVER: "{seat:name} left the table: the computer plays their seat",
+    C.WAITING_FOR_OTHERS: "Waiting for the others to come back — Ctrl-C / quit to leave",
+    C.WAITING_FOR: "Waiting for {seat:name} to come back — Ctrl-C / quit to leave",
+    C.COME_BACK: "If {seat:name}'s program stopped, they come back by running: {command}",
+    C.MISADDRESSED: _fault("a game message addressed to seat {to}"),
+    C.PEER_FAULT: _fault("{error}"),
+    C.FROZEN: "This computer did not run for {seconds:.0f} s (asleep?): catching up with "
+              "the table…",
+    C.ASLEEP_WAITING: lambda sp, p: (
+        f"Waiting for {_names(p['seats'], sp)} to connect again, to learn whether the "
+        "others played your seat meanwhile…"),
+    C.CAUGHT_UP: "Caught up with the table: play goes on.",
+    C.ASLEEP_GAVE_UP: lambda sp, p: (
+        f"{_names(p['seats'], sp)} did not connect again within {p['seconds']:g} s (the "
+        "table may have ended meanwhile): going on as after a lost connection."),
+    C.REBUILD_TAKEN: "Your seat was taken over while the connection was down, and "
+                     "{seat:name} never got your last moves: rebuilding the table from the "
+                     "others' signed log.",
+    C.REBUILD_ASLEEP: "This computer did not run for a while and {seat:name}'s node took "
+                      "your seat over meanwhile: rebuilding the table from the others' "
+                      "signed log.",
+    C.GOT_LOG: "Got the log of the table from {seat:name} ({frames} signed frames, every "
+               "signature checked).",
+    C.LOG_GOES_ON: "The log of the table goes on in {path}.",
+    C.REJOINED: _rejoined,
+    C.YOU_LEFT: "You left the table; the computer plays your seat.",
+    C.INPUT_ENDED: "Your input ended: the computer ({bot}) plays your seat from now on.",
+    C.STILL_CATCHING_UP: "Still catching up with the table after this computer did not "
+                         "run — wait a moment (quit to leave).",
+    C.REFUSED: lambda sp, p: (lambda s: s[:1].upper() + s[1:])(_error(sp, p["error"])),
+    C.GONE_LEFT: _presence(C.GONE_LEFT, "{who} left the table."),
+    C.GONE_FINISHED: _presence(C.GONE_FINISHED, "{who} left the table ({reason})."),
+    C.GONE_LOST: _presence(C.GONE_LOST, "Lost the connection to {who} ({reason})."),
+    C.BACK: _presence(C.BACK, "{who} is back ({reason})."),
+    C.BACK_RESYNCED: _presence(C.BACK_RESYNCED, "{who} is back ({reason})."),
+    C.BACK_RESTARTED: _presence(C.BACK_RESTARTED, "{who} is back ({reason})."),
+    C.DONE_ROUNDS: "Leaving the table: played the {n} round{n:s} asked for.",
+    C.DONE_MATCH_OVER: "Leaving the table: the match is over.",
+    C.DONE_LEFT: "",
+    C.PEERS_FINISHED: lambda sp, p: (
+        f"{' and '.join(p['names'])} left after the rounds they asked for; the match "
+        "cannot go on without them"),
+    C.EVERYONE_LEFT: lambda sp, p: (
+        f"{_who(p)} left the table; the match cannot go on without them"),
+    C.STRANDED: _stranded,
+    C.NO_LOG: "no player of the table sent its log in time; the table cannot be rebuilt",
+    C.BROKE_RULES: _broke,
+    C.INVALID_DATA: _invalid(""),
+    C.DISCONNECTED: _invalid(" and was disconnected"),
+    C.REBUILD_FAILED: _rebuild_failed,
+    SyncCode.BAD_SYNC: "a bad sync payload: {detail}",
+    SyncCode.BAD_LOG_PART: "a bad log part: {detail}",
+    SyncCode.LOG_PARTS_DIFFER: "log parts of different lengths",
+    SyncCode.BAD_RELAY: "malformed relay: {detail}",
+    SyncCode.RELAYED_BAD_FRAME: lambda sp, p: (
+        f"relayed a frame that does not verify: {_error(sp, p['error'])}"),
+    SyncCode.RELAYED_NOT_BROADCAST: "relayed a frame that is not a crypto broadcast signed "
+                                    "by seat {signer}",
+    RosterCode.NO_HOST: "the roster has no host (seat {seat})",
+}
+
+
+#: Notes that tell of a fault (a frontend shows them as it shows the table's faults).
+FAULTS = frozenset({C.MISADDRESSED, C.PEER_FAULT})
+
+
+def presence_line(sp: Speaker, seat: int, name: str, how: Note) -> str:
+    """The line said when seat ``seat``'s node (``name``) left or came back (``how``)."""
+    return sp.say(how.code, seat=seat, name=name, **how.params)

@@ -1,0 +1,153 @@
+"""A node that lost its table catches up from its peers' logs; this node's table log file.
+
+A restarted node (``Mesh.rejoined``), or one whose table is void
+(:class:`~p2p8s.table.linkout.Rebuild`), asks every connected peer for its log (a
+``sync`` with ``restarted``) and rebuilds its table with :meth:`Table.restore` — off the
+event loop — from the first complete answer that checks out (protocol/table.md, "The
+runner's part" → "Restart"). Every node appends the signed game frames to a table log
+(:mod:`p2p8s.store.tablelog`); a rebuilt node starts a new file with the frames it was
+rebuilt from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from p2p8s.errors import MalformedInput, Note, RemoteError
+from p2p8s.net.lobby import Mesh
+from p2p8s.net.node import Incoming, Lost, NetEvent
+from p2p8s.store.tablelog import TableLogWriter, log_path, table_secret
+from p2p8s.table import Table, TableConfig
+from p2p8s.table.linkout import (
+    LinkCode,
+    LogFailure,
+    PeerLost,
+    RoundLogged,
+    TableFailed,
+    note,
+)
+from p2p8s.table.logverify import records_from_frames
+from p2p8s.table.sync import LOG_PART, LogAnswer, Sync
+from p2p8s.wire import Game
+
+
+@dataclass(slots=True)
+class Restored:
+    """A table rebuilt from a peer's log: the ``frames`` it was rebuilt from, the other
+    peers' partial ``answers`` (their further parts come to its link), what to tell."""
+
+    table: Table
+    frames: list[bytes]
+    answers: dict[int, LogAnswer]
+    notes: list[Note]
+
+
+async def restore(mesh: Mesh, config: TableConfig, notes: Sequence[Note], *,
+                  timeout_s: float, key_secret: bytes | None = None) -> Restored:
+    """Ask every connected peer of ``mesh`` for its log, rebuild the table from the first
+    complete answer that checks out (``notes`` and the answer's are told with its first
+    events), and put every other event back for the runner (in order). Raises
+    :class:`PeerLost` when no peer answers within ``timeout_s``, :class:`TableFailed`
+    when no answer checks out."""
+    for peer, conn in mesh.peers.items():
+        mesh.node.send(conn, Game(to=peer, payload=Sync(received=0, posted=0,
+                                                        restarted=True).payload()))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    held: list[NetEvent] = []
+    answers: dict[int, LogAnswer] = {}
+    failures: list[LogFailure] = []
+    waiting = set(mesh.peers)
+    while waiting:
+        try:
+            event = await mesh.next_event(max(0.0, deadline - loop.time()))
+        except TimeoutError:
+            break
+        if isinstance(event, Lost) and event.peer.seat is not None:
+            waiting.discard(event.peer.seat)
+        body = event.received.message.body if isinstance(event, Incoming) else None
+        seat = event.received.message.seat if isinstance(event, Incoming) else None
+        if (not isinstance(body, Game) or body.payload[:1] != bytes([LOG_PART])
+                or seat is None or seat not in waiting):
+            held.append(event)
+            continue
+        try:
+            frames = answers.setdefault(seat, LogAnswer()).add(body.payload[1:])
+            if frames is None:
+                continue
+            waiting.discard(seat)
+            records = await asyncio.to_thread(records_from_frames, config, frames,
+                                              me=mesh.seat)
+            table = await asyncio.to_thread(
+                Table.restore, config, me=mesh.seat, records=records, rand=os.urandom,
+                seed=mesh.digest, now=loop.time(), sign=mesh.node.identity.sign,
+                key_secret=key_secret)
+        except (MalformedInput, RemoteError) as exc:
+            failures.append(LogFailure(seat=seat, name=config.names[seat], error=exc))
+            continue
+        if table.failed is not None:
+            failures.append(LogFailure(seat=seat, name=config.names[seat],
+                                       fault=table.failed))
+            continue
+        mesh.early[:0] = held
+        del answers[seat]
+        got = note(LinkCode.GOT_LOG, seat=seat, frames=len(frames))
+        return Restored(table=table, frames=frames, answers=answers, notes=[*notes, got])
+    mesh.early[:0] = held
+    if failures:
+        raise TableFailed(LinkCode.REBUILD_FAILED, failures=failures)
+    raise PeerLost(LinkCode.NO_LOG, seat=mesh.seat)
+
+
+def key_secret(mesh: Mesh, *, write_log: bool, log_dir: Path | None) -> bytes | None:
+    """The per-table secret the round keys of this node derive from (a restarted node
+    sends them back: protocol/table.md "Coming back"), kept beside the table log; None
+    when no log is written. Raises CorruptSecret (MalformedInput) for a damaged file."""
+    return table_secret(mesh.node.table, mesh.seat, log_dir) if write_log else None
+
+
+def log_header(config: TableConfig, mesh: Mesh) -> dict[str, Any]:
+    """The header record of this node's table log (JSON): table, seats, rules, target."""
+    return {
+        "format": 1,
+        "table": config.table.hex(),
+        "seed": mesh.digest.hex(),
+        "me": mesh.seat,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "rules": mesh.roster.rules.to_dict(),
+        "target": config.target,
+        "turn_timeout_s": config.turn_timeout_s,
+        "seats": [{"seat": s.seat, "name": s.name, "key": s.key.hex(),
+                   "computer": s.computer} for s in config.seats],
+    }
+
+
+def new_log(mesh: Mesh, config: TableConfig, log_dir: Path | None, frames: Sequence[bytes],
+            *, rejoined: bool) -> TableLogWriter:
+    """A new table log file in ``log_dir`` (None: the user data directory; a ``-2``… name
+    if one exists) starting with ``frames``; ``rejoined``: a rebuilt node's."""
+    header = log_header(config, mesh)
+    if rejoined:
+        header["rejoined"] = True
+    log = TableLogWriter.create(log_path(mesh.node.table, mesh.seat, directory=log_dir),
+                                header)
+    for frame in frames:
+        log.append(frame)
+    return log
+
+
+def mark_round(log: TableLogWriter, out: RoundLogged) -> None:
+    """Mark the end of a round in ``log`` (fsynced): its number, the audit verdict, the
+    transcript hash (or ``replayed``: a round taken from a peer's log) and the totals."""
+    mark: dict[str, Any] = {"round_over": out.number, "audit_ok": out.audit_ok}
+    if out.transcript is None:
+        mark["replayed"] = True
+    else:
+        mark["transcript"] = out.transcript.hex()
+    log.mark({**mark, "totals": list(out.totals)})

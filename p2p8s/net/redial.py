@@ -1,0 +1,136 @@
+"""Where each seat's node listens, and dialling a lost one again (protocol/table.md, "Who
+dials").
+
+The :class:`~p2p8s.table.link.Link` decides *whether* this node dials a lost seat (the
+higher seat dials the lower; a restarted node dials everyone); a :class:`Redial` does
+it, in the background, with backoff (:data:`REDIAL_FIRST_S` doubling to
+:data:`REDIAL_MAX_S`, ±25 % jitter): first the addresses known (the roster's, the last
+connection's), then — when none answers — where mDNS says it listens now. A connection
+made shows up as a ``Connected`` event of the node, which starts the ``sync``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import Awaitable, Callable
+from functools import partial
+
+from p2p8s.codes import format_address
+from p2p8s.errors import LocalError, RemoteError
+from p2p8s.net.lobby import Mesh
+from p2p8s.net.node import Connection, JoinRefused
+from p2p8s.wire import Role
+
+#: Seconds between dial attempts to a lost peer: from the first, doubling to the last.
+REDIAL_FIRST_S = 0.5
+REDIAL_MAX_S = 8.0
+#: Seconds one dial attempt may take.
+DIAL_TIMEOUT_S = 3.0
+
+Address = tuple[str, int]
+#: Where else a lost seat may listen now (``seat -> [(host, port), …]``, e.g. by mDNS).
+Finder = Callable[[int], Awaitable[list[Address]]]
+
+
+class Redial:
+    """The addresses of ``mesh``'s seats, and the dialling of lost ones while
+    ``away(seat)`` holds; ``find`` looks a seat up elsewhere (None: only the addresses
+    known); ``rng`` jitters the backoff. ``found_by_mdns`` counts the connections made
+    to an address found by ``find``."""
+
+    def __init__(self, mesh: Mesh, *, away: Callable[[int], bool], find: Finder | None,
+                 rng: random.Random, where: dict[int, list[Address]] | None = None) -> None:
+        self.mesh = mesh
+        self._away = away
+        self._find = find
+        self._rng = rng
+        self.where: dict[int, list[Address]] = {
+            e.seat: [(a, e.port) for a in e.addrs] for e in mesh.roster.seats}
+        #: where each seat listened at the deal (a peer back from elsewhere moved)
+        self._dealt_at = {s: set(w) for s, w in self.where.items()}
+        for seat, conn in mesh.peers.items():
+            self.note(seat, conn)
+        self.where.update(where or {})  # what an earlier run of this table learnt
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self.found_by_mdns = 0
+
+    def note(self, seat: int, conn: Connection) -> None:
+        """Remember where ``seat``'s node listens (the address of ``conn``, its hello port)."""
+        if conn.hello.port:
+            where = (conn.address, conn.hello.port)
+            known = self.where.setdefault(seat, [])
+            if where in known:
+                known.remove(where)
+            known.insert(0, where)
+
+    def moved(self, seat: int, conn: Connection) -> str | None:
+        """``HOST:PORT`` where ``seat``'s node listens now (``conn``), if not where it did
+        at the deal (its address changed), else None."""
+        where = (conn.address, conn.hello.port)
+        if not conn.hello.port or where in self._dealt_at.get(seat, {where}):
+            return None
+        return format_address(*where)
+
+    def start(self, seat: int) -> None:
+        """Dial ``seat``'s node in the background, unless it is being dialled already."""
+        if seat in self._tasks:
+            return
+        task = asyncio.ensure_future(self._dial(seat))
+        self._tasks[seat] = task
+        task.add_done_callback(partial(self._done, seat))
+
+    def stop(self, seat: int) -> None:
+        """Stop dialling ``seat`` (it is back)."""
+        task = self._tasks.pop(seat, None)
+        if task is not None:
+            task.cancel()
+
+    def close(self) -> None:
+        """Stop every dialling."""
+        for task in self._tasks.values():
+            task.cancel()
+        self._tasks.clear()
+
+    def _done(self, seat: int, task: asyncio.Task[None]) -> None:
+        if self._tasks.get(seat) is task:
+            del self._tasks[seat]
+
+    async def _dial(self, seat: int) -> None:
+        """Try the seat's addresses with backoff until a connection is made or it is back
+        by itself (the mDNS look-up runs while the known addresses are tried)."""
+        delay = REDIAL_FIRST_S
+        node = self.mesh.node
+        entry = self.mesh.roster.entry(seat)
+        while entry is not None and self._away(seat):
+            if entry.key in node.peers:
+                return
+            known = list(self.where.get(seat, []))
+            finding = asyncio.ensure_future(self._find(seat)) if self._find else None
+            try:
+                if await self._try(known):
+                    return
+                found: list[Address] = []
+                if finding is not None:
+                    with contextlib.suppress(Exception):
+                        found = [f for f in await finding if f not in known]
+                if found and await self._try(found):
+                    self.found_by_mdns += 1
+                    return
+            finally:
+                if finding is not None:
+                    finding.cancel()
+            await asyncio.sleep(delay * (0.75 + 0.5 * self._rng.random()))
+            delay = min(delay * 2, REDIAL_MAX_S)
+
+    async def _try(self, addresses: list[Address]) -> bool:
+        """Dial the first of ``addresses`` that answers; whether one did."""
+        if not addresses:
+            return False
+        try:
+            await self.mesh.node.connect_any(addresses, role=Role.PEER,
+                                             timeout_s=DIAL_TIMEOUT_S)
+        except (JoinRefused, LocalError, RemoteError, OSError):
+            return False
+        return True

@@ -1,0 +1,548 @@
+"""The runner's protocol as a sans-IO machine: one node's links to the other nodes of a table.
+
+A :class:`Link` wraps this node's :class:`~p2p8s.table.Table` and decides what a runner
+does between the table and the network (protocol/table.md, "The runner's part"): what
+each peer is owed again after a drop (``sync``, resend), what a restarted peer gets (the
+``log``), when its own table is void and must be rebuilt from a peer's log, who dials
+whom; with :mod:`~p2p8s.table.relay` (what a lost node's peers relay to each other),
+:mod:`~p2p8s.table.freeze` (a process that did not run holds its output) and
+:mod:`~p2p8s.table.outcome` (the ``--rounds`` cut-off, when the runner stops or the
+match cannot go on). Network events and ``now`` go in (:meth:`~Link.connected`,
+:meth:`~Link.received`, :meth:`~Link.lost`, :meth:`~Link.clock`,
+:meth:`~Link.handle_timer`), typed records of :mod:`~p2p8s.table.linkout` come out, in
+the order the adapter carries them out, and :meth:`~Link.get_timer` says when to call
+again (aioquic-style). Connections are numbers the adapter gives. After
+:attr:`Link.done`, :attr:`Link.failure` or a ``Rebuild``, every input is ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from p2p8s.engine import Action
+from p2p8s.errors import IllegalAction, MalformedInput, Note, RemoteError
+from p2p8s.table import events as tev
+from p2p8s.table import linkout as lo
+from p2p8s.table.actions import LEAVE, RESYNC, encode_records
+from p2p8s.table.core import Outgoing, Output, Table
+from p2p8s.table.freeze import ASLEEP_MAX_S, Awake, Freeze, Waiting
+from p2p8s.table.linkout import LinkCode, PeerLost, TableFailed, note
+from p2p8s.table.logverify import records_from_frames
+from p2p8s.table.outcome import Outcome
+from p2p8s.table.relay import Relays
+from p2p8s.table.sync import LOG_PART, RELAY, RUNNER_KINDS, SYNC, LogAnswer, Sync, round_of
+from p2p8s.wire import Farewell, Game
+
+
+class Link:
+    """This node's links to the other nodes of ``table``: ``peers`` are the connections the
+    mesh holds now (seat → :class:`~p2p8s.table.linkout.Conn`); ``rounds`` stops after
+    that many rounds; ``restored``: the table was rebuilt from a peer's log (``seen``: the
+    frames it was rebuilt from; ``notes``: told with its first events; ``answers``: other
+    peers' partial log answers); ``log_name`` names the table log in messages;
+    ``come_back`` is the command a lost player can run to come back through this node.
+    """
+
+    def __init__(self, table: Table, *, peers: Mapping[int, lo.Conn], rounds: int | None = None,
+                 restored: bool = False, seen: Sequence[bytes] = (),
+                 notes: Sequence[Note] = (), answers: Mapping[int, LogAnswer] | None = None,
+                 log_name: str | None = None, come_back: str | None = None) -> None:
+        self.table = table
+        self.config = table.config
+        self.me = table.me
+        self.names = self.config.names
+        self.restored = restored
+        self.come_back = come_back
+        self.notes = list(notes)
+        #: human seats of the other nodes (the computer seats' node is the host's)
+        self.others = [s.seat for s in self.config.seats
+                       if s.computer is None and s.seat != self.me]
+        self.conns: dict[int, lo.Conn] = {c.id: c for c in peers.values()}
+        self.peers: dict[int, int] = {s: c.id for s, c in peers.items()}  # the mesh's
+        #: the rounds played, the cut-off, and when the runner stops
+        self.outcome = Outcome(table, others=self.others, limit=rounds, log_name=log_name)
+        self.received_count = 0  # game payloads received (not relayed, not logs)
+        self.counts: dict[str, int] = {}  # resent, relayed, frozen
+        self.rebuild: lo.Rebuild | None = None
+        self.left = False
+        self._out: list[lo.Out] = []
+        self.relays = Relays(self.config, self.others, seen)
+        #: per peer seat: the game payloads posted for it, in order, and the count of game
+        #: payloads received from it (the ``sync`` numbers)
+        self.posted: dict[int, list[Outgoing]] = {s: [] for s in self.others}
+        self.got: dict[int, int] = dict.fromkeys(self.others, 0)
+        self.last_round: dict[int, int] = {}  # seat -> the last round it sent a message in
+        self.pending: dict[int, int] = {}  # connected again, waiting for its sync
+        self.expect: dict[int, int] = {}  # seat -> its posted count: peer_back once in
+        self.away: set[int] = set()  # seats whose node this node misses
+        self.gone_for_good = self.outcome.gone_for_good  # seats that left, in order
+        self.fresh: set[int] = set()  # peers told this node restarted (no resend due)
+        #: a restored node: peers not reached yet, told ``restarted`` when they are, and
+        #: those whose log answer is awaited before :meth:`Table.peer_back`
+        self.restart_to: set[int] = set()
+        self.await_log: set[int] = set()
+        self.told_taken: dict[int, int] = {}  # seat -> the conn told its seats were taken
+        self.answers: dict[int, LogAnswer] = dict(answers or {})
+        #: the frozen-process rule: while asleep it sends nothing from its table, drives
+        #: no timer, calls no ``peer_lost`` (it was the one gone), holds its ``sync``
+        self.freeze = Freeze()
+
+    # --- state ---------------------------------------------------------------------------
+
+    @property
+    def asleep(self) -> bool:
+        """This process was found frozen and does not know yet whether its seats were
+        taken over meanwhile (:mod:`p2p8s.table.freeze`): no move, no timer."""
+        return self.freeze.asleep
+
+    @property
+    def done(self) -> Note | None:
+        """Why the runner stops (a ``DONE_*`` note), once it does."""
+        return self.outcome.done
+
+    @property
+    def failure(self) -> PeerLost | TableFailed | None:
+        """Why the match cannot go on (for the caller to raise), once it cannot."""
+        return self.outcome.failure
+
+    @property
+    def rounds(self) -> int:
+        """Rounds completed on this node."""
+        return self.outcome.rounds
+
+    @property
+    def stopped(self) -> bool:
+        """The runner stops (failed) or rebuilds: no further input is taken."""
+        return self.failure is not None or self.rebuild is not None
+
+    def member(self, seat: int | None) -> bool:
+        """Whether ``seat`` is another person's seat of the table (its node may connect
+        after the deal; anyone else is refused)."""
+        return seat is not None and seat in self.got
+
+    def get_timer(self) -> float | None:
+        """When to call :meth:`handle_timer` (the loop's clock): the table's timer; while
+        asleep after a freeze, the end of the settling time, then the end of the wait
+        for the peers lost meanwhile."""
+        if self.stopped:
+            return None
+        if self.freeze.asleep:
+            return self.freeze.get_timer()
+        return self.table.get_timer()
+
+    # --- inputs --------------------------------------------------------------------------
+
+    def start(self, now: float) -> list[lo.Out]:
+        """Begin: start the table, or — restored — count the peers not reached as lost
+        (dialled) and show the restored table's first events."""
+        if not self.restored:
+            self._process(self.table.start(now))
+            return self._take()
+        self.fresh = set(self.peers)
+        self.restart_to = set(self.others) - self.fresh
+        for seat in self.others:
+            if seat not in self.peers:  # not reachable now
+                self.away.add(seat)
+                self._process(self.table.peer_lost(seat, now))
+                self._dial(seat)
+        self._restored_events(now)
+        return self._take()
+
+    def clock(self, now: float, waited_s: float | None = None) -> list[lo.Out]:
+        """The loop read its clock: ``now``, having waited ``waited_s`` since the last read
+        (None: the first read). A process found frozen may have been declared lost and
+        its seats taken over meanwhile, while its table knows nothing of it (and its
+        timers are all due at once): it is then :attr:`asleep` until it knows."""
+        gap = self.freeze.clock(now, waited_s)
+        if gap is None or self.done is not None or self.stopped:
+            if gap is not None:
+                self.freeze.wake()
+            return []
+        self.counts["frozen"] = self.counts.get("frozen", 0) + 1
+        self._show(note(LinkCode.FROZEN, seconds=gap))
+        return self._take()
+
+    def handle_timer(self, now: float) -> list[lo.Out]:
+        """The time of :meth:`get_timer` has come (or passed)."""
+        if self.stopped:
+            return []
+        if self.freeze.asleep:
+            self._asleep_check(now)
+            if self.freeze.asleep:
+                return self._take()  # no timer, no move while its seat may be another's
+        timer = self.table.get_timer()
+        if timer is not None and timer <= now:
+            self._process(self.table.handle_timer(now))
+        return self._take()
+
+    def connected(self, seat: int, conn: lo.Conn, now: float) -> list[lo.Out]:
+        """A roster member's node (:meth:`member`) finished the handshake after the deal,
+        on a connection the mesh does not use yet: start the ``sync``."""
+        if self.stopped or not self.member(seat) or self.peers.get(seat) == conn.id:
+            return []
+        self.conns[conn.id] = conn
+        self.pending[seat] = conn.id
+        if self.freeze.asleep:
+            self.freeze.unsynced[seat] = conn.id  # its sync first: was it taken over?
+        else:
+            self._send_sync(seat, conn.id)
+        self._after_input(now)
+        return self._take()
+
+    def received(self, seat: int | None, conn: int, body: Game, *, frame: bytes,
+                 digest: bytes, now: float) -> list[lo.Out]:
+        """A game envelope from ``seat``'s node on ``conn`` (``frame``: its signed bytes,
+        ``digest`` its hash): a runner payload, or a game payload for the table."""
+        if self.stopped:
+            return []
+        if seat is None or seat not in self.got or (body.to is not None and body.to != self.me):
+            self._show(note(LinkCode.MISADDRESSED, seat=seat, to=body.to))
+            return self._take()
+        kind = body.payload[0] if body.payload else 0
+        if kind in RUNNER_KINDS:
+            try:
+                self._runner_payload(conn, seat, kind, body.payload[1:], now)
+            except (RemoteError, MalformedInput) as exc:
+                self._show(note(LinkCode.PEER_FAULT, seat=seat, error=exc))
+                self._fail(TableFailed(LinkCode.INVALID_DATA, seat=seat,
+                                       name=self._name(seat), error=exc))
+        else:
+            self.received_count += 1
+            if kind == LEAVE and seat not in self.gone_for_good:
+                self.gone_for_good.append(seat)
+                self.away.add(seat)
+            self._take_game(seat, frame, body, now, head=digest)
+            self._maybe_back(seat, now)
+        self._after_input(now)
+        return self._take()
+
+    def lost(self, seat: int | None, conn: int, reason: Note, now: float, *,
+             error: RemoteError | None = None) -> list[lo.Out]:
+        """The connection ``conn`` of ``seat``'s node ended (``reason``: the peer's ``bye``,
+        a :class:`~p2p8s.wire.Farewell`, or how it ended; ``error``: it sent invalid data)."""
+        if self.stopped or seat is None or seat not in self.got:
+            return []  # not a seated player (a newcomer refused after the deal)
+        if self.pending.get(seat) == conn:
+            del self.pending[seat]  # lost again before its sync: keep trying
+            self._dial(seat)
+            return self._take()
+        if self.peers.get(seat) != conn:
+            return []  # an old connection of that seat
+        if reason.code is Farewell.DONE:
+            self._emit(lo.PeerGone(seat=seat, why=note(LinkCode.GONE_FINISHED)))
+            self.outcome.peer_finished(seat, last_round=self.last_round.get(seat, 0))
+            return self._take()
+        if self.done is not None:
+            return []
+        if error is not None:
+            self._fail(TableFailed(LinkCode.DISCONNECTED, seat=seat, name=self._name(seat),
+                                   error=error))
+            return self._take()
+        if seat in self.gone_for_good:
+            return []  # it said so (leave); its bye follows
+        why = (note(LinkCode.GONE_LEFT) if reason.code is Farewell.LEFT
+               else note(LinkCode.GONE_LOST, reason=reason))
+        self._emit(lo.PeerGone(seat=seat, why=why))
+        if self.freeze.asleep:
+            # this node was the one gone (frozen): the peer most likely closed the
+            # connection because of that; its table is not told (_asleep_check)
+            self.away.add(seat)
+            self.expect.pop(seat, None)
+            self.freeze.lost.add(seat)
+            self._dial(seat)
+            self._after_input(now)
+            return self._take()
+        if self.come_back is not None and seat not in self.away:
+            self._show(note(LinkCode.COME_BACK, seat=seat, command=self.come_back))
+        self.away.add(seat)
+        self.expect.pop(seat, None)
+        self._relay(seat)
+        self._take_relayed(seat, now)
+        self._process(self.table.peer_lost(seat, now))
+        self._dial(seat)
+        return self._take()
+
+    def act(self, action: Action, now: float) -> list[lo.Out]:
+        """The local player's (or the auto player's) ``action``; one the table refuses
+        comes out as :class:`~p2p8s.table.linkout.Refused`."""
+        if self.stopped:
+            return []
+        try:
+            out = self.table.act(action, now)
+        except IllegalAction as exc:
+            self._emit(lo.Refused(error=exc))
+            return self._take()
+        self._process(out)
+        return self._take()
+
+    def present(self, now: float) -> list[lo.Out]:
+        """The person typed something: they are back at the keyboard (R-TIMER)."""
+        if not self.stopped:
+            self._process(self.table.present(now))
+        return self._take()
+
+    def leave(self, now: float, *, quietly: bool = False) -> list[lo.Out]:
+        """The local player leaves: send ``leave`` (the others take the seat over at
+        once) and stop. ``quietly``: on Ctrl-C / SIGTERM (nothing is shown)."""
+        if (self.left or self.outcome.completed or self.table.failed is not None
+                or self.stopped):
+            return []
+        self.left = True
+        self.freeze.wake()  # after a freeze: the ``leave`` only, nothing it held
+        self._process(Output(self.table.leave(now).messages, []))
+        if not quietly:
+            self._show(note(LinkCode.YOU_LEFT))
+        self.outcome.end(note(LinkCode.DONE_LEFT), completed=False)
+        return self._take()
+
+    # --- output --------------------------------------------------------------------------
+
+    def _emit(self, out: lo.Out) -> None:
+        self._out.append(out)
+
+    def _take(self) -> list[lo.Out]:
+        out, self._out = self._out, []
+        return out
+
+    def _show(self, *events: object) -> None:
+        self._emit(lo.Show(events=events))
+
+    def _fail(self, error: PeerLost | TableFailed) -> None:
+        if not self.stopped:
+            self.outcome.fail(error)
+
+    def _name(self, seat: int | None) -> str | None:
+        return self.outcome.name(seat)
+
+    def _process(self, out: Output, events: Sequence[object] | None = None) -> None:
+        """lo.Post the table's messages (held while asleep; none of a round past the
+        cut-off), show its events (or ``events`` instead), mark round ends, and stop where
+        the match is over or cannot go on (:class:`~p2p8s.table.outcome.Outcome`)."""
+        if self.stopped:
+            return
+        messages: Sequence[Outgoing] = out.messages
+        if self.freeze.asleep and messages:  # sent once it knows (_asleep_check)
+            self.freeze.held.extend(messages)
+            messages = ()
+        for msg in filter(self.outcome.sendable, messages):
+            self._emit(lo.Post(to=msg.to, payload=msg.payload))
+            for seat in self.others:
+                if msg.to is None or msg.to == seat:
+                    self.posted[seat].append(msg)
+        shown, marks = self.outcome.take(out.events if events is None else events)
+        self._out.extend(marks)
+        if shown:
+            self._show(*shown)
+
+    def _restored_events(self, now: float) -> None:
+        """The first output of a table restored from the log: the rounds already played
+        are counted, only the current round's events shown (after the notes)."""
+        out = self.table.handle_timer(now)
+        current, marks = self.outcome.replayed(out.events)
+        self._out.extend(marks)
+        taken = self.me in self.table.taken_over or bool(marks)
+        rejoined = note(LinkCode.REJOINED, seat=self.me, taken=taken, rounds=len(marks))
+        self._process(out, [*self.notes, rejoined, *current])
+
+    # --- game payloads -------------------------------------------------------------------
+
+    def _take_game(self, seat: int, frame: bytes, body: Game, now: float, *,
+                   head: bytes | None = None) -> None:
+        """A game payload of ``seat``'s node, received or relayed (``frame``: its signed
+        frame; ``head``: its hash, the chain's head now, when received): count it for
+        ``sync``, log it, keep a crypto broadcast to relay, give it to the table."""
+        if self.stopped:
+            return
+        self.got[seat] += 1
+        self.last_round[seat] = max(self.last_round.get(seat, 0), round_of(body.payload))
+        self.relays.heard(seat, frame, body)
+        self._emit(lo.Log(frame=frame, head=head))
+        self._receive(seat, body.payload, now)
+
+    def _receive(self, seat: int, payload: bytes, now: float) -> None:
+        """Give the table a payload of ``seat``'s node; invalid data stops the table."""
+        try:
+            out = self.table.receive(seat, payload, now)
+        except RemoteError as exc:
+            bad = exc.seat if exc.seat is not None else seat
+            self._show(tev.Fault.of(exc, bad))
+            self._fail(TableFailed(LinkCode.INVALID_DATA, seat=bad, name=self._name(bad),
+                                   error=exc))
+            return
+        self._process(out)
+
+    def _relay(self, seat: int) -> None:
+        """Send every other connected peer the last crypto broadcasts received from
+        ``seat``'s node, just lost (:mod:`p2p8s.table.relay`)."""
+        payload = self.relays.payload(seat)
+        for other, conn in list(self.peers.items()):
+            if (payload is not None and other != seat and other in self.got
+                    and other not in self.away):
+                self._emit(lo.Send(conn=conn, to=other, payload=payload))
+
+    def _take_relayed(self, seat: int, now: float) -> None:
+        """Take in the relayed frames of ``seat``'s node (lost) this node never got, in
+        order, as if they had come from it."""
+        for relayed in self.relays.take(seat):
+            if self.stopped:
+                return
+            self.counts["relayed"] = self.counts.get("relayed", 0) + 1
+            self._take_game(seat, relayed.frame, relayed.body, now)
+
+    # --- sync, log, rebuild --------------------------------------------------------------
+
+    def _send_sync(self, seat: int, conn: int) -> None:
+        """This node's ``sync`` on a new connection of ``seat``'s node."""
+        taken = any(self.config.node_of(d) == seat for d in self.table.taken_over)
+        if taken:  # so its payloads this node never received are void
+            self.told_taken[seat] = conn
+        self._emit(lo.Send(conn=conn, to=seat, payload=Sync(
+            received=self.got[seat], posted=len(self.posted[seat]),
+            restarted=seat in self.restart_to, taken=taken).payload()))
+
+    def _use(self, seat: int, conn: int) -> None:
+        self.peers[seat] = conn
+        self._emit(lo.Use(seat=seat, conn=conn))
+
+    def _rebuild(self, seat: int, conn: int, why: Note) -> None:
+        """Its table is void: rebuild it from the logs of the peers connected now (``seat``
+        on ``conn`` among them: the one that said so)."""
+        self.pending.pop(seat, None)
+        self._use(seat, conn)
+        peers = {**self.peers, **self.pending}
+        for s in self.away:
+            if s != seat and s not in self.pending:
+                peers.pop(s, None)
+        self.rebuild = lo.Rebuild(seat=seat, why=why, peers=peers)
+        self._emit(self.rebuild)
+
+    def _runner_payload(self, conn: int, seat: int, kind: int, body: bytes,
+                        now: float) -> None:
+        """A ``sync``, ``log`` or ``relay`` payload (protocol/table.md, "Coming back");
+        raises RemoteError / MalformedInput for invalid data."""
+        if kind == RELAY:
+            lost = self.relays.keep(seat, body)
+            if lost in self.away:  # else they may still come straight from it
+                self._take_relayed(lost, now)
+        elif kind == SYNC:
+            self._on_sync(conn, seat, Sync.parse(body), now)
+        elif kind == LOG_PART:
+            frames = self.answers.setdefault(seat, LogAnswer()).add(body)
+            if frames is None:
+                return
+            del self.answers[seat]
+            records = records_from_frames(self.config, frames, me=self.me)
+            for frame in frames:
+                self.relays.seen.add(frame)
+                self._emit(lo.Log(frame=frame))
+            self._receive(seat, bytes([RESYNC]) + encode_records(records), now)
+            if seat in self.await_log:  # everything it sent is in now
+                self.await_log.discard(seat)
+                if seat in self.table.gone:
+                    self._process(self.table.peer_back(seat, now))
+
+    def _on_sync(self, conn: int, seat: int, sync: Sync, now: float) -> None:
+        if self.pending.get(seat) != conn and self.peers.get(seat) != conn:
+            return  # a connection already replaced
+        known = seat in self.fresh or seat in self.restart_to
+        if self.freeze.unsynced.get(seat) == conn:  # this node was frozen (asleep)
+            del self.freeze.unsynced[seat]
+            if sync.taken and not sync.restarted and not known:
+                # its seats were taken over meanwhile: whatever its table did since is
+                # void; rebuild from the log instead of resending
+                self._rebuild(seat, conn, note(LinkCode.REBUILD_ASLEEP, seat=seat))
+                return
+            self._send_sync(seat, conn)
+        if sync.restarted:
+            # its state is lost (or void): it gets the log (the signed frames this node
+            # has), then everything from now on; the counts start again
+            self.pending.pop(seat, None)
+            self.told_taken.pop(seat, None)
+            self.expect.pop(seat, None)
+            self.posted[seat] = []
+            self.got[seat] = 0
+            self._emit(lo.SendLog(conn=conn, seat=seat))
+            self._use(seat, conn)
+            joined = self.conns[conn].joined  # a new process: a new port
+            self._back(seat, LinkCode.BACK_RESTARTED if joined else LinkCode.BACK_RESYNCED,
+                       moved=None if joined else self.conns[conn].moved)
+            self._process(self.table.peer_back(seat, now))
+            return
+        if (self.told_taken.get(seat) == conn and sync.posted > self.got[seat]
+                and seat not in self.restart_to):
+            return  # it rebuilds from this node's log: its ``restarted`` sync follows
+        if sync.taken and sync.received < len(self.posted[seat]) and not known:
+            # what the peer missed of this node's payloads is void (its table took this
+            # node's seats over without them): rebuild from a peer's log
+            self._rebuild(seat, conn, note(LinkCode.REBUILD_TAKEN, seat=seat))
+            return
+        self.pending.pop(seat, None)
+        self.told_taken.pop(seat, None)
+        if seat in self.restart_to:
+            # told it this node restarted: it starts counting again from 0, and its log
+            # (coming) holds everything it sent; resend all posted since
+            self.restart_to.discard(seat)
+            for msg in self.posted[seat]:
+                self._emit(lo.Resend(conn=conn, to=msg.to, payload=msg.payload))
+            self.await_log.add(seat)
+        elif seat in self.fresh:  # this node restarted: nothing of the old run is due
+            self.fresh.discard(seat)
+        else:
+            for msg in self.posted[seat][sync.received:]:
+                self._emit(lo.Resend(conn=conn, to=msg.to, payload=msg.payload))
+                self.counts["resent"] = self.counts.get("resent", 0) + 1
+            self.expect[seat] = sync.posted
+        self._use(seat, conn)
+        if seat in self.away:
+            self._back(seat, LinkCode.BACK, moved=self.conns[conn].moved)
+        self._maybe_back(seat, now)
+
+    def _back(self, seat: int, how: LinkCode, *, moved: str | None) -> None:
+        self.away.discard(seat)
+        self.relays.drop(seat)  # it resends, or rebuilds: relays are not due
+        if seat in self.gone_for_good:
+            self.gone_for_good.remove(seat)
+        self._emit(lo.Undial(seat=seat))
+        self._emit(lo.PeerBack(seat=seat, how=note(how, moved=moved)))
+
+    def _maybe_back(self, seat: int, now: float) -> None:
+        """Every payload the peer resent is in: the table may count it back."""
+        due = self.expect.get(seat)
+        if due is not None and self.got[seat] >= due and not self.stopped:
+            del self.expect[seat]
+            if seat in self.table.gone:
+                self._process(self.table.peer_back(seat, now))
+
+    def _dial(self, seat: int) -> None:
+        """Dial ``seat``'s node again if this node is the one to: the higher seat dials
+        the lower (a restarted node dials everyone); not once it left for good."""
+        if (self.done is None and seat not in self.gone_for_good
+                and seat not in self.outcome.finished and (seat < self.me or self.restored)):
+            self._emit(lo.Dial(seat=seat))
+
+    # --- frozen --------------------------------------------------------------------------
+
+    def _after_input(self, now: float) -> None:
+        if self.freeze.asleep and self.freeze.settled:
+            self._asleep_check(now)
+
+    def _asleep_check(self, now: float) -> None:
+        """After a freeze: once the connections that ended meanwhile are back (each peer's
+        ``sync`` said its table did not take this node's seats over, else the table is
+        rebuilt) — or after :data:`~p2p8s.table.freeze.ASLEEP_MAX_S` — play on: send
+        what the table held, and count the peers still missing as lost."""
+        if self.stopped:
+            return
+        state = self.freeze.check(now, self.away)
+        if isinstance(state, Waiting) and state.first:
+            self._show(note(LinkCode.ASLEEP_WAITING, seats=state.missing))
+        if not isinstance(state, Awake):
+            return
+        for seat, conn in state.unsynced.items():
+            if self.pending.get(seat) == conn:
+                self._send_sync(seat, conn)
+        said = (note(LinkCode.CAUGHT_UP) if not state.missing else
+                note(LinkCode.ASLEEP_GAVE_UP, seats=state.missing, seconds=ASLEEP_MAX_S))
+        self._process(Output(state.held, []), [said])
+        for seat in state.missing:
+            self._process(self.table.peer_lost(seat, now))

@@ -1,0 +1,246 @@
+"""Links of real tables on an in-memory network: the runner's adapter, without sockets.
+
+Every human seat gets a :class:`~p2p8s.table.Table` and a :class:`~p2p8s.table.link.Link`;
+a :class:`LinkNet` carries out what each link puts out the way ``p2p8s.net.runner`` does
+(signed wire frames, chained ``prev``, the log, ``Use``/``Rebuild``), over numbered
+connections with FIFO queues that can be reset (what was in flight is lost) and made
+again. The auto player is a seeded bot acting when its table says ``my_turn``; time is
+simulated (the clock jumps to the earliest timer when nothing moves).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from p2p8s import wire
+from p2p8s.bots.registry import get_bot
+from p2p8s.crypto.rand import seeded
+from p2p8s.errors import Note
+from p2p8s.net.errors import NetCode
+from p2p8s.rules import Ruleset
+from p2p8s.table import Table, TableConfig
+from p2p8s.table.harness import make_config, make_keys
+from p2p8s.table.link import Link
+from p2p8s.table.linkout import (
+    Conn,
+    Log,
+    Out,
+    Post,
+    Rebuild,
+    Resend,
+    Send,
+    SendLog,
+    Show,
+    Use,
+)
+from p2p8s.table.sync import log_parts
+
+#: How a reset connection ends, as the node reports it.
+RESET = Note(NetCode.CONNECTION_CLOSED)
+
+
+@dataclass(eq=False)
+class Node:
+    """One node: its table, its link, and what the adapter keeps for it."""
+
+    seat: int
+    table: Table
+    link: Link
+    frames: list[bytes] = field(default_factory=list)  # the table log, in order
+    prev: bytes = b""
+    seq: int = 0
+    peers: dict[int, int] = field(default_factory=dict)  # seat -> conn (the mesh's)
+    outs: list[Out] = field(default_factory=list)  # everything it put out
+    auto: bool = True
+
+    def of(self, kind: type) -> list[object]:
+        """Its outputs of one kind."""
+        return [o for o in self.outs if isinstance(o, kind)]
+
+    def shown(self) -> list[object]:
+        """Everything it showed, in order."""
+        return [e for o in self.outs if isinstance(o, Show) for e in o.events]
+
+
+@dataclass(eq=False)
+class Wire:
+    """Connection ``id`` between nodes ``a`` and ``b``: a FIFO queue each way."""
+
+    id: int
+    a: int
+    b: int
+    open: bool = True
+    #: to seat -> (order, envelope, signed frame body, its hash)
+    queues: dict[int, deque[tuple[int, wire.Game, bytes, bytes]]] = field(default_factory=dict)
+
+    def other(self, seat: int) -> int:
+        return self.b if seat == self.a else self.a
+
+
+class LinkNet:
+    """Links for every human seat of a table of ``players`` seats (``computers``: computer
+    seats, run by seat 0's node), fully connected."""
+
+    def __init__(self, players: int = 3, *, computers: Sequence[int] = (),
+                 rounds: dict[int, int] | None = None, target: int = 10_000,
+                 turn_timeout_s: float = 30.0, seed: bytes = b"links") -> None:
+        self.keys = make_keys(players)
+        self.config: TableConfig = make_config(
+            players, rules=Ruleset().with_changes(target=target), computers=computers,
+            turn_timeout_s=turn_timeout_s)
+        self.humans = [s.seat for s in self.config.seats if s.computer is None]
+        self.now = 0.0
+        self.rng = random.Random(seed)
+        self.bot = get_bot("karl")
+        self.wires: list[Wire] = []
+        self.nodes: dict[int, Node] = {}
+        self.tamper: Callable[[int, int, wire.Game], bool] | None = None  # False: drop
+        self._sent = 0
+        between = {(a, b): self._wire(a, b) for a in self.humans for b in self.humans
+                   if a < b}
+        for s in self.humans:
+            table = Table(self.config, me=s, rand=seeded(seed + bytes([s])),
+                          seed=seed + bytes([s]), sign=self.keys[s].sign)
+            peers = {o: between[min(s, o), max(s, o)].id for o in self.humans if o != s}
+            link = Link(table, peers={o: Conn(id=c) for o, c in peers.items()},
+                        rounds=(rounds or {}).get(s))
+            self.nodes[s] = Node(seat=s, table=table, link=link, peers=peers)
+
+    def _wire(self, a: int, b: int) -> Wire:
+        w = Wire(id=len(self.wires), a=a, b=b, queues={a: deque(), b: deque()})
+        self.wires.append(w)
+        return w
+
+    # --- the adapter ------------------------------------------------------------------------
+
+    def run_out(self, seat: int, outs: list[Out]) -> list[Out]:
+        """Carry out ``seat``'s link outputs as the runner does; returns them."""
+        node = self.nodes[seat]
+        node.outs.extend(outs)
+        for out in outs:
+            if isinstance(out, Post):
+                body = self._frame(node, wire.Game(to=out.to, payload=out.payload),
+                                   chained=True)
+                node.prev = wire.message_hash(body)
+                node.frames.append(body)
+                for other, conn in node.peers.items():
+                    if out.to is None or out.to == other:
+                        self._put(seat, conn, wire.Game(to=out.to, payload=out.payload),
+                                  body)
+            elif isinstance(out, Log):
+                node.prev = out.head if out.head is not None else node.prev
+                node.frames.append(out.frame)
+            elif isinstance(out, Send | Resend):
+                game = wire.Game(to=out.to, payload=out.payload)
+                self._put(seat, out.conn, game,
+                          self._frame(node, game, chained=isinstance(out, Resend)))
+            elif isinstance(out, SendLog):
+                for part in log_parts(node.frames):
+                    game = wire.Game(to=out.seat, payload=part)
+                    self._put(seat, out.conn, game, self._frame(node, game, chained=False))
+            elif isinstance(out, Use):
+                node.peers[out.seat] = out.conn
+            elif isinstance(out, Rebuild):
+                node.peers = dict(out.peers)
+        return outs
+
+    def _frame(self, node: Node, game: wire.Game, *, chained: bool) -> bytes:
+        node.seq += 1
+        frame = wire.encode(wire.Message(table=self.config.table, seat=node.seat, seq=node.seq,
+                                         prev=node.prev if chained else b"", body=game),
+                            self.keys[node.seat])
+        return frame[wire.PREFIX_LENGTH:]
+
+    def _put(self, seat: int, conn: int, game: wire.Game, body: bytes) -> None:
+        w = self.wires[conn]
+        if not w.open:
+            return  # a connection that is down gets nothing
+        if self.tamper is not None and not self.tamper(seat, w.other(seat), game):
+            return
+        self._sent += 1
+        w.queues[w.other(seat)].append((self._sent, game, body, wire.message_hash(body)))
+
+    # --- driving ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        for s, node in self.nodes.items():
+            self.run_out(s, node.link.clock(self.now))
+            self.run_out(s, node.link.start(self.now))
+
+    def deliver(self) -> bool:
+        """Deliver the message sent first of those in flight; False if none."""
+        heads = [(q[0][0], w, to) for w in self.wires if w.open for to, q in w.queues.items()
+                 if q and to in self.nodes and not self.nodes[to].link.stopped]
+        if not heads:
+            return False
+        _, w, to = min(heads, key=lambda h: h[0])
+        _, game, body, digest = w.queues[to].popleft()
+        self.run_out(to, self.nodes[to].link.received(w.other(to), w.id, game, frame=body,
+                                                      digest=digest, now=self.now))
+        return True
+
+    def step(self) -> bool:
+        """Deliver one message, or let one auto player act, or run the clock."""
+        if self.deliver():
+            return True
+        live = [n for n in self.nodes.values()
+                if not n.link.stopped and n.link.done is None and not n.link.asleep]
+        for node in live:
+            if node.auto and node.table.my_turn:
+                view = node.table.view()
+                assert view is not None
+                action = self.bot.choose(view, node.table.legal_actions(), self.rng)
+                self.run_out(node.seat, node.link.act(action, self.now))
+                return True
+        timers = [t for n in self.nodes.values() if (t := n.link.get_timer()) is not None]
+        if not timers:
+            return False
+        self.now = max(self.now, min(timers))
+        for node in self.nodes.values():
+            timer = node.link.get_timer()
+            if timer is not None and timer <= self.now:
+                self.run_out(node.seat, node.link.handle_timer(self.now))
+        return True
+
+    def run(self, until: Callable[[], bool] = lambda: False, max_steps: int = 200_000) -> None:
+        """Step until ``until()`` holds or nothing moves."""
+        for _ in range(max_steps):
+            if until() or not self.step():
+                return
+        raise AssertionError("the links still run")
+
+    def applied(self, seat: int) -> int:
+        """Actions applied on ``seat``'s table so far (its current round)."""
+        view = self.nodes[seat].table.view()
+        return len(view.log) if view is not None else 0
+
+    # --- the network ------------------------------------------------------------------------
+
+    def reset(self, a: int, b: int, *, reason: Note = RESET) -> None:
+        """The connection of ``a`` and ``b`` is reset: what was in flight is lost; both
+        links are told."""
+        w = self.wires[self.nodes[a].peers[b]]
+        w.open = False
+        for q in w.queues.values():
+            q.clear()
+        for seat in (a, b):
+            self.lose(seat, w)
+
+    def lose(self, seat: int, w: Wire, reason: Note = RESET) -> None:
+        """``seat``'s node learns that connection ``w`` ended."""
+        self.run_out(seat, self.nodes[seat].link.lost(w.other(seat), w.id, reason, self.now))
+
+    def connect(self, a: int, b: int, *, joined: bool = False) -> Wire:
+        """A new connection of ``a`` and ``b``; both links are told (the sync starts)."""
+        w = self._wire(a, b)
+        for seat in (a, b):
+            self.run_out(seat, self.nodes[seat].link.connected(
+                w.other(seat), Conn(id=w.id, joined=joined and seat != a), self.now))
+        return w
+
+    def of(self, seat: int, kind: type) -> list[object]:
+        return self.nodes[seat].of(kind)
+
