@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from p2p8s.engine import Action
-from p2p8s.errors import IllegalAction, Note, RemoteError
+from p2p8s.errors import IllegalAction, MalformedInput, Note, RemoteError
 from p2p8s.table import events as tev
 from p2p8s.table import linkout as lo
 from p2p8s.table.actions import LEAVE, RESYNC, encode_records
@@ -202,7 +202,7 @@ class Link:
         if kind in RUNNER_KINDS:
             try:
                 self._runner_payload(conn, seat, kind, body.payload[1:], now)
-            except RemoteError as exc:
+            except (RemoteError, MalformedInput) as exc:
                 self._show(note(LinkCode.PEER_FAULT, seat=seat, error=exc))
                 self._fail(TableFailed(LinkCode.INVALID_DATA, seat=seat,
                                        name=self._name(seat), error=exc))
@@ -419,7 +419,8 @@ class Link:
     def _runner_payload(self, conn: int, seat: int, kind: int, body: bytes,
                         now: float) -> None:
         """A ``sync``, ``log`` or ``relay`` payload (protocol/table.md, "Coming back");
-        raises RemoteError for invalid data (the peer's)."""
+        raises RemoteError for a peer's invalid data (MalformedInput, never expected here,
+        ends the table the same way rather than the runner)."""
         if kind == RELAY:
             lost = self.relays.keep(seat, body)
             if lost in self.away:  # else they may still come straight from it
