@@ -58,6 +58,18 @@ class Error(Exception):
         details = " ".join(f"{k}={v}" for k, v in self.params.items())
         return f"{self.code.value} {details}".rstrip()
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled with its attributes (code, params, a subclass's own: seat, rule, …), not
+        # rebuilt from ``args``: an error crosses process pools (``p2p8s simulate``).
+        return _restore, (type(self), self.args, self.__dict__)
+
+
+def _restore(cls: type[Error], args: tuple[Any, ...], state: dict[str, Any]) -> Error:
+    err = cls.__new__(cls)
+    err.args = args
+    err.__dict__.update(state)
+    return err
+
 
 class LocalError(Error):
     """A request made on this machine cannot be carried out."""
