@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from p2p8s.bots import REGULARS, Bot, View, get_bot, hint, view_of
 from p2p8s.cards import Card, decks_for, standard_deck
+from p2p8s.cli.words.rules import describe_rules
 from p2p8s.engine import Action, OrderedDeck
 from p2p8s.match import Match
 from p2p8s.rules import Ruleset
@@ -81,7 +82,7 @@ def main() -> None:
     parser.add_argument("--classic", action="store_true")
     args = parser.parse_args()
     rules = Ruleset.classic() if args.classic else Ruleset()
-    print(f"{args.rounds} rounds, {args.players} players, {rules.describe()}; "
+    print(f"{args.rounds} rounds, {args.players} players, {describe_rules(rules)}; "
           "moves with more than one legal action")
     print(f"{'bot':<8} {'moves':>6} {'mean ms':>9} {'p95 ms':>8} {'max ms':>8} "
           f"{'cpu mean':>9} {'cpu max':>8}  budget (wall max)")

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from p2p8s.cards import Card, Suit, decks_for, standard_deck
+from p2p8s.cli.words.rules import describe_rules
 from p2p8s.engine import DRAW, PASS, TAKE, Action, OrderedDeck, Play, Round
 from p2p8s.playout import Policy, bench_round
 from p2p8s.rules import Ruleset
@@ -162,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except ImportError:
         pyspiel = None
 
-    print(f"p2p8s engine benchmark: {RULES.describe()}; policy: a random playable card "
+    print(f"p2p8s engine benchmark: {describe_rules(RULES)}; policy: a random playable card "
           "(random suit after an 8), else draw, else pass; {:.1f} s per line".format(
               args.seconds))
     print(f"{'players':>7}  {'engine':<22} {'rounds/s':>10} {'decisions/s':>12} "

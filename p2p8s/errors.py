@@ -45,28 +45,30 @@ class Note:
 
 
 class Error(Exception):
-    """Something p2p8s refuses to do; ``code`` says what, ``params`` the details.
+    """Something p2p8s refuses to do; ``code`` says what, ``params`` the details."""
 
-    A plain ``str`` in place of a code is the legacy form (a sentence made in the core)
-    that the redesign removes; it is kept as ``message`` until every raise site has a code.
-    """
-
-    code: Code | None
+    code: Code
     params: dict[str, Any]
 
-    def __init__(self, code: Code | str, /, **params: Any) -> None:
-        if isinstance(code, Code):
-            self.code, self.message = code, None
-        else:
-            self.code, self.message = None, code
-        self.params = params
-        super().__init__(str(code))
+    def __init__(self, code: Code, /, **params: Any) -> None:
+        self.code, self.params = code, params
+        super().__init__(code.value)
 
     def __str__(self) -> str:
-        if self.code is None:
-            return str(self.message)
         details = " ".join(f"{k}={v}" for k, v in self.params.items())
         return f"{self.code.value} {details}".rstrip()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled with its attributes (code, params, a subclass's own: seat, rule, …), not
+        # rebuilt from ``args``: an error crosses process pools (``p2p8s simulate``).
+        return _restore, (type(self), self.args, self.__dict__)
+
+
+def _restore(cls: type[Error], args: tuple[Any, ...], state: dict[str, Any]) -> Error:
+    err = cls.__new__(cls)
+    err.args = args
+    err.__dict__.update(state)
+    return err
 
 
 class LocalError(Error):
@@ -79,7 +81,7 @@ class IllegalAction(LocalError):
     ``rule`` is the RULES.md id the action breaks (``R-COUNTER``), when there is one.
     """
 
-    def __init__(self, code: Code | str, /, *, rule: str | None = None, **params: Any) -> None:
+    def __init__(self, code: Code, /, *, rule: str | None = None, **params: Any) -> None:
         super().__init__(code, **params)
         self.rule = rule
 
@@ -91,6 +93,6 @@ class MalformedInput(LocalError):
 class RemoteError(Error):
     """A peer sent something invalid; ``seat`` names the offender (None if unknown)."""
 
-    def __init__(self, code: Code | str, /, *, seat: int | None = None, **params: Any) -> None:
+    def __init__(self, code: Code, /, *, seat: int | None = None, **params: Any) -> None:
         super().__init__(code, **params)
         self.seat = seat

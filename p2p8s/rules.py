@@ -133,24 +133,6 @@ class Ruleset:
                 raise MalformedInput(RulesCode.BAD_VARIANT, value=kwargs["variant"]) from None
         return cls(**kwargs)
 
-    def describe(self) -> str:
-        """One line for a table card or a lobby: ``table rules, multi-play, draw limit 3``.
-
-        Legacy: English made in the core, kept while its callers outside the CLI (the
-        table card, the log report) still print it.
-        """
-        parts = ["countdown" if self.countdown else
-                 ("table rules" if self.action_cards else "classic")]
-        parts.append("multi-play" if self.multi_play else "one card a turn")
-        parts.append(f"draw limit {self.draw_limit}" if self.draw_limit else "draw until playable")
-        if self.draw_when_playable:
-            parts.append("may draw when able to play")
-        if not self.reshuffle:
-            parts.append("no reshuffle")
-        if self.target is not None and not self.countdown:
-            parts.append(f"target {self.target}")
-        return ", ".join(parts)
-
 
 def check_players(players: int) -> None:
     """Raise MalformedInput (:attr:`RulesCode.PLAYERS`) unless 2 <= players <= 7

@@ -37,7 +37,7 @@ from p2p8s.bots import registry
 from p2p8s.bots.base import Bot, View, view_of
 from p2p8s.cards import Card, decks_for, standard_deck
 from p2p8s.engine import Action, Draw, Event, OrderedDeck, Round, format_action, parse_action
-from p2p8s.errors import IllegalAction, MalformedInput
+from p2p8s.errors import Code, IllegalAction, MalformedInput
 from p2p8s.match import Match, RoundResult
 from p2p8s.rules import Ruleset, Variant
 
@@ -46,6 +46,21 @@ HUMAN = 0
 
 #: Names for opponents beyond the regulars (they play like a regular).
 FALLBACK_NAMES = ("Ada", "Bruno", "Cleo", "Dora", "Emil", "Fritzi")
+
+
+class SoloCode(Code):
+    """Why a solo match refuses a request (IllegalAction) or its settings and saved record
+    (MalformedInput); params follow the name."""
+
+    OPPONENTS = "solo-opponents"  #: ``value``: not 1..6 (its repr, at most 40 characters)
+    BAD_SETTINGS = "solo-bad-settings"  #: ``detail``: the missing key or the type error
+    SEATS = "solo-seats"  #: not one name and one personality per seat
+    ROUND_OVER = "solo-round-over"  #: an action after the round ended (R-OUT)
+    ROUND_NOT_OVER = "solo-round-not-over"  #: the next round before this one ended
+    INCOMPLETE = "solo-incomplete"  #: ``detail``: the missing key or the type error
+    WRONG_TYPES = "solo-wrong-types"  #: the save has fields of the wrong type
+    ILLEGAL_MOVE = "solo-illegal-move"  #: ``cause``: the engine's refusal of a saved move
+    DIGEST = "solo-digest"  #: the replayed match does not match the save's digest
 
 
 class Phase(StrEnum):
@@ -65,7 +80,7 @@ class SoloSettings:
 
     def __post_init__(self) -> None:
         if not isinstance(self.opponents, int) or not 1 <= self.opponents <= 6:
-            raise MalformedInput(f"a solo match has 1 to 6 opponents, not {self.opponents!r}")
+            raise MalformedInput(SoloCode.OPPONENTS, value=repr(self.opponents)[:40])
 
     @property
     def players(self) -> int:
@@ -82,7 +97,7 @@ class SoloSettings:
         try:
             return cls(opponents=data["opponents"], rules=Ruleset.from_dict(data["rules"]))
         except (KeyError, TypeError) as exc:
-            raise MalformedInput(f"bad solo settings: {exc}") from None
+            raise MalformedInput(SoloCode.BAD_SETTINGS, detail=str(exc)) from None
 
 
 def make_rules(*, classic: bool = False, multi: bool = True, draw_limit: int = 3,
@@ -173,7 +188,7 @@ class SoloSession:
     def __init__(self, settings: SoloSettings, seed: int, names: Sequence[str],
                  styles: Sequence[str]) -> None:
         if len(names) != settings.players or len(styles) != settings.players:
-            raise MalformedInput("one name and one personality per seat are needed")
+            raise MalformedInput(SoloCode.SEATS)
         self.settings = settings
         self.seed = seed
         self.names = tuple(names)
@@ -238,7 +253,7 @@ class SoloSession:
         Raises :class:`~p2p8s.errors.IllegalAction` (nothing changes) if illegal.
         """
         if self.phase is not Phase.TURN:
-            raise IllegalAction("the round is over", rule="R-OUT")
+            raise IllegalAction(SoloCode.ROUND_OVER, rule="R-OUT")
         event = self.round.apply(self.round.canonical(action))
         self.actions[-1].append(format_action(event.action))
         if self.round.over:
@@ -275,7 +290,7 @@ class SoloSession:
     def next_round(self) -> Round:
         """Deal the next round (only between rounds)."""
         if self.phase is not Phase.ROUND_OVER:
-            raise IllegalAction("the round is not over")
+            raise IllegalAction(SoloCode.ROUND_NOT_OVER)
         self.result = None
         self.round = self._deal()
         return self.round
@@ -314,13 +329,13 @@ class SoloSession:
             rounds = record["rounds"]
             digest = record.get("digest")
         except (KeyError, TypeError, AttributeError) as exc:
-            raise MalformedInput(f"the save is incomplete ({exc})") from None
+            raise MalformedInput(SoloCode.INCOMPLETE, detail=str(exc)) from None
         if (not isinstance(seed, int) or not isinstance(names, list)
                 or not isinstance(styles, list)
                 or not all(isinstance(n, str) for n in [*names, *styles])
                 or not isinstance(rounds, list) or not rounds
                 or not all(isinstance(r, list) for r in rounds)):
-            raise MalformedInput("the save has fields of the wrong type")
+            raise MalformedInput(SoloCode.WRONG_TYPES)
         session = cls(settings, seed, names, styles)
         session.bots()  # every personality must exist (MalformedInput otherwise)
         try:
@@ -330,9 +345,9 @@ class SoloSession:
                 for text in actions:
                     session.apply(parse_action(text))
         except IllegalAction as exc:
-            raise MalformedInput(f"the save holds an illegal move ({exc})") from None
+            raise MalformedInput(SoloCode.ILLEGAL_MOVE, cause=exc) from None
         if digest is not None and digest != session.digest():
-            raise MalformedInput("the replayed match does not match the save's digest")
+            raise MalformedInput(SoloCode.DIGEST)
         return session
 
     def state(self) -> dict[str, Any]:

@@ -118,8 +118,10 @@ def test_card_values() -> None:
 
 
 def test_describe() -> None:
-    assert Ruleset().describe() == "table rules, multi-play, draw limit 3"
-    assert "draw until playable" in Ruleset.classic(draw_limit=0).describe()
+    from p2p8s.cli.words.rules import describe_rules  # the words live in the CLI
+
+    assert describe_rules(Ruleset()) == "table rules, multi-play, draw limit 3"
+    assert "draw until playable" in describe_rules(Ruleset.classic(draw_limit=0))
 
 
 @pytest.mark.parametrize("module", [p2p8s.cards, p2p8s.rules, p2p8s.ruletable, p2p8s.engine,

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from p2p8s.bots.base import View
 from p2p8s.bots.hints import Hint
 from p2p8s.cards import Card, Suit
+from p2p8s.cli.errors import CliCode
 from p2p8s.cli.look import SUIT_NAMES, Look
 from p2p8s.cli.view import action_keys, action_text, numbered_hand
 from p2p8s.cli.words import Speaker
@@ -138,7 +139,7 @@ def parse_suit(text: str) -> Suit | None:
 def parse_input(text: str, hand: Sequence[Card]) -> Action | Command | CardChoice:
     """Read one answer at the move prompt; ``hand`` is in display order (card 1 first).
 
-    Raises :class:`~p2p8s.errors.MalformedInput` with a one-line message.
+    Raises :class:`~p2p8s.errors.MalformedInput` (a :class:`~p2p8s.cli.errors.CliCode`).
 
     >>> from p2p8s.cards import parse_cards
     >>> hand = parse_cards(["3C", "8S", "QH"])
@@ -149,7 +150,7 @@ def parse_input(text: str, hand: Sequence[Card]) -> Action | Command | CardChoic
     """
     words = text.replace(",", " ").lower().split()
     if not words:
-        raise MalformedInput("type a card number, d to draw, hint, or help")
+        raise MalformedInput(CliCode.EMPTY_ANSWER)
     if len(words) == 1 and words[0] in WORDS:
         return WORDS[words[0]]
     used: list[int] = []
@@ -159,11 +160,9 @@ def parse_input(text: str, hand: Sequence[Card]) -> Action | Command | CardChoic
         n = number_of(word)
         if n is not None:
             if not 1 <= n <= len(hand):
-                raise MalformedInput(f"there is no card {n}: " + (
-                    "you hold one card, number 1" if len(hand) == 1
-                    else f"your cards are numbered 1 to {len(hand)}"))
+                raise MalformedInput(CliCode.NO_SUCH_NUMBER, n=n, size=len(hand))
             if n - 1 in used:
-                raise MalformedInput(f"card {n} is listed twice")
+                raise MalformedInput(CliCode.NUMBER_TWICE, n=n)
             used.append(n - 1)
             continue
         if last and used and parse_suit(word) is not None:
@@ -185,13 +184,12 @@ def parse_input(text: str, hand: Sequence[Card]) -> Action | Command | CardChoic
             suit = parse_suit(word[-1])
             continue
         if card is not None:
-            raise MalformedInput(f"{shorten(word.upper())} is not in your hand")
+            raise MalformedInput(CliCode.NOT_IN_HAND, word=word.upper())
         if word in WORDS:
-            raise MalformedInput(f"{quoted(word)} works on its own, not with cards")
+            raise MalformedInput(CliCode.WORD_ALONE, word=word)
         if last and used and word.isalpha():
-            raise MalformedInput(f"{quoted(word)} is not a suit (c, d, h, s)")
-        raise MalformedInput(f"{quoted(word)} is not a card number or a command "
-                             "(type help for the list)")
+            raise MalformedInput(CliCode.NOT_A_SUIT, word=word)
+        raise MalformedInput(CliCode.NOT_UNDERSTOOD, word=word)
     return CardChoice(tuple(hand[i] for i in used), suit)
 
 

@@ -24,6 +24,7 @@ import click
 
 from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words.net import Line
+from p2p8s.cli.words.rules import describe_rules
 from p2p8s.codes import (
     Invite,
     code_key,
@@ -177,7 +178,7 @@ class _TerminalView:
 
     def table(self, roster: Roster) -> None:
         host = roster.entry(0)
-        _say(Line.TABLE_OF, host=host.name if host else "?", rules=roster.rules.describe())
+        _say(Line.TABLE_OF, host=host.name if host else "?", rules=describe_rules(roster.rules))
         _say(Line.SEATS, size=roster.size, taken=len(roster.seats), free=roster.free)
         for entry in roster.seats:
             _say(Line.SEAT, seat=entry.seat, name=entry.name,
@@ -341,7 +342,7 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
             card = TableCard(version=VERSION, table_id=tid.hex(), host_name=player,
                              rules=rules, seats=seats, free=seats - 1,
                              fingerprint=identity_fingerprint(identity))
-            _say(Line.TABLE_OPEN, rules=rules.describe(), seats=seats)
+            _say(Line.TABLE_OPEN, rules=describe_rules(rules), seats=seats)
             _say(Line.YOUR_KEY, fingerprint=card.fingerprint)
             _say(Line.TABLE_CODE, code=code)
             _say(Line.RUN_JOIN, code=code)

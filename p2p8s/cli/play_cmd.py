@@ -23,9 +23,11 @@ from p2p8s.bots.base import Bot, View
 from p2p8s.bots.hints import hint
 from p2p8s.cli import view as v
 from p2p8s.cli.controller import Act, AskHint, Board, Controller, Kind, Leave, Redraw, board_lines
+from p2p8s.cli.errors import CliCode
 from p2p8s.cli.moves import NOTHING_TO_DECIDE, CardChoice, Command, parse_input, word_of
 from p2p8s.cli.terminal import InputClosed, Terminal
 from p2p8s.cli.words import PLAIN
+from p2p8s.cli.words.rules import describe_rules
 from p2p8s.cli.words.store import describe_os_error
 from p2p8s.coach import Coach
 from p2p8s.engine import Action, Round
@@ -159,7 +161,7 @@ class SoloGame:
                 same = s.names[seat] == s.styles[seat]
                 style = "" if same else f" (plays like {s.styles[seat]})"
                 self.say(f"  {s.names[seat]}{style}: {about}".rstrip())
-            self.say(f"Rules: {s.settings.rules.describe()}. Seed {s.seed}; saved after "
+            self.say(f"Rules: {describe_rules(s.settings.rules)}. Seed {s.seed}; saved after "
                      "every move.")
         if self.auto is not None:
             self.say(f"The computer ({self.auto.name}) plays your seat.")
@@ -228,7 +230,7 @@ class SoloGame:
             word = word_of(answer)
             if isinstance(word, Command) and word.name != "hint":
                 if isinstance(self.ctl.command(word), Leave):
-                    raise Quit("quit")
+                    raise Quit(CliCode.QUIT)
             else:
                 self.say("Just press Enter for the next round (or type quit).")
 
@@ -257,7 +259,7 @@ class SoloGame:
             assert prompt is not None  # your decision: there is always a prompt
             intent = self.ctl.typed(self.term.ask(prompt.text + ": "))
             if isinstance(intent, Leave):
-                raise Quit("quit")
+                raise Quit(CliCode.QUIT)
             if isinstance(intent, AskHint):
                 self.ctl.hint_ready(hint(intent.view, intent.legal, s.rng("hint")),
                                     intent.asked)
@@ -292,8 +294,8 @@ def _load_or_start(term: Terminal, play: PlaySettings, *, new: bool, seed: int |
             try:
                 moved = saves.set_aside(exc.path)
             except OSError as err:
-                raise LocalError(f"{said}, and it could not be moved aside ({err}); move or "
-                                 f"delete {exc.path} to start a new match") from None
+                raise LocalError(CliCode.SAVE_STUCK, cause=exc, problem=str(err),
+                                 path=exc.path) from None
             term.say(f"p2p8s: {said}.", f"It was moved to {moved}; starting a new match.", "")
             loaded = None
         if loaded is not None:

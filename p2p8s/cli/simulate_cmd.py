@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import click
 
+from p2p8s.cli.errors import CliCode
+from p2p8s.cli.words.rules import describe_rules
 from p2p8s.errors import MalformedInput
 from p2p8s.rules import Ruleset, Variant
 
@@ -110,10 +112,10 @@ def simulate(games: int, players: int | None, bots: str, preset: str | None, cla
     kind = _rule_kind(preset, classic, countdown, target)
     names = [b.strip() for b in bots.split(",") if b.strip()]
     if not names:
-        raise MalformedInput("--bots needs at least one bot name")
+        raise MalformedInput(CliCode.NO_BOTS)
     n = players if players is not None else max(2, len(names))
     if len(names) > n:
-        raise MalformedInput(f"{len(names)} bots do not fit {n} seats")
+        raise MalformedInput(CliCode.TOO_MANY_BOTS, bots=len(names), seats=n)
     names = [names[i % len(names)] for i in range(n)]
     labels = _labels(names)
     rules = Ruleset(
@@ -172,7 +174,7 @@ def _report(labels: Sequence[str], results: Sequence[GameSummary], rules: Rulese
     games = len(results)
     rounds = sum(r.rounds for r in results)
     click.echo(f"{_plural(games, 'match', 'matches')} ({_plural(rounds, 'round')}), "
-               f"{n} players, {rules.describe()}, seed {seed}; chance = {100 / n:.1f}%")
+               f"{n} players, {describe_rules(rules)}, seed {seed}; chance = {100 / n:.1f}%")
     click.echo(f"{'bot':<10} {'wins':>5} {'win rate':>9} {'95% CI':>15} "
                f"{'rounds won':>11} {'pts/round':>10}")
     for i, label in enumerate(labels):

@@ -26,6 +26,7 @@ from p2p8s.cli.controller import Act, AskHint, Board, Controller, Kind, Leave, R
 from p2p8s.cli.moves import card_message, shorten
 from p2p8s.cli.terminal import Terminal
 from p2p8s.cli.words import PLAIN, Speaker, narration
+from p2p8s.cli.words.rules import describe_rules
 from p2p8s.cli.words.runner import FAULTS, presence_line
 from p2p8s.cli.words.runner import reason as _reason
 from p2p8s.cli.words.table import said
@@ -225,7 +226,7 @@ class TableScreen:
             self.say(f"  seat {s.seat}: {s.name} ({who}){about}")
         target = ("" if config.rules.countdown or config.rules.target is not None
                   else f", target {config.target}")
-        self.say(f"Rules: {config.rules.describe()}{target}. Each turn has "
+        self.say(f"Rules: {describe_rules(config.rules)}{target}. Each turn has "
                  f"{config.turn_timeout_s:g} seconds; then the computer plays it.")
         if log is not None:
             self.say(f"The signed log of this table is written to {log}")

@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterable
 from typing import TextIO
 
+from p2p8s.cli.errors import CliCode
 from p2p8s.cli.look import Look
 from p2p8s.cli.moves import shorten
 from p2p8s.errors import LocalError
@@ -222,7 +223,7 @@ class Terminal:
         if not line:
             self.out.write("\n")
             self.out.flush()
-            raise InputClosed("the input ended")
+            raise InputClosed(CliCode.INPUT_ENDED)
         answer = line.rstrip("\r\n")
         if self.echo:
             self.out.write(self._safe(shorten(answer, ECHO_LIMIT)) + "\n")

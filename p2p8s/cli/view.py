@@ -16,6 +16,7 @@ from p2p8s.bots.base import View
 from p2p8s.cards import Card, Suit, sort_hand
 from p2p8s.cli.look import SUIT_NAMES as SUIT_NAMES
 from p2p8s.cli.look import Look as Look
+from p2p8s.cli.words.rules import describe_rules
 from p2p8s.engine import Action, Draw, EndedBy, Play, Take
 from p2p8s.match import Match, RoundResult
 from p2p8s.rules import Ruleset, card_value
@@ -45,7 +46,7 @@ def render_table(view: View, names: Sequence[str], look: Look, *, round_number: 
     penalty, stock, the last ``recent`` turns. The hand is :func:`render_hand`."""
     rules = view.rules
     out: list[str] = []
-    head = f"Round {round_number} · {rules.describe()}"
+    head = f"Round {round_number} · {describe_rules(rules)}"
     if not rules.countdown and view.target and rules.target is None:
         head += f" · target {view.target}"
     out.append(look.paint(f"── {head} ──", "cyan"))
@@ -244,7 +245,7 @@ HELP_LINES = (
 def rules_lines(rules: Ruleset, players: int) -> list[str]:
     """The rules in short, for the ruleset being played (RULES.md in our own words)."""
     out = [
-        "Rules in short: " + rules.describe() + ".",
+        "Rules in short: " + describe_rules(rules) + ".",
         "- Play a card of the active suit or the top card's rank. 8s are wild: play one on "
         "anything and declare the suit the next player must follow.",
     ]

@@ -134,18 +134,12 @@ class Malformed(Code):
 class CheatDetected(RemoteError):
     """A peer broke the mental-poker protocol; ``seat`` names it (also in ``params``, as
     ``seat``, for the words), ``fault`` says how and ``code``/``params`` exactly what.
-
-    The legacy form (a sentence in place of a :class:`Cheat` code) is still accepted for
-    callers outside this package while they move to codes.
     """
 
-    def __init__(self, code: Code | str, /, *, seat: int | None, fault: Fault,
+    def __init__(self, code: Code, /, *, seat: int | None, fault: Fault,
                  **params: Any) -> None:
-        if not isinstance(code, Code) and seat is not None:
-            code = f"seat {seat}: {code}"
         super().__init__(code, seat=seat, **params)
-        if isinstance(code, Code):
-            self.params = {"seat": seat, **params}
+        self.params = {"seat": seat, **params}
         self.fault = fault
 
 

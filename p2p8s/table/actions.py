@@ -43,6 +43,9 @@ A choice (payload kind 8, and the 7th field of a record) is the msgpack array
 signature (64 bytes) by the seat's identity key (``TableConfig.seats[seat].key``) over
 ``lp("p2p8s/v1/choice") ‖ lp(table) ‖ lp(msgpack [round, index, prev, seat, action])``
 (``lp`` = u32 big-endian length prefix; :meth:`Choice.signed_bytes`).
+
+The bodies come from peers: every decoder here raises
+:class:`~p2p8s.table.decoding.BadPayload` (a remote error; the caller names the sender).
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2p8s.crypto.deck import Position
 from p2p8s.engine import Action, format_action, parse_action
-from p2p8s.errors import MalformedInput
+from p2p8s.table.decoding import PayloadCode, PayloadProblem, decoding, refuse
 
 CRYPTO = 1
 SETUP = 2
@@ -96,7 +99,7 @@ action_text = format_action
 
 def _number(v: object) -> int:
     if type(v) is not int or not 0 <= v < 2**32:
-        raise ValueError("bad number")
+        refuse(PayloadProblem.NUMBER)
     return v
 
 
@@ -148,29 +151,27 @@ class Choice:
 
     @classmethod
     def from_obj(cls, obj: object) -> Choice:
-        """Parse the msgpack array; raises ValueError / MalformedInput."""
+        """Parse the msgpack array (inside a :func:`~p2p8s.table.decoding.decoding`
+        block, which names the payload it is in)."""
         if type(obj) is not list or len(obj) != 6:
-            raise ValueError("bad choice")
+            refuse(PayloadProblem.CHOICE)
         round_no, index, prev, seat, text, signature = obj
         if type(prev) is not bytes or len(prev) != 32 or type(text) is not str:
-            raise ValueError("bad choice field")
+            refuse(PayloadProblem.CHOICE_FIELD)
         if type(signature) is not bytes or len(signature) != SIGNATURE_LENGTH:
-            raise ValueError("bad choice signature")
+            refuse(PayloadProblem.SIGNATURE)
         return cls(round_no=_number(round_no), index=_number(index), prev=prev,
                    seat=_number(seat), action=parse_action(text), signature=signature)
 
     @classmethod
     def decode(cls, data: bytes) -> Choice:
-        """Parse canonical bytes; raises MalformedInput (the signature is not checked)."""
-        try:
+        """Parse canonical bytes; raises :class:`~p2p8s.table.decoding.BadPayload`
+        (:attr:`~p2p8s.table.decoding.PayloadCode.CHOICE`; the signature is not checked)."""
+        with decoding(PayloadCode.CHOICE):
             choice = cls.from_obj(msgpack.unpackb(data, raw=False, use_list=True,
                                                   strict_map_key=True))
-        except MalformedInput:
-            raise
-        except (ValueError, TypeError, msgpack.UnpackException) as exc:
-            raise MalformedInput(f"malformed choice: {exc}") from None
-        if choice.encode() != data:
-            raise MalformedInput("malformed choice: not the canonical encoding")
+            if choice.encode() != data:
+                refuse(PayloadProblem.NOT_CANONICAL)
         return choice
 
 
@@ -199,33 +200,30 @@ class ActRecord:
 
     @classmethod
     def decode(cls, data: bytes) -> ActRecord:
-        """Parse canonical bytes; raises MalformedInput."""
-        try:
+        """Parse canonical bytes; raises :class:`~p2p8s.table.decoding.BadPayload`
+        (:attr:`~p2p8s.table.decoding.PayloadCode.ACTION`)."""
+        with decoding(PayloadCode.ACTION):
             obj = msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=True)
             if type(obj) is not list or len(obj) not in (6, 7):
-                raise ValueError("bad record")
+                refuse(PayloadProblem.RECORD)
             round_no, index, seat, prev, text, positions = obj[:6]
             choice = Choice.from_obj(obj[6]) if len(obj) == 7 else None
             for v in (round_no, index, seat):
                 _number(v)
             if type(prev) is not bytes or len(prev) != 32 or type(text) is not str:
-                raise ValueError("bad field")
+                refuse(PayloadProblem.FIELD)
             if type(positions) is not list or len(positions) > 8:
-                raise ValueError("bad positions")
+                refuse(PayloadProblem.POSITIONS)
             pos: list[Position] = []
             for p in positions:
                 if (type(p) is not list or len(p) != 2
                         or not all(type(x) is int and 0 <= x < 2**16 for x in p)):
-                    raise ValueError("bad position")
+                    refuse(PayloadProblem.POSITION)
                 pos.append((p[0], p[1]))
             record = cls(round_no=round_no, index=index, seat=seat, prev=prev,
                          action=parse_action(text), positions=tuple(pos), choice=choice)
-        except MalformedInput:
-            raise
-        except (ValueError, TypeError, msgpack.UnpackException) as exc:
-            raise MalformedInput(f"malformed action: {exc}") from None
-        if record.encode() != data:
-            raise MalformedInput("malformed action: not the canonical encoding")
+            if record.encode() != data:
+                refuse(PayloadProblem.NOT_CANONICAL)
         return record
 
 
@@ -251,24 +249,23 @@ class StopNotice:
 
     @classmethod
     def decode(cls, data: bytes) -> StopNotice:
-        """Parse; raises MalformedInput."""
-        try:
+        """Parse; raises :class:`~p2p8s.table.decoding.BadPayload`
+        (:attr:`~p2p8s.table.decoding.PayloadCode.STOP`)."""
+        with decoding(PayloadCode.STOP):
             round_no, seat, message, echo = msgpack.unpackb(data, raw=False, use_list=True)
             if type(round_no) is not int or not (seat is None or type(seat) is int):
-                raise ValueError("bad numbers")
+                refuse(PayloadProblem.NUMBERS)
             if type(message) is not str or len(message) > 500 or type(echo) is not list:
-                raise ValueError("bad fields")
+                refuse(PayloadProblem.FIELDS)
             heads = []
             for e in echo[:8]:
                 count, head = e
                 if type(count) is not int or type(head) is not bytes or len(head) != 32:
-                    raise ValueError("bad echo")
+                    refuse(PayloadProblem.ECHO)
                 heads.append((count, head))
-            # Shown to every player: no escape sequences or line breaks from a peer.
-            shown = "".join(c if c.isprintable() else "?" for c in message)
-            return cls(round_no=round_no, seat=seat, message=shown, echo=tuple(heads))
-        except (ValueError, TypeError, msgpack.UnpackException) as exc:
-            raise MalformedInput(f"malformed stop notice: {exc}") from None
+        # Shown to every player: no escape sequences or line breaks from a peer.
+        shown = "".join(c if c.isprintable() else "?" for c in message)
+        return cls(round_no=round_no, seat=seat, message=shown, echo=tuple(heads))
 
 
 def encode_round(round_no: int) -> bytes:
@@ -278,17 +275,16 @@ def encode_round(round_no: int) -> bytes:
 
 
 def decode_round(data: bytes) -> int:
-    """Inverse of :func:`encode_round`; raises MalformedInput."""
-    try:
+    """Inverse of :func:`encode_round`; raises :class:`~p2p8s.table.decoding.BadPayload`
+    (:attr:`~p2p8s.table.decoding.PayloadCode.ROUND`)."""
+    with decoding(PayloadCode.ROUND):
         obj = msgpack.unpackb(data, raw=False, use_list=True)
         (round_no,) = obj
         if type(round_no) is not int or not 0 <= round_no < 2**32:
-            raise ValueError("bad round")
-    except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        raise MalformedInput(f"malformed round notice: {exc}") from None
-    if encode_round(round_no) != data:
-        raise MalformedInput("malformed round notice: not the canonical encoding")
-    return round_no
+            refuse(PayloadProblem.ROUND)
+        if encode_round(round_no) != data:
+            refuse(PayloadProblem.NOT_CANONICAL)
+    return int(round_no)
 
 
 def encode_ownkey(round_no: int, node: int, keys: Sequence[tuple[int, bytes]]) -> bytes:
@@ -300,29 +296,28 @@ def encode_ownkey(round_no: int, node: int, keys: Sequence[tuple[int, bytes]]) -
 
 def decode_ownkey(data: bytes) -> tuple[int, int, tuple[tuple[int, bytes], ...]]:
     """Inverse of :func:`encode_ownkey`: ``(round, node, ((seat, key), …))`` with 1..16
-    distinct seats in 0..255 and 32-byte keys; raises MalformedInput."""
-    try:
+    distinct seats in 0..255 and 32-byte keys; raises
+    :class:`~p2p8s.table.decoding.BadPayload` (:attr:`~p2p8s.table.decoding.PayloadCode.OWNKEY`)."""
+    with decoding(PayloadCode.OWNKEY):
         round_no, node, items = msgpack.unpackb(data, raw=False, use_list=True)
         if type(round_no) is not int or not 0 <= round_no < 2**32:
-            raise ValueError("bad round")
+            refuse(PayloadProblem.ROUND)
         if type(node) is not int or not 0 <= node < 256:
-            raise ValueError("bad node")
+            refuse(PayloadProblem.NODE)
         if type(items) is not list or not 1 <= len(items) <= 16:
-            raise ValueError("bad key list")
+            refuse(PayloadProblem.KEY_LIST)
         keys = []
         for item in items:
             seat, key = item
             if type(seat) is not int or not 0 <= seat < 256:
-                raise ValueError("bad seat")
+                refuse(PayloadProblem.SEAT)
             if type(key) is not bytes or len(key) != 32:
-                raise ValueError("bad key")
+                refuse(PayloadProblem.KEY)
             keys.append((seat, key))
         if len({s for s, _ in keys}) != len(keys):
-            raise ValueError("a seat twice")
-    except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        raise MalformedInput(f"malformed ownkey payload: {exc}") from None
-    if encode_ownkey(round_no, node, keys) != data:
-        raise MalformedInput("malformed ownkey payload: not the canonical encoding")
+            refuse(PayloadProblem.SEAT_TWICE)
+        if encode_ownkey(round_no, node, keys) != data:
+            refuse(PayloadProblem.NOT_CANONICAL)
     return round_no, node, tuple(keys)
 
 
@@ -333,18 +328,17 @@ def encode_records(records: Sequence[tuple[int, bytes]]) -> bytes:
 
 
 def decode_records(data: bytes) -> list[tuple[int, bytes]]:
-    """Inverse of :func:`encode_records`; raises MalformedInput."""
-    try:
+    """Inverse of :func:`encode_records`; raises :class:`~p2p8s.table.decoding.BadPayload`
+    (:attr:`~p2p8s.table.decoding.PayloadCode.RESYNC`)."""
+    with decoding(PayloadCode.RESYNC):
         obj = msgpack.unpackb(data, raw=False, use_list=True,
                               max_array_len=MAX_RECORDS, max_bin_len=1 << 20)
         if type(obj) is not list:
-            raise ValueError("not a list")
+            refuse(PayloadProblem.NOT_A_LIST)
         out = []
         for item in obj:
             sender, payload = item
             if type(sender) is not int or not 0 <= sender < 8 or type(payload) is not bytes:
-                raise ValueError("bad record")
+                refuse(PayloadProblem.RECORD)
             out.append((sender, payload))
-    except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        raise MalformedInput(f"malformed resync payload: {exc}") from None
     return out

@@ -17,11 +17,12 @@ from collections.abc import Sequence
 
 from p2p8s.crypto.deck import Position
 from p2p8s.engine import Action
-from p2p8s.errors import IllegalAction, LocalError, MalformedInput
+from p2p8s.errors import IllegalAction, LocalError
 from p2p8s.table import events as tev
 from p2p8s.table.actions import CHOICE, ActRecord, Choice
 from p2p8s.table.clock import TurnClock
 from p2p8s.table.context import MAX_AHEAD, Ctx, Phase
+from p2p8s.table.decoding import BadPayload
 from p2p8s.table.errors import RuleBroken, TableCode, TableError
 from p2p8s.table.events import InfoCode
 from p2p8s.table.log import ActionLog
@@ -106,7 +107,7 @@ class Choices:
         ctx, log = self._ctx, self._log
         try:
             choice = Choice.decode(body)
-        except MalformedInput as e:
+        except BadPayload as e:
             raise TableError(TableCode.MALFORMED, seat=sender, peer=sender, cause=e) from None
         seat, config = choice.seat, ctx.config
         if (seat >= config.players or config.computer(seat)

@@ -14,6 +14,7 @@ import msgpack
 
 from p2p8s.errors import MalformedInput
 from p2p8s.rules import Ruleset, check_players
+from p2p8s.table.decoding import PayloadCode, PayloadProblem, decoding, refuse
 from p2p8s.table.errors import TableCode
 
 #: The seat whose node runs the computer seats (the host's, R-TIMER / DESIGN.md).
@@ -94,8 +95,10 @@ class TableConfig:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> TableConfig:
-        """Inverse of :meth:`to_bytes`; raises MalformedInput."""
-        try:
+        """Inverse of :meth:`to_bytes` (the bytes come from a peer, or a log); raises
+        :class:`~p2p8s.table.decoding.BadPayload` (:attr:`~p2p8s.table.decoding.PayloadCode.CONFIG`;
+        a config that breaks a rule carries that error as its ``cause``)."""
+        with decoding(PayloadCode.CONFIG):
             obj = msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=True)
             table, rules, target, timeout, seats = obj
             # Exact types first: bytes(n) of a huge int would allocate n bytes (or raise
@@ -105,17 +108,13 @@ class TableConfig:
                     or not all(type(s) is list and len(s) == 4 and type(s[0]) is int
                                and type(s[1]) is str and type(s[2]) is bytes
                                and (s[3] is None or type(s[3]) is str) for s in seats)):
-                raise ValueError("a field has the wrong type")
+                refuse(PayloadProblem.WRONG_TYPE)
             config = cls(
                 table=bytes(table), rules=Ruleset.from_dict(rules), target=int(target),
                 turn_timeout_s=float(timeout),
                 seats=tuple(SeatInfo(int(s), str(n), bytes(k), None if c is None else str(c))
                             for s, n, k, c in seats))
-        except MalformedInput:
-            raise
-        except (ValueError, TypeError, msgpack.UnpackException) as exc:
-            raise MalformedInput(f"bad table config: {exc}") from None
-        if config.to_bytes() != data:
-            raise MalformedInput("bad table config: not the canonical encoding")
+            if config.to_bytes() != data:
+                refuse(PayloadProblem.NOT_CANONICAL)
         return config
 

@@ -68,6 +68,7 @@ from p2p8s.table.computer import BOT_TAG, STAND_IN, TAKEOVER_TAG, Computers
 from p2p8s.table.config import TableConfig
 from p2p8s.table.context import MAX_AHEAD, MAX_FUTURE, OBSERVER, Ctx, Outgoing, Output, Phase
 from p2p8s.table.deal import DEALER_TAG, Deal, deal_order, first_dealer, forbidden_starter
+from p2p8s.table.decoding import BadPayload
 from p2p8s.table.errors import TableCode, TableError
 from p2p8s.table.events import InfoCode
 from p2p8s.table.flow import RoundFlow
@@ -325,7 +326,9 @@ class Table:
         escrow recovery, at once and with any number of people (no ``restarted``, not
         :attr:`stranded`). Seats whose key was not announced yet (or does not derive
         from ``key_secret``) are left to the escrow (``restarted``). Raises
-        MalformedInput for undecodable records or a ``key_secret`` not of 32 bytes."""
+        MalformedInput for a ``key_secret`` not of 32 bytes, or records that are not a
+        resync payload; :class:`~p2p8s.table.decoding.BadPayload` (a RemoteError: the
+        records come from a log or a peer) for records that do not decode."""
         if isinstance(records, bytes):
             if records[:1] != bytes([RESYNC]):
                 raise MalformedInput(TableCode.NOT_RESYNC)
@@ -515,7 +518,7 @@ def _round(sender: int, body: bytes) -> int:
     """The round of a ``leave``, ``welcome`` or ``restarted`` body from ``sender``."""
     try:
         return decode_round(body)
-    except MalformedInput as e:
+    except BadPayload as e:
         raise TableError(TableCode.MALFORMED, seat=sender, peer=sender, cause=e) from None
 
 
@@ -523,5 +526,5 @@ def _records(sender: int, body: bytes) -> list[tuple[int, bytes]]:
     """The records of a ``resync`` body from ``sender``."""
     try:
         return decode_records(body)
-    except MalformedInput as e:
+    except BadPayload as e:
         raise TableError(TableCode.MALFORMED, seat=sender, peer=sender, cause=e) from None

@@ -79,7 +79,6 @@ class TableCode(Code):
     SHOWED_NEVER_PLAYED = "table-showed-never-played"  #: ``seat``
     REPLAY_DIFFERS = "table-replay-differs"
     # not the peers'
-    PEER_FAULT = "table-peer-fault"  #: ``detail``: an error of another layer, in its words
     STUCK = "table-stuck"  #: ``cause``: this node could not go on (a local error)
     # requests of this node (LocalError)
     KEY_SECRET_SIZE = "table-key-secret-size"  #: ``n`` bytes expected
@@ -110,7 +109,7 @@ class LogCode(Code):
     #: the signer signed two messages for round ``round``, seat ``author``, number ``seq``
     EQUIVOCATION = "log-equivocation"
     ALTERED = "log-altered"  #: frame ``index`` does not verify (``cause``)
-    #: records of frames: frame ``index`` (of ``seat``) does not verify (``cause``)
+    #: records of frames: frame ``index`` (claiming seat ``claimed``) does not verify (``cause``)
     FRAME_BAD = "log-frame-bad"
     #: records of frames: frame ``index`` is signed by a key that does not hold ``claimed``
     FRAME_KEY = "log-frame-key"

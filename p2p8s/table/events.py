@@ -21,7 +21,6 @@ from p2p8s.engine import Action
 from p2p8s.engine import Event as EngineEvent
 from p2p8s.errors import Code, Error
 from p2p8s.match import RoundResult
-from p2p8s.table.errors import TableCode
 
 
 class InfoCode(Code):
@@ -113,24 +112,13 @@ class Fault:
 
     @classmethod
     def of(cls, error: Error, seat: int | None) -> Fault:
-        """The fault for ``error`` found in data from ``seat``'s node; an error of another
-        layer still in its legacy form (a sentence) is kept as ``detail``."""
-        if error.code is None:
-            return cls(seat, TableCode.PEER_FAULT, {"detail": str(error.message)})
+        """The fault for ``error`` found in data from ``seat``'s node."""
         return cls(seat, error.code, dict(error.params))
-
-    @classmethod
-    def legacy(cls, seat: int | None, detail: str) -> Fault:
-        """A fault found by a layer that has no codes yet (the runner), in its words."""
-        return cls(seat, TableCode.PEER_FAULT, {"detail": detail})
 
     @property
     def message(self) -> str:
-        """The developer form (``code k=v …``) for logs and the ``stop`` payload (an error
-        of another layer in its legacy form: its own text); people read the words of
-        ``p2p8s.cli.words.table``."""
-        if self.code is TableCode.PEER_FAULT:
-            return str(self.params.get("detail", ""))
+        """The developer form (``code k=v …``) for logs and the ``stop`` payload; people
+        read the words of ``p2p8s.cli.words.table``."""
         details = " ".join(f"{k}={_plain(v)}" for k, v in self.params.items())
         return f"{self.code.value} {details}".rstrip()
 
@@ -165,18 +153,15 @@ class MatchOver:
 
 @dataclass(frozen=True, slots=True)
 class Info:
-    """Something worth telling the local player: ``code`` (an :class:`InfoCode`) and its
-    ``params``. A plain ``str`` code is the legacy form of a layer that has no codes yet
-    (the runner's own notes): it is said as it is."""
+    """Something worth telling the local player: ``code`` (an :class:`InfoCode`, or the
+    code of an error to tell) and its ``params``."""
 
-    code: Code | str
+    code: Code
     params: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def of(cls, error: Error) -> Info:
         """An error to tell the local player (an action refused, ...)."""
-        if error.code is None:
-            return cls(str(error.message))
         return cls(error.code, dict(error.params))
 
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from p2p8s.crypto.group import Scalar, base_mul, is_canonical_scalar
 from p2p8s.crypto.session import round_key
-from p2p8s.errors import MalformedInput
 from p2p8s.table.actions import OWNKEY, decode_ownkey, encode_ownkey
 from p2p8s.table.context import OBSERVER, Ctx
+from p2p8s.table.decoding import BadPayload
 from p2p8s.table.errors import TableCode, TableError
 from p2p8s.table.seats import Seats
 from p2p8s.table.sessions import LocalSessions
@@ -115,7 +115,7 @@ class OwnKeys:
         ctx, seats = self._ctx, self._seats
         try:
             number, node, keys = decode_ownkey(body)
-        except MalformedInput as e:
+        except BadPayload as e:
             raise TableError(TableCode.MALFORMED, seat=sender, peer=sender, cause=e) from None
         if ctx.number == 0 or number == ctx.number + 1:
             if len(self._future) >= ctx.players ** 2:  # copies: n per seat

@@ -419,7 +419,8 @@ class Link:
     def _runner_payload(self, conn: int, seat: int, kind: int, body: bytes,
                         now: float) -> None:
         """A ``sync``, ``log`` or ``relay`` payload (protocol/table.md, "Coming back");
-        raises RemoteError / MalformedInput for invalid data."""
+        raises RemoteError for a peer's invalid data (MalformedInput, never expected here,
+        ends the table the same way rather than the runner)."""
         if kind == RELAY:
             lost = self.relays.keep(seat, body)
             if lost in self.away:  # else they may still come straight from it

@@ -22,10 +22,11 @@ from p2p8s.cards import Card
 from p2p8s.crypto.deck import Position, card_face
 from p2p8s.crypto.session import Session
 from p2p8s.engine import Action, Draw, Event, Play, Round, Take
-from p2p8s.errors import IllegalAction, MalformedInput
+from p2p8s.errors import IllegalAction
 from p2p8s.table.actions import ActRecord, Choice, chain_next, chain_start
 from p2p8s.table.context import MAX_AHEAD, Ctx, Phase
 from p2p8s.table.deck import TableDeck
+from p2p8s.table.decoding import BadPayload
 from p2p8s.table.errors import RuleBroken, TableCode, TableError
 from p2p8s.table.seats import Seats
 from p2p8s.table.sessions import LocalSessions
@@ -172,7 +173,7 @@ class ActionLog:
         ctx = self._ctx
         try:
             record = ActRecord.decode(data)
-        except MalformedInput as e:
+        except BadPayload as e:
             raise TableError(TableCode.MALFORMED, seat=seat, peer=seat, cause=e) from None
         if (record.round_no != ctx.number or record.seat >= ctx.players
                 or (record.seat != seat and record.seat not in self._seats.recovered

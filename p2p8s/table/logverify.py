@@ -31,11 +31,12 @@ import msgpack
 
 from p2p8s import wire
 from p2p8s.crypto.rand import seeded
-from p2p8s.errors import MalformedInput, RemoteError
+from p2p8s.errors import RemoteError
 from p2p8s.table import events as tev
 from p2p8s.table.actions import CRYPTO, SETUP
 from p2p8s.table.config import HOST_SEAT, TableConfig
 from p2p8s.table.core import OBSERVER, Table
+from p2p8s.table.decoding import BadPayload
 from p2p8s.table.errors import LogCode
 
 
@@ -99,7 +100,7 @@ def _find_config(games: Sequence[tuple[bytes, bytes]]) -> TableConfig | None:
             continue
         try:
             config = TableConfig.from_bytes(payload[1:])
-        except MalformedInput:
+        except BadPayload:
             continue
         if config.seats[HOST_SEAT].key == key:
             return config
@@ -204,8 +205,10 @@ def records_from_frames(config: TableConfig, frames: Sequence[bytes], *,
     author's own word, not the word of the peer that sent the log. Payloads meant for
     another seat (``to``) and non-game frames are left out.
 
-    Raises :class:`~p2p8s.errors.MalformedInput` naming the seat a bad frame claims
-    (``LogCode.FRAME_BAD``, ``LogCode.FRAME_KEY``).
+    The frames come from a peer (its log): raises :class:`~p2p8s.errors.RemoteError`
+    (``seat`` None: the caller names the sender) for a frame that does not verify
+    (``LogCode.FRAME_BAD``, ``claimed``: the seat it claims) or whose key does not hold
+    its seat (``LogCode.FRAME_KEY``).
     """
     records: list[tuple[int, bytes]] = []
     for i, frame in enumerate(frames):
@@ -214,13 +217,14 @@ def records_from_frames(config: TableConfig, frames: Sequence[bytes], *,
             received = wire.decode_body(body)
         except RemoteError as e:
             seat = config.seat_of_key(_claimed_key(body))
-            raise MalformedInput(LogCode.FRAME_BAD, index=i, seat=seat, cause=e) from None
+            raise RemoteError(LogCode.FRAME_BAD, seat=None, index=i, claimed=seat,
+                              cause=e) from None
         msg, content = received.message, received.message.body
         if not isinstance(content, wire.Game) or not content.payload:
             continue
         signer = config.seat_of_key(received.key)
         if signer is None or (msg.seat is not None and msg.seat != signer):
-            raise MalformedInput(LogCode.FRAME_KEY, index=i, claimed=msg.seat)
+            raise RemoteError(LogCode.FRAME_KEY, seat=None, index=i, claimed=msg.seat)
         if msg.table != config.table or content.to not in (None, me):
             continue
         records.append((signer, content.payload))

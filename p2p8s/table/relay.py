@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from p2p8s.errors import RemoteError
 from p2p8s.table.actions import CRYPTO
 from p2p8s.table.config import TableConfig
+from p2p8s.table.decoding import PayloadProblem
 from p2p8s.table.sync import RELAY_FRAMES, Relay, SyncCode, check_relayed, last_frames
 from p2p8s.wire import Game
 
@@ -62,7 +63,7 @@ class Relays:
         relay = Relay.parse(body)
         seat = relay.seat
         if seat not in self._recent or seat == sender:
-            raise RemoteError(SyncCode.BAD_RELAY, detail="bad relay")
+            raise RemoteError(SyncCode.BAD_RELAY, problem=PayloadProblem.RELAY)
         key = self.config.seats[seat].key
         for frame in relay.frames:
             check_relayed(frame, seat=seat, key=key, table=self.config.table)

@@ -12,10 +12,10 @@ decide, ``p2p8s audit``).
 
 from __future__ import annotations
 
-from p2p8s.errors import MalformedInput
 from p2p8s.table import events as tev
 from p2p8s.table.actions import STOP, StopNotice
 from p2p8s.table.context import Ctx
+from p2p8s.table.decoding import BadPayload
 from p2p8s.table.errors import TableCode, TableError
 from p2p8s.table.sessions import LocalSessions
 
@@ -51,7 +51,7 @@ class Stops:
         ctx = self._ctx
         try:
             notice = StopNotice.decode(body)
-        except MalformedInput as e:
+        except BadPayload as e:
             raise TableError(TableCode.MALFORMED, seat=sender, peer=sender, cause=e) from None
         if ctx.number and notice.round_no == ctx.number and notice.echo:
             self._sessions.primary.check_echo(sender, notice.echo)

@@ -20,6 +20,7 @@ import msgpack
 from p2p8s.crypto.messages import decode as decode_crypto
 from p2p8s.errors import Code, RemoteError
 from p2p8s.table.actions import CRYPTO
+from p2p8s.table.decoding import PayloadProblem
 from p2p8s.wire import MAX_GAME_PAYLOAD, Game, decode_body
 
 #: ``sync`` = msgpack ``[received, posted, restarted, taken]``: the first payload on a new
@@ -41,12 +42,13 @@ FRAME_OVERHEAD = 8
 
 
 class SyncCode(Code):
-    """What is wrong with a runner payload a peer sent."""
+    """What is wrong with a runner payload a peer sent (``problem``: a
+    :class:`~p2p8s.table.decoding.PayloadProblem`)."""
 
-    BAD_SYNC = "bad-sync"
-    BAD_LOG_PART = "bad-log-part"
+    BAD_SYNC = "bad-sync"  #: ``problem``
+    BAD_LOG_PART = "bad-log-part"  #: ``problem``
     LOG_PARTS_DIFFER = "log-parts-differ"
-    BAD_RELAY = "bad-relay"
+    BAD_RELAY = "bad-relay"  #: ``problem``
     RELAYED_BAD_FRAME = "relayed-bad-frame"  #: a frame that does not verify
     RELAYED_NOT_BROADCAST = "relayed-not-broadcast"  #: not a crypto broadcast of ``seat``
 
@@ -74,11 +76,11 @@ class Sync:
         """The sync of a body (a body of three fields has ``taken`` false)."""
         fields = _unpack(body, SyncCode.BAD_SYNC)
         if type(fields) is not list or len(fields) not in (3, 4):
-            raise RemoteError(SyncCode.BAD_SYNC, detail="not a list of 3 or 4 fields")
+            raise RemoteError(SyncCode.BAD_SYNC, problem=PayloadProblem.FIELDS_3_OR_4)
         received, posted, restarted, taken = (*fields, False)[:4]
         if (type(received) is not int or type(posted) is not int or received < 0
                 or posted < 0 or type(restarted) is not bool or type(taken) is not bool):
-            raise RemoteError(SyncCode.BAD_SYNC, detail="bad field")
+            raise RemoteError(SyncCode.BAD_SYNC, problem=PayloadProblem.FIELD)
         return cls(received=received, posted=posted, restarted=restarted, taken=taken)
 
 
@@ -95,11 +97,11 @@ class LogPart:
         """The part of a body."""
         fields = _unpack(body, SyncCode.BAD_LOG_PART)
         if type(fields) is not list or len(fields) != 3:
-            raise RemoteError(SyncCode.BAD_LOG_PART, detail="not a list of 3 fields")
+            raise RemoteError(SyncCode.BAD_LOG_PART, problem=PayloadProblem.FIELDS_3)
         part, parts, frames = fields
         if (type(part) is not int or type(parts) is not int or not 0 <= part < parts
                 or type(frames) is not list or any(type(f) is not bytes for f in frames)):
-            raise RemoteError(SyncCode.BAD_LOG_PART, detail="bad field")
+            raise RemoteError(SyncCode.BAD_LOG_PART, problem=PayloadProblem.FIELD)
         return cls(part=part, parts=parts, frames=frames)
 
 
@@ -168,17 +170,18 @@ class Relay:
         seat, frames = fields if type(fields) is list and len(fields) == 2 else (None, None)
         if (type(seat) is not int or not isinstance(frames, list)
                 or len(frames) > RELAY_FRAMES or not all(isinstance(f, bytes) for f in frames)):
-            raise RemoteError(SyncCode.BAD_RELAY, detail="bad relay")
+            raise RemoteError(SyncCode.BAD_RELAY, problem=PayloadProblem.RELAY)
         return cls(seat=seat, frames=frames)
 
 
 def _unpack(body: bytes, code: SyncCode) -> object:
     """The msgpack value of ``body`` (one value, nothing after it); raises RemoteError
-    with ``code``."""
+    with ``code`` (``problem``: :attr:`~p2p8s.table.decoding.PayloadProblem.UNDECODABLE`)."""
     try:
         return msgpack.unpackb(body, raw=False)
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        raise RemoteError(code, detail=str(exc)) from None
+        raise RemoteError(code, problem=PayloadProblem.UNDECODABLE,
+                          error=type(exc).__name__) from None
 
 
 def last_frames(frames: Sequence[bytes], *, limit: int = LOG_PART_BYTES) -> list[bytes]:

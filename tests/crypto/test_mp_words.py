@@ -13,6 +13,7 @@ from p2p8s.crypto import group
 from p2p8s.crypto import messages as cm
 from p2p8s.crypto.errors import Cheat, CheatDetected, Fault, Malformed, Misuse
 from p2p8s.crypto.group import GroupError, GroupProblem
+from p2p8s.engine import EngineCode
 from p2p8s.errors import IllegalAction, LocalError, RemoteError
 
 
@@ -35,9 +36,10 @@ def test_a_cheat_is_a_code_with_data_and_said_with_its_seat() -> None:
 
 def test_an_illegal_claim_says_the_engines_refusal_inside() -> None:
     err = CheatDetected(Cheat.NOT_ALLOWED, seat=1, fault=Fault.ILLEGAL_CLAIM, action="draw",
-                        cause=IllegalAction("you hold a playable card", rule="R-DRAW"),
+                        cause=IllegalAction(EngineCode.PLAYABLE_NO_DRAW, rule="R-DRAW"),
                         rule="R-DRAW")
-    assert PLAIN.error(err) == "seat 1: draw was not allowed: you hold a playable card (R-DRAW)"
+    assert PLAIN.error(err) == ("seat 1: draw was not allowed: you have a playable card, so "
+                                "you may not draw (R-DRAW)")
 
 
 @pytest.mark.parametrize(("raw", "problem"), [

@@ -357,6 +357,7 @@ async def test_a_network_drop_reconnects_resends_and_every_node_ends_identical(
 async def test_with_two_people_a_lost_peer_pauses_the_game_until_it_is_back(
         tmp_path: Path) -> None:
     fronts = [Recorder(), Recorder()]
+    from p2p8s.net.errors import NetCode
     from p2p8s.net.node import Unreachable
 
     async with dealt_table(2) as (nodes, meshes, _views):
@@ -365,7 +366,7 @@ async def test_with_two_people_a_lost_peer_pauses_the_game_until_it_is_back(
 
         async def cut_off(*args: Any, **kwargs: Any) -> Any:  # the network is down ...
             if not blocked.is_set():
-                raise Unreachable("the network is down")
+                raise Unreachable(NetCode.NONE_REACHED, failures=())
             return await honest(*args, **kwargs)
 
         nodes[1].connect_any = cut_off  # type: ignore[method-assign]

@@ -48,6 +48,7 @@ from p2p8s.table.actions import (
     encode_round,
 )
 from p2p8s.table.config import TableConfig
+from p2p8s.table.decoding import BadPayload
 from p2p8s.table.logverify import verify
 from p2p8s.wire import (
     MAX_FRAME,
@@ -78,6 +79,8 @@ from p2p8s.wire import (
     encode_payload,
     public_key_bytes,
 )
+
+from .said import raises_saying
 
 KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 PUB = public_key_bytes(KEY)
@@ -403,11 +406,12 @@ STOPS = st.builds(StopNotice, round_no=SMALL, seat=st.none() | st.integers(0, 6)
 
 def _canonical(decode: Callable[[bytes], Any], encode_: Callable[[Any], bytes],
                raw: bytes) -> None:
-    """``decode(raw)`` raises MalformedInput, or returns what encodes back to ``raw``."""
+    """``decode(raw)`` raises BadPayload (a remote error: the bytes are a peer's), or
+    returns what encodes back to ``raw``."""
     try:
         value = decode(raw)
-    except MalformedInput as exc:
-        assert str(exc)
+    except BadPayload as exc:
+        assert isinstance(exc, RemoteError) and PLAIN.error(exc)
         return
     assert encode_(value) == raw
 
@@ -431,13 +435,13 @@ def test_choices(choice: Choice, data: st.DataObject) -> None:
 @FUZZ
 @given(STOPS, st.data())
 def test_stop_notices(notice: StopNotice, data: st.DataObject) -> None:
-    """StopNotice is not canonical (it is only shown and checked): MalformedInput or a
+    """StopNotice is not canonical (it is only shown and checked): BadPayload or a
     notice, whose message is printable text of at most 500 characters."""
     assert StopNotice.decode(notice.encode()) == notice
     try:
         got = StopNotice.decode(mutated(data, notice.encode()))
-    except MalformedInput as exc:
-        assert str(exc).startswith("malformed stop notice: ")
+    except BadPayload as exc:
+        assert PLAIN.error(exc).startswith("malformed stop notice: ")
         return
     assert len(got.message) <= 500 and len(got.echo) <= 8 and got.message.isprintable()
     assert StopNotice.decode(got.encode()) == got
@@ -460,7 +464,7 @@ def test_records_and_round_notices(records: list[tuple[int, bytes]], number: int
                                    data: st.DataObject) -> None:
     assert decode_records(encode_records(records)) == records
     assert decode_round(encode_round(number)) == number
-    with contextlib.suppress(MalformedInput):
+    with contextlib.suppress(BadPayload):
         for sender, payload in decode_records(mutated(data, encode_records(records))):
             assert 0 <= sender < 8 and isinstance(payload, bytes)
     _canonical(decode_round, encode_round, mutated(data, encode_round(number)))
@@ -477,12 +481,12 @@ def _config() -> TableConfig:
 @FUZZ
 @given(st.data())
 def test_table_setups(data: st.DataObject) -> None:
-    """A peer's setup payload (and a log's): MalformedInput or a canonical config."""
+    """A peer's setup payload (and a log's): BadPayload or a canonical config."""
     raw = _config().to_bytes()
     assert TableConfig.from_bytes(raw) == _config()
     try:
         got = TableConfig.from_bytes(mutated(data, raw))
-    except MalformedInput:
+    except BadPayload:
         return
     assert got.to_bytes() == TableConfig.from_bytes(got.to_bytes()).to_bytes()
 
@@ -497,7 +501,7 @@ def test_a_setup_with_huge_numbers_for_bytes_is_refused_cheaply(obj: list[Any]) 
     canonical check, so a number there allocated that many bytes or raised OverflowError
     — and the offline audit of a log holding such a signed frame crashed."""
     raw = msgpack.packb(obj, use_bin_type=True)
-    with pytest.raises(MalformedInput, match="bad table config: a field has the wrong type"):
+    with raises_saying(BadPayload, "bad table config: a field has the wrong type"):
         TableConfig.from_bytes(raw)
     # The audit of a log whose first setup is that frame does not crash either.
     frames = [_frame(encode_payload(Message(table=TABLE, seat=1, seq=0, body=Game(

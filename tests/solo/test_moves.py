@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 import p2p8s.cli.moves
+import p2p8s.cli.words.cli
+import p2p8s.cli.words.rules
 import p2p8s.engine
 from p2p8s import solo
 from p2p8s.cards import Card, Suit, parse_cards
@@ -25,7 +27,8 @@ from p2p8s.solo import HUMAN, SoloSession, SoloSettings
 CLI = Path(p2p8s.cli.moves.__file__).parent
 
 
-@pytest.mark.parametrize("module", [p2p8s.cli.moves, p2p8s.engine], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [p2p8s.cli.moves, p2p8s.cli.words.cli, p2p8s.cli.words.rules,
+                                    p2p8s.engine], ids=lambda m: m.__name__)
 def test_doctests(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]
     assert result.failed == 0 and result.attempted > 0

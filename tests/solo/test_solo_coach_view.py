@@ -4,6 +4,7 @@ process (first round ever only)."""
 from __future__ import annotations
 
 import pytest
+from net.said import raises_saying
 
 from p2p8s.bots.base import view_of
 from p2p8s.bots.hints import hint
@@ -222,7 +223,7 @@ HAND = parse_cards(["3C", "8D", "5H", "9H", "5S"])
 ])
 def test_parse_input(text: str, expect: object) -> None:
     if expect is None:
-        with pytest.raises(MalformedInput, match="10H is not in your hand"):
+        with raises_saying(MalformedInput, "10H is not in your hand"):
             parse_input(text, HAND)
     else:
         assert parse_input(text, HAND) == expect

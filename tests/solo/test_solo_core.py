@@ -8,12 +8,15 @@ from collections.abc import Sequence
 import pytest
 
 from p2p8s.bots.base import Bot, View
+from p2p8s.cli.words import PLAIN
+from p2p8s.cli.words.rules import describe_rules
 from p2p8s.engine import DRAW, PASS, TAKE, Action, Play
 from p2p8s.errors import IllegalAction, MalformedInput
 from p2p8s.rules import Ruleset, Variant
 from p2p8s.solo import (
     HUMAN,
     Phase,
+    SoloCode,
     SoloSession,
     SoloSettings,
     action_from_text,
@@ -63,7 +66,7 @@ RULESETS = [
 ]
 
 
-@pytest.mark.parametrize("rules", RULESETS, ids=lambda r: r.describe())
+@pytest.mark.parametrize("rules", RULESETS, ids=lambda r: describe_rules(r))
 def test_bots_only_choose_legal_actions(rules: Ruleset) -> None:
     faults: list[str] = []
     for seed, opponents in [(1, 1), (2, 3), (3, 6)]:
@@ -153,6 +156,29 @@ def test_settings_validate() -> None:
         SoloSettings(opponents=7)
     assert make_rules(countdown=True).variant is Variant.COUNTDOWN
     assert SoloSettings.from_dict(SoloSettings(opponents=2).to_dict()).opponents == 2
+
+
+def test_the_solo_refusals_are_codes_said_in_words() -> None:
+    with pytest.raises(MalformedInput) as info:
+        SoloSettings(opponents=7)
+    assert info.value.code is SoloCode.OPPONENTS
+    assert PLAIN.error(info.value) == "a solo match has 1 to 6 opponents, not 7"
+    s = SoloSession.new(SoloSettings(opponents=1), 1)
+    with pytest.raises(IllegalAction) as refused:
+        s.next_round()
+    assert PLAIN.error(refused.value) == "the round is not over"
+    record = s.to_record()
+    del record["names"]
+    with pytest.raises(MalformedInput) as info:
+        SoloSession.from_record(record)
+    assert PLAIN.error(info.value) == "the save is incomplete ('names')"
+    record = s.to_record()
+    record["rounds"] = [["pass"]]  # the first hand of seed 1 holds a playable card
+    with pytest.raises(MalformedInput) as info:
+        SoloSession.from_record(record)
+    assert info.value.code is SoloCode.ILLEGAL_MOVE
+    assert PLAIN.error(info.value) == (  # the engine's refusal in words, not its code
+        "the save holds an illegal move (you have a playable card: play it)")
 
 
 def test_no_actions_between_rounds() -> None:

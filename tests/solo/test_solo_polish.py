@@ -9,6 +9,7 @@ import json
 import re
 
 import pytest
+from net.said import raises_saying
 
 from p2p8s.bots.hints import Hint, HintCode
 from p2p8s.cards import Card, Rank, Suit, parse_cards
@@ -32,7 +33,7 @@ HAND = parse_cards(["3C", "8D", "5H", "9H", "5S"])
 
 @pytest.mark.parametrize("text", ["²", "١", "３", "３ h", "²h", "1 ²", "١h"])
 def test_only_ascii_digits_are_card_numbers(text: str) -> None:
-    with pytest.raises(MalformedInput, match="is not a card number or a command"):
+    with raises_saying(MalformedInput, "is not a card number or a command"):
         parse_input(text, HAND)
 
 
@@ -172,9 +173,9 @@ def test_a_bad_suit_is_said_and_asked_again(home: Home) -> None:
 
 
 def test_a_bad_inline_suit_says_so() -> None:
-    with pytest.raises(MalformedInput, match=r"^'x' is not a suit \(c, d, h, s\)$"):
+    with raises_saying(MalformedInput, r"^'x' is not a suit \(c, d, h, s\)$"):
         parse_input("2 x", HAND)
-    with pytest.raises(MalformedInput, match="is not a card number"):
+    with raises_saying(MalformedInput, "is not a card number"):
         parse_input("x", HAND)
 
 
@@ -292,10 +293,10 @@ def test_suit_words() -> None:
 
 def test_card_number_out_of_range_with_one_card_says_so() -> None:
     hand = parse_cards(["7H"])
-    with pytest.raises(MalformedInput, match=r"^there is no card 2: you hold one card, "
+    with raises_saying(MalformedInput, r"^there is no card 2: you hold one card, "
                                              r"number 1$"):
         parse_input("2", hand)
-    with pytest.raises(MalformedInput, match=r"your cards are numbered 1 to 2$"):
+    with raises_saying(MalformedInput, r"your cards are numbered 1 to 2$"):
         parse_input("3", parse_cards(["7H", "8S"]))
 
 

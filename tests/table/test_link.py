@@ -25,6 +25,7 @@ from p2p8s.net.errors import NetCode
 from p2p8s.rules import Ruleset
 from p2p8s.table import events as tev
 from p2p8s.table import freeze, link, linkout, outcome, pilot, relay, roster, sync
+from p2p8s.table.errors import TableCode
 from p2p8s.table.freeze import ASLEEP_MAX_S, SETTLE_S, Freeze
 from p2p8s.table.linkout import (
     Dial,
@@ -118,12 +119,18 @@ def test_a_sync_of_three_fields_is_not_taken_and_bad_ones_are_remote_errors() ->
         with pytest.raises(RemoteError) as caught:
             Sync.parse(bad)
         assert caught.value.code is SyncCode.BAD_SYNC
+        assert PLAIN.error(caught.value).startswith("a bad sync payload: ")
     with pytest.raises(RemoteError) as caught:
         LogPart.parse(msgpack.packb([2, 2, []]))
     assert caught.value.code is SyncCode.BAD_LOG_PART
+    assert PLAIN.error(caught.value) == "a bad log part: bad field"
     with pytest.raises(RemoteError) as caught:
         Relay.parse(msgpack.packb([1, [b"x"] * 17]))
     assert caught.value.code is SyncCode.BAD_RELAY
+    assert PLAIN.error(caught.value) == "malformed relay: bad relay"
+    with pytest.raises(RemoteError) as caught:
+        Sync.parse(b"\xc1")
+    assert PLAIN.error(caught.value) == "a bad sync payload: undecodable bytes (FormatError)"
 
 
 def test_log_parts_stay_under_the_limit_and_come_back_in_order() -> None:
@@ -485,15 +492,18 @@ def test_the_runner_says_what_it_said_before() -> None:
         "Bob's program restarted and lost their cards of this round; with two people "
         "nobody holds a share of them, so this match cannot go on. Both logs are kept "
         "(p2p8s audit /x.p2p8slog).")
-    assert PLAIN.error(TableFailed(LinkCode.BROKE_RULES, seat=2, name="Cat",
-                                   reason=tev.Fault.legacy(2, "lied"), log="L")) == (
-        "the table stopped: Cat (seat 2) broke the rules (lied); the log is in L")
+    showed = tev.Fault(2, TableCode.SHOWED_UNPLAYED, {"player": 2})
+    assert PLAIN.error(TableFailed(LinkCode.BROKE_RULES, seat=2, name="Cat", reason=showed,
+                                   names=("Ann", "Bob", "Cat"), log="L")) == (
+        "the table stopped: Cat (seat 2) broke the rules (Cat showed cards without playing "
+        "them); the log is in L")
     assert PLAIN.error(TableFailed(LinkCode.BROKE_RULES, seat=None, name=None,
-                                   reason=tev.Fault.legacy(None, "x"),
+                                   reason=tev.Fault(None, TableCode.STOPPED_EARLY),
                                    log=None)).startswith("the table stopped: a player broke")
     assert PLAIN.error(TableFailed(LinkCode.REBUILD_FAILED, failures=[
-        linkout.LogFailure(seat=1, name="Bob", fault=tev.Fault.legacy(1, "bad"))])) == (
-        "could not rebuild the table from the log: Bob's log: bad")
+        linkout.LogFailure(seat=1, name="Bob", fault=tev.Fault(1, TableCode.REPLAY_DIFFERS))])
+    ) == ("could not rebuild the table from the log: Bob's log: the replay of the round "
+          "differs from the game")
 
 
 # --- the local seat's pace -----------------------------------------------------------------

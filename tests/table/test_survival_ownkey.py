@@ -12,14 +12,15 @@ from hypothesis import strategies as st
 from table_helpers import said, texts, until
 
 from p2p8s import wire
+from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words import table as words
 from p2p8s.crypto.group import base_mul, scalar_add, scalar_from_int
 from p2p8s.crypto.rand import seeded
 from p2p8s.crypto.session import round_key
-from p2p8s.errors import MalformedInput
 from p2p8s.table import Table
 from p2p8s.table import events as tev
 from p2p8s.table.actions import CHOICE, OWNKEY, RESTARTED, decode_ownkey, encode_ownkey
+from p2p8s.table.decoding import BadPayload
 from p2p8s.table.harness import TableNet, make_config, make_keys
 from p2p8s.table.logverify import verify
 
@@ -233,8 +234,8 @@ def test_ownkey_bodies_decode_canonically(number: int, node: int, keys: dict[int
     for bad in (junk, raw[:-1], raw + b"\x00", encode_ownkey(number, node, [])):
         try:
             got = decode_ownkey(bad)
-        except MalformedInput as exc:
-            assert "ownkey" in str(exc)
+        except BadPayload as exc:
+            assert "ownkey" in PLAIN.error(exc)
         else:
             assert encode_ownkey(*got) == bad
 

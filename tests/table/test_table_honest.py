@@ -11,6 +11,7 @@ from p2p8s.rules import Ruleset, Variant
 from p2p8s.table import Phase, SeatInfo, Table, TableConfig
 from p2p8s.table import events as tev
 from p2p8s.table.actions import ActRecord, parse_action
+from p2p8s.table.decoding import BadPayload
 from p2p8s.table.harness import TableNet, make_config
 
 
@@ -152,7 +153,7 @@ def test_config_and_action_records_round_trip() -> None:
                     action=parse_action("8S/H"), positions=((0, 3),))
     assert ActRecord.decode(rec.encode()) == rec
     for bad in (b"", rec.encode() + b"\x00", rec.encode()[:-1]):
-        with pytest.raises(MalformedInput):
+        with pytest.raises(BadPayload):  # a peer's bytes: a remote error
             ActRecord.decode(bad)
     with pytest.raises(MalformedInput):
         TableConfig(table=b"T", rules=Ruleset(), target=100,

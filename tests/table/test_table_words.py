@@ -18,9 +18,9 @@ from p2p8s.table import events as tev
 from p2p8s.table.errors import LogCode, TableCode
 from p2p8s.table.harness import TableNet, make_config
 
-#: parameters that hold text from outside the table: a peer's claim (``stop``) and the
-#: words of a layer that has no codes yet
-FOREIGN_TEXT = {"reason", "detail"}
+#: parameters that hold text from outside the table: a peer's claim (``stop``); every
+#: layer has its codes now, so no other text
+FOREIGN_TEXT = {"reason"}
 
 
 @pytest.mark.parametrize("codes", [tev.InfoCode, tev.PauseWhy, TableCode, LogCode])

@@ -129,8 +129,6 @@ class Speaker:
     def error(self, exc: Error) -> str:
         """The sentence for an error raised anywhere in p2p8s (a
         :class:`~p2p8s.errors.RemoteError`'s ``seat`` is a param too)."""
-        if exc.code is None:
-            return str(exc.message)
         if isinstance(exc, RemoteError):
             return self.say(exc.code, **{"seat": exc.seat, **exc.params})
         return self.say(exc.code, **exc.params)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from p2p8s.cli.words import PLAIN, Speaker, Template
+from p2p8s.cli.words.rules import describe_rules
 from p2p8s.codes import InviteProblem
 from p2p8s.errors import Code
 from p2p8s.net.errors import CardCode, ConnectFailure, LobbyCode, NetCode, Reason
@@ -194,7 +195,7 @@ def _card(text: str) -> Say:
         card: TableCard = params["card"]
         return speaker.format(text, host=card.host_name, seat=card.seat,
                               taken=card.seats - card.free, seats=card.seats,
-                              free=card.free, rules=card.rules.describe(),
+                              free=card.free, rules=describe_rules(card.rules),
                               fingerprint=card.fingerprint, id=card.table_id,
                               where=_where(card))
 

@@ -1,5 +1,5 @@
-"""The words of the rules layer: refusals of cards, rulesets, the engine, the match, the
-fast playouts and scenario files.
+"""The words of the rules layer: a ruleset in one line (:func:`describe_rules`), refusals
+of cards, rulesets, the engine, the match, the fast playouts and scenario files.
 
 >>> from p2p8s.cards import Card, Suit
 >>> from p2p8s.cli.look import Look
@@ -15,13 +15,37 @@ from __future__ import annotations
 from enum import Enum
 
 from p2p8s.cards import Card, CardsCode, Rank
-from p2p8s.cli.words import Template
+from p2p8s.cli.words import PLAIN, Speaker, Template
 from p2p8s.cli.words.phrases import SUIT_MANY, Params, derive, either, notation, shown
 from p2p8s.engine import EngineCode
 from p2p8s.match import MatchCode
 from p2p8s.playout import PlayoutCode
-from p2p8s.rules import RulesCode
+from p2p8s.rules import RulesCode, Ruleset
 from p2p8s.scenario import ScenarioCode
+
+
+def describe_rules(rules: Ruleset, speaker: Speaker = PLAIN) -> str:
+    """The ruleset in one line, for a table card, a lobby, a round's header or a log
+    report (its options as RULES.md §2 names them).
+
+    >>> describe_rules(Ruleset())
+    'table rules, multi-play, draw limit 3'
+    >>> describe_rules(Ruleset.classic(draw_limit=0, target=50))
+    'classic, multi-play, draw until playable, target 50'
+    """
+    say = speaker.format  # each phrase through the translation hook
+    parts = [say("countdown") if rules.countdown else
+             say("table rules") if rules.action_cards else say("classic")]
+    parts.append(say("multi-play") if rules.multi_play else say("one card a turn"))
+    parts.append(say("draw limit {n}", n=rules.draw_limit) if rules.draw_limit
+                 else say("draw until playable"))
+    if rules.draw_when_playable:
+        parts.append(say("may draw when able to play"))
+    if not rules.reshuffle:
+        parts.append(say("no reshuffle"))
+    if rules.target is not None and not rules.countdown:
+        parts.append(say("target {n}", n=rules.target))
+    return ", ".join(parts)
 
 
 def _last_seat(p: Params) -> int:

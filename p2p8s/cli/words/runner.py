@@ -15,6 +15,7 @@ from enum import Enum
 from typing import Any
 
 from p2p8s.cli.words import PLAIN, Speaker, Template
+from p2p8s.cli.words.table import payload
 from p2p8s.errors import Code, Error, Note
 from p2p8s.table.linkout import LinkCode
 from p2p8s.table.roster import RosterCode
@@ -173,10 +174,10 @@ TEMPLATES: dict[Enum, Template] = {
     C.INVALID_DATA: _invalid(""),
     C.DISCONNECTED: _invalid(" and was disconnected"),
     C.REBUILD_FAILED: _rebuild_failed,
-    SyncCode.BAD_SYNC: "a bad sync payload: {detail}",
-    SyncCode.BAD_LOG_PART: "a bad log part: {detail}",
+    SyncCode.BAD_SYNC: payload("a bad sync payload"),
+    SyncCode.BAD_LOG_PART: payload("a bad log part"),
     SyncCode.LOG_PARTS_DIFFER: "log parts of different lengths",
-    SyncCode.BAD_RELAY: "malformed relay: {detail}",
+    SyncCode.BAD_RELAY: payload("malformed relay"),
     SyncCode.RELAYED_BAD_FRAME: lambda sp, p: (
         f"relayed a frame that does not verify: {_error(sp, p['error'])}"),
     SyncCode.RELAYED_NOT_BROADCAST: "relayed a frame that is not a crypto broadcast signed "

@@ -20,6 +20,8 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from p2p8s.cli.words import PLAIN, Speaker, Template
+from p2p8s.cli.words.rules import describe_rules
+from p2p8s.table.decoding import PayloadCode, PayloadProblem
 from p2p8s.table.errors import LogCode, TableCode
 from p2p8s.table.events import InfoCode, PauseWhy
 
@@ -58,7 +60,53 @@ def _illegal(who: str, verb: str) -> Template:
     return say
 
 
+def payload(head: str) -> Template:
+    """``head: problem`` for an error whose ``problem`` param is a
+    :class:`~p2p8s.table.decoding.PayloadProblem` (said with the other params)."""
+    def say(sp: Speaker, p: P) -> str:
+        rest = {k: v for k, v in p.items() if k not in ("problem", "seat")}
+        return sp.format(head + ": {problem}", problem=sp.say(p["problem"], **rest))
+    return say
+
+
+#: Why a payload body does not decode.
+PROBLEMS: dict[Enum, Template] = {
+    PayloadProblem.UNDECODABLE: "undecodable bytes ({error})",
+    PayloadProblem.NOT_CANONICAL: "not the canonical encoding",
+    PayloadProblem.INVALID: "{cause}",
+    PayloadProblem.WRONG_TYPE: "a field has the wrong type",
+    PayloadProblem.NOT_A_LIST: "not a list",
+    PayloadProblem.FIELDS_3_OR_4: "not a list of 3 or 4 fields",
+    PayloadProblem.FIELDS_3: "not a list of 3 fields",
+    PayloadProblem.NUMBER: "bad number",
+    PayloadProblem.NUMBERS: "bad numbers",
+    PayloadProblem.FIELD: "bad field",
+    PayloadProblem.FIELDS: "bad fields",
+    PayloadProblem.RECORD: "bad record",
+    PayloadProblem.CHOICE: "bad choice",
+    PayloadProblem.CHOICE_FIELD: "bad choice field",
+    PayloadProblem.SIGNATURE: "bad choice signature",
+    PayloadProblem.POSITIONS: "bad positions",
+    PayloadProblem.POSITION: "bad position",
+    PayloadProblem.ECHO: "bad echo",
+    PayloadProblem.ROUND: "bad round",
+    PayloadProblem.NODE: "bad node",
+    PayloadProblem.KEY_LIST: "bad key list",
+    PayloadProblem.SEAT: "bad seat",
+    PayloadProblem.KEY: "bad key",
+    PayloadProblem.SEAT_TWICE: "a seat twice",
+    PayloadProblem.RELAY: "bad relay",
+    PayloadCode.ACTION: payload("malformed action"),
+    PayloadCode.CHOICE: payload("malformed choice"),
+    PayloadCode.STOP: payload("malformed stop notice"),
+    PayloadCode.ROUND: payload("malformed round notice"),
+    PayloadCode.OWNKEY: payload("malformed ownkey payload"),
+    PayloadCode.RESYNC: payload("malformed resync payload"),
+    PayloadCode.CONFIG: payload("bad table config"),
+}
+
 TEMPLATES: dict[Enum, Template] = {
+    **PROBLEMS,
     # what the table tells the player
     InfoCode.STOOD_IN: "the computer played for you",
     InfoCode.STOOD_IN_FIRST: (
@@ -149,7 +197,6 @@ TEMPLATES: dict[Enum, Template] = {
     TableCode.ACTED_AFTER_END: "{player:name} acted after the round ended",
     TableCode.SHOWED_NEVER_PLAYED: "{player:name} showed cards it never played",
     TableCode.REPLAY_DIFFERS: "the replay of the round differs from the game",
-    TableCode.PEER_FAULT: "{detail}",
     TableCode.STUCK: "this node could not go on: {cause}",
     # requests of this node
     TableCode.KEY_SECRET_SIZE: "key_secret must be {n} bytes",
@@ -175,22 +222,18 @@ TEMPLATES: dict[Enum, Template] = {
     LogCode.EQUIVOCATION: ("signed two different messages for round {round}, seat {author}, "
                            "message {seq} (equivocation)"),
     LogCode.ALTERED: "frame {index} does not verify ({cause}): the log was altered",
-    LogCode.FRAME_BAD: "frame {index} (seat {seat}) does not verify: {cause}",
+    LogCode.FRAME_BAD: "frame {index} (seat {claimed}) does not verify: {cause}",
     LogCode.FRAME_KEY: "frame {index} is signed by a key that does not hold seat {claimed}",
 }
 
 
 def said(event: object, speaker: Speaker = PLAIN) -> str:
-    """The sentence of a table event for ``speaker``: an Info (a legacy ``str`` code is
-    said as it is), a Fault, or a RoundOver's audit verdict ("audit passed: …" /
-    "audit failed: …"). Raises TypeError for another event."""
+    """The sentence of a table event for ``speaker``: an Info, a Fault, or a RoundOver's
+    audit verdict ("audit passed: …" / "audit failed: …"). Raises TypeError for another
+    event."""
     from p2p8s.table import events as tev
 
-    if isinstance(event, tev.Info):
-        if not isinstance(event.code, Enum):
-            return str(event.code)
-        return speaker.say(event.code, **event.params)
-    if isinstance(event, tev.Fault):
+    if isinstance(event, (tev.Info, tev.Fault)):
         return speaker.say(event.code, **event.params)
     if isinstance(event, tev.RoundOver):
         if event.audit_ok:
@@ -216,7 +259,7 @@ def report_lines(report: LogReport) -> list[str]:
     out = [f"{report.frames} frames"]
     if report.config is not None:
         out.append(f"table {report.config.table.hex()}: {', '.join(names)}; "
-                   f"{report.config.rules.describe()}")
+                   f"{describe_rules(report.config.rules)}")
     for r in report.rounds:
         if not r.complete and r.ok:
             out.append(f"round {r.number}: incomplete (the log stops inside it)")
