@@ -252,7 +252,8 @@ def rules_lines(rules: Ruleset, players: int) -> list[str]:
     if rules.countdown:
         out[1] = ("- Play a card of the active suit or the top card's rank. Your number is "
                   "your wild rank; declare a suit when you play it.")
-    limit = f"up to {rules.draw_limit} cards" if rules.draw_limit else "until one fits"
+    n = rules.draw_limit
+    limit = f"up to {n} card{'' if n == 1 else 's'}" if n else "until one fits"
     out.append(f"- Nothing fits? Draw ({limit}). A drawn card that fits may be played at "
                "once; otherwise pass.")
     if rules.multi_play:

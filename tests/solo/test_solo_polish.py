@@ -306,3 +306,11 @@ def test_effects_name_you_in_lower_case_mid_sentence() -> None:
     queen = engine_event(3, 2, "QH")
     assert say_turn([two], names) == "Ada played 2♥ — draw penalty 2 for you."
     assert say_turn([queen], names) == "Ada played Q♥ — you miss a turn."
+
+
+def test_the_short_rules_count_one_card_in_the_singular() -> None:
+    """A draw limit of 1 says "up to 1 card", not "1 cards" (found by a newcomer)."""
+    from p2p8s.rules import Ruleset
+
+    assert any("Draw (up to 1 card)." in line for line in v.rules_lines(Ruleset(draw_limit=1), 3))
+    assert any("Draw (up to 3 cards)." in line for line in v.rules_lines(Ruleset(), 3))

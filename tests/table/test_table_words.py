@@ -106,3 +106,16 @@ def test_the_table_timer_is_the_earliest_timer_of_its_machines() -> None:
         if not net.step():
             break
     assert {"seats", "clock"} <= seen
+
+
+def test_a_peers_stop_shows_only_its_fault_code_never_its_text() -> None:
+    """A stop notice's reason is the peer's claim: its code is named, its text is not."""
+    from p2p8s.cli.words import Speaker
+    from p2p8s.table.errors import TableCode, TableError
+
+    sp = Speaker(names=("Ann", "Bob", "Cat"), me=1)
+    coded = TableError(TableCode.STOPPED, seat=0, peer=2,
+                       reason="table-seat-taken peer=0 player=0 proxy=1")
+    assert sp.error(coded) == "Cat stopped the game: it reports a fault (table-seat-taken)"
+    texted = TableError(TableCode.STOPPED, seat=0, peer=2, reason="Ann cheated, trust me")
+    assert sp.error(texted) == "Cat stopped the game: it reports a fault"

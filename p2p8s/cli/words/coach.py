@@ -89,7 +89,7 @@ TEMPLATES: dict[Enum, Template] = {
                       "sets the suit."),
     CoachCode.DRAW: derive(
         lambda p: ("Coach: nothing fits, so draw (d), one card at a time — "
-                   + ("up to {limit} cards this turn, then you pass" if p["limit"]
+                   + ("up to {limit} card{limit:s} this turn, then you pass" if p["limit"]
                       else "until one fits")
                    + ". A drawn card that fits may be played at once.")),
     CoachCode.DRAWN: ("Coach: the card you drew fits: play it with its number now, or keep "

@@ -31,6 +31,17 @@ if TYPE_CHECKING:
 P = Mapping[str, Any]
 
 
+def _stopped(sp: Speaker, p: P) -> str:
+    """A peer's stop notice: its ``reason`` is the peer's claim (the code of the fault it
+    found, then its data); only a code-shaped first word of it is shown, never its text."""
+    first = str(p.get("reason", "")).split(" ", 1)[0]
+    if first and len(first) <= 40 and all(c.islower() or c.isdigit() or c == "-"
+                                          for c in first):
+        return sp.format("{peer:name} stopped the game: it reports a fault ({code})",
+                         peer=p["peer"], code=first)
+    return sp.format("{peer:name} stopped the game: it reports a fault", peer=p["peer"])
+
+
 def _seat_waits(sp: Speaker, p: P) -> str:
     name = sp.name(p["seat"])
     what = f"{name} left the table" if p["left"] else f"{name}'s node is gone"
@@ -148,7 +159,7 @@ TEMPLATES: dict[Enum, Template] = {
                             "(replayed?)"),
     TableCode.EARLY_ROUND: "{peer:name} sent a message of round {got} before round {round}",
     TableCode.UNEXPECTED_WELCOME: "{peer:name} sent an unexpected welcome",
-    TableCode.STOPPED: "{peer:name} stopped the game: {reason}",
+    TableCode.STOPPED: _stopped,
     # faults: keys handed over
     TableCode.KEYS_FLOOD: "{peer:name} floods keys for a later round",
     TableCode.KEYS_ROUND: "{peer:name} sent round keys of round {got} during round {round}",
