@@ -46,6 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from p2p8s.cli.words.table import said
 from p2p8s.crypto.messages import decode as decode_crypto
 from p2p8s.store.tablelog import TableLog, read_log
 from p2p8s.table.actions import CRYPTO
@@ -312,7 +313,7 @@ def count(table: Sequence[Node], *, kills: int, stalled: bool) -> Tally:
             tally.audit_failures += sum(1 for r in rep.rounds if r.complete and not r.ok)
             if rep.fault is not None:
                 tally.audit_failures += 1
-                print(f"  audit of {NAMES[seat]}'s log: {rep.fault.message}")
+                print(f"  audit of {NAMES[seat]}'s log: {said(rep.fault)}")
     union = broadcast_slots([lg for lgs in logs.values() for lg in lgs], tally.completed,
                             received_only=True)
     for lgs in logs.values():

@@ -132,7 +132,7 @@ class ActionLog:
     def orphans(self, seat: int) -> list[Position]:
         """Positions ``seat``'s own node showed for a play whose Act never came (it went
         in between), while the computer plays the seat: the play must use them."""
-        if seat not in self._seats.recovered:
+        if seat not in self._seats.bots:
             return []
         return list(self.owner_shown.get(seat, []))
 
@@ -163,7 +163,9 @@ class ActionLog:
     def on_played(self, seat: int, by: int, positions: Sequence[Position]) -> None:
         """A ``PlayCards`` of ``seat`` (shown by the session of ``by``) checked out."""
         self.played.setdefault(seat, []).extend(positions)
-        if by == seat:
+        if by == seat and seat not in self._seats.adopted:
+            # shown by the seat's own node; an adopted seat's session is run by the
+            # adopter, whose shown cards are the play it authors, never orphans
             self.owner_shown.setdefault(seat, []).extend(positions)
 
     def take_act(self, seat: int, data: bytes) -> None:

@@ -9,8 +9,10 @@ its ``Act`` then takes them for the cards of a node that went between showing an
 (``ActionLog.orphans``) and asks the computer again with only the plays of exactly those
 cards as legal. For an 8 that is a different list (one play per declared suit) than the
 author chose from with the same seeded RNG: the checking node computes another suit and
-stops the table, blaming the honest author (``ILLEGAL_CLAIM``). The orphan rule belongs
-to seats whose key was recovered (their node went), not to adopted seats.
+stops the table, blaming the honest author (``ILLEGAL_CLAIM``). Orphans are cards shown by the
+seat's own node before it went, so an adopted seat's shown cards are not recorded as
+such (``ActionLog.on_played``); a recovered seat's still are (the soak kills nodes
+between showing and acting).
 """
 
 from __future__ import annotations
