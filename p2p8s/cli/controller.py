@@ -230,7 +230,7 @@ class Controller:
         if isinstance(said, Error):
             return sentence(card_message(self.speaker.error(said), self.look.card))
         if isinstance(said, Note):
-            return self.speaker.say(said.code, **said.params)
+            return self.speaker.note(said)
         return card_message(said, self.look.card)
 
     def say(self, kind: Kind, *lines: str) -> None:

@@ -320,7 +320,7 @@ def hint_line(h: Hint, hand: Sequence[Card], look: Look, names: Sequence[str] = 
     """``Hint: play 8♠ and declare hearts ♥ (type 2 h) — reason``; ``hand`` is the
     seat's hand (numbered as shown), ``names`` the seats' names the reason may use."""
     keys = action_keys(h.action, numbered_hand(hand))
-    reason = Speaker(names, None, look).say(h.reason.code, **h.reason.params)
+    reason = Speaker(names, None, look).note(h.reason)
     return f"Hint: {action_text(h.action, look)} (type {keys}) — {reason}"
 
 

@@ -284,7 +284,7 @@ class TableScreen:
                 text = said(event, self._words())
                 self.say(text[:1].upper() + text[1:])  # a sentence of its own
             elif isinstance(event, Note):
-                line = self._words().say(event.code, **event.params)
+                line = self._words().note(event)
                 self.say(self.look.paint(line, "red") if event.code in FAULTS else line)
 
     def presence(self, seat: int, name: str, *, connected: bool, reason: Note) -> None:
@@ -329,7 +329,7 @@ class TableScreen:
 
     def finished(self, table: Table, why: Note) -> None:
         """The runner stops."""
-        if line := self._words().say(why.code, **why.params):
+        if line := self._words().note(why):
             self.say(line)
 
     # --- drawing -------------------------------------------------------------------

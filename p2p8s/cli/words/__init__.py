@@ -38,7 +38,7 @@ from enum import Enum
 from typing import Any
 
 from p2p8s.cards import Card, Suit
-from p2p8s.errors import Error, RemoteError
+from p2p8s.errors import Error, Note, RemoteError
 
 Template = str | Callable[["Speaker", Mapping[str, Any]], str]
 
@@ -125,6 +125,10 @@ class Speaker:
         fills a template, through :func:`translate`; for function templates that pick
         or derive their text first."""
         return translate(text).format(**{k: _Arg(v, self) for k, v in params.items()})
+
+    def note(self, note: Note) -> str:
+        """The sentence for a :class:`~p2p8s.errors.Note` (a code and its params)."""
+        return self.say(note.code, **note.params)
 
     def error(self, exc: Error) -> str:
         """The sentence for an error raised anywhere in p2p8s (a

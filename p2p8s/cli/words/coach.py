@@ -118,4 +118,4 @@ TEMPLATES: dict[Enum, Template] = {
 
 def lines(speaker: Speaker, notes: Iterable[Note]) -> list[str]:
     """What ``speaker`` says for each of the coach's ``notes``."""
-    return [speaker.say(n.code, **n.params) for n in notes]
+    return [speaker.note(n) for n in notes]

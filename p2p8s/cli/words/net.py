@@ -69,7 +69,7 @@ class Line(Code):
 
 def reason(speaker: Speaker, why: Reason) -> str:
     """A :class:`~p2p8s.net.node.Reason` (why a connection ended) in words."""
-    return speaker.say(why.code, **why.params)
+    return speaker.note(why)
 
 
 def lost_reason(why: Reason) -> str:

@@ -38,7 +38,7 @@ def reason(how: Note, sp: Speaker | None = None) -> str:
     ``reconnected at 10.0.0.7:4242``, ``left the table``, ``no heartbeat for 5 s``."""
     if how.code is C.GONE_LOST:
         why = how.params["reason"]
-        text = (sp or PLAIN).say(why.code, **why.params)
+        text = (sp or PLAIN).note(why)
     else:
         text = _HOW[how.code]
     moved = how.params.get("moved")
