@@ -77,16 +77,21 @@ class Node:
     popen: subprocess.Popen[str] | None = None
     lines: list[str] = field(default_factory=list)
     history: list[str] = field(default_factory=list)  # lines of earlier processes
-    _queue: queue.Queue[str | None] = field(default_factory=queue.Queue)
+    stamps: list[float] = field(default_factory=list)  # when each line was read (monotonic)
+    history_stamps: list[float] = field(default_factory=list)
+    _queue: queue.Queue[tuple[float, str] | None] = field(default_factory=queue.Queue)
     runs: int = 0
 
-    def start(self, args: Sequence[str]) -> None:
+    def start(self, args: Sequence[str], *, prefix: Sequence[str] = ()) -> None:
+        """Run ``p2p8s ARGS`` (after ``prefix``, e.g. ``ip netns exec NS``) from this home."""
         env = {**os.environ, "XDG_DATA_HOME": str(self.home / "data"),
                "XDG_CONFIG_HOME": str(self.home / "config"), "PYTHONUNBUFFERED": "1"}
         self.history += self.lines
+        self.history_stamps += self.stamps
         self.lines = []
+        self.stamps = []
         self._queue = queue.Queue()
-        self.popen = subprocess.Popen([*P2P8S, *args], stdin=subprocess.PIPE,
+        self.popen = subprocess.Popen([*prefix, *P2P8S, *args], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                       env=env, text=True, bufsize=1)
         self.runs += 1
@@ -95,7 +100,7 @@ class Node:
 
         def pump() -> None:
             for line in out:
-                q.put(line.rstrip("\n"))
+                q.put((time.monotonic(), line.rstrip("\n")))
             q.put(None)
 
         threading.Thread(target=pump, daemon=True).start()
@@ -109,13 +114,14 @@ class Node:
     def drain(self) -> None:
         while True:
             try:
-                line = self._queue.get_nowait()
+                item = self._queue.get_nowait()
             except queue.Empty:
                 return
-            if line is None:
+            if item is None:
                 self._queue.put(None)
                 return
-            self.lines.append(line)
+            self.stamps.append(item[0])
+            self.lines.append(item[1])
 
     def alive(self) -> bool:
         return self.popen is not None and self.popen.poll() is None
@@ -299,13 +305,26 @@ def settled(node: Node) -> bool:
     return joined and len(rounds) >= 1 and max(rounds) > rounds[0]
 
 
+def completed_rounds(logs: dict[int, list[TableLog]]) -> int:
+    """Rounds every seat's node finished: the least, over seats, of the last round-end
+    mark in that seat's logs (``logs``: seat -> its logs, every run's)."""
+    return min((max((int(m["round_over"]) for lg in lgs for m in lg.marks
+                     if "round_over" in m), default=0) for lgs in logs.values()),
+               default=0)
+
+
+def lost_entries(logs: dict[int, list[TableLog]], up_to: int) -> int:
+    """Broadcast game messages of rounds 1..``up_to`` that reached the table (another
+    node received them) but that some seat's logs lack, summed over seats."""
+    union = broadcast_slots([lg for lgs in logs.values() for lg in lgs], up_to,
+                            received_only=True)
+    return sum(len(union - broadcast_slots(lgs, up_to)) for lgs in logs.values())
+
+
 def count(table: Sequence[Node], *, kills: int, stalled: bool) -> Tally:
     """Read every node's logs and screens: rounds, takeovers, rejoins, audits, losses."""
     logs = {n.seat: node_logs(n.home) for n in table}
-    finished = {n.seat: max((int(m["round_over"]) for lg in logs[n.seat] for m in lg.marks
-                             if "round_over" in m), default=0)
-                for n in table}
-    tally = Tally(completed=min(finished.values()), kills=kills, stalled=stalled)
+    tally = Tally(completed=completed_rounds(logs), kills=kills, stalled=stalled)
     tally.match_over = all(n.count(MATCH_OVER, every_run=True) for n in table)
     for seat, lgs in logs.items():
         for lg in lgs:
@@ -314,10 +333,7 @@ def count(table: Sequence[Node], *, kills: int, stalled: bool) -> Tally:
             if rep.fault is not None:
                 tally.audit_failures += 1
                 print(f"  audit of {NAMES[seat]}'s log: {said(rep.fault)}")
-    union = broadcast_slots([lg for lgs in logs.values() for lg in lgs], tally.completed,
-                            received_only=True)
-    for lgs in logs.values():
-        tally.lost += len(union - broadcast_slots(lgs, tally.completed))
+    tally.lost = lost_entries(logs, tally.completed)
     tally.takeovers = max(n.count(TAKEOVER, every_run=True) for n in table)
     tally.rejoins = sum(n.count(REJOINED, every_run=True) for n in table)
     return tally
