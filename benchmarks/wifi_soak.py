@@ -110,12 +110,14 @@ class Trouble(StrEnum):
     AUDIT = "audit failure"
     LOST = "lost log entries"
     CRASH = "crash"  # a traceback, or a node that exited with a status not 0
+    REJOIN = "failed rejoin"  # ``p2p8s join CODE`` ended while the table was in play
     SETUP = "setup failure"  # the table did not open or deal (before any fault)
 
 
 LABELS = {Trouble.FREEZE: "freezes", Trouble.ACCUSATION: "false accusations",
           Trouble.AUDIT: "audit failures", Trouble.LOST: "lost log entries",
-          Trouble.CRASH: "crashes", Trouble.SETUP: "setup failures"}
+          Trouble.CRASH: "crashes", Trouble.REJOIN: "failed rejoins",
+          Trouble.SETUP: "setup failures"}
 #: The figures that must be 0 (issue #11), and the two more that fail the soak too.
 MUST_BE_ZERO = (Trouble.FREEZE, Trouble.ACCUSATION, Trouble.AUDIT, Trouble.LOST)
 
@@ -136,6 +138,8 @@ class Chaos:
     kinds: tuple[Kind, ...] = tuple(Kind)
     freeze_s: float = 90.0
     timeout_s: float = 3600.0
+    max_matches: int = 50
+    workdir: Path | None = None  # where the matches' directories go (default: the temp dir)
     quiet: bool = False
 
 
@@ -277,6 +281,8 @@ class Match:
         self.net: Net | None = None
         self.rejoin_tries: Counter[int] = Counter()
         self.watch = {n.seat: Watch() for n in self.table}
+        self.run_starts: dict[int, list[int]] = {n.seat: [] for n in self.table}
+        self.failed_rejoins: set[tuple[int, int]] = set()  # (seat, run)
 
     # --- output ---------------------------------------------------------------------
 
@@ -309,16 +315,18 @@ class Match:
         assert self.lan is not None
         return self.lan.prefix(seat)
 
+    def start(self, node: Node, args: Sequence[str]) -> None:
+        self.run_starts[node.seat].append(len(node.history) + len(node.lines))
+        node.start(args, prefix=self.prefix(node.seat))
+
     def join(self, node: Node) -> None:
-        node.start(["join", self.code, "--name", NAMES[node.seat], "--yes", "--auto",
-                    STYLES[node.seat], "--rounds", str(self.rounds), "--timeout", "30"],
-                   prefix=self.prefix(node.seat))
+        self.start(node, ["join", self.code, "--name", NAMES[node.seat], "--yes", "--auto",
+                    STYLES[node.seat], "--rounds", str(self.rounds), "--timeout", "30"])
 
     def open_table(self) -> None:
         host = self.table[0]
-        host.start(["host", "--name", NAMES[0], "--seats", str(self.chaos.nodes), "--auto",
-                    STYLES[0], "--target", "200", "--rounds", str(self.rounds)],
-                   prefix=self.prefix(0))
+        self.start(host, ["host", "--name", NAMES[0], "--seats", str(self.chaos.nodes), "--auto",
+                    STYLES[0], "--target", "200", "--rounds", str(self.rounds)])
         self.code = host.expect(r"^Table code: (\w{6})$", 30).group(1)
         host.expect(r"Type deal", 30)
         for node in self.table[1:]:
@@ -376,7 +384,15 @@ class Match:
         """A rejoin that ended before it was let back in is tried again (at most 3
         times, as a person would); True if it was."""
         w = self.watch[node.seat]
-        if node.alive() or w.rejoined or w.finished or self.rejoin_tries[node.seat] >= 3:
+        if node.alive() or w.rejoined or w.finished:
+            return False
+        self.failed_rejoins.add((node.seat, node.runs))
+        if not self.table_up(node):
+            return False  # the table ended meanwhile: nobody to rejoin
+        self.problem(Trouble.REJOIN, node.seat, time.monotonic(),
+                     "p2p8s join CODE ended without rejoining the table in play",
+                     self.screens([node]))
+        if self.rejoin_tries[node.seat] >= 3:
             return False
         self.rejoin_tries[node.seat] += 1
         self.totals.rejoin_retries += 1
@@ -384,6 +400,19 @@ class Match:
         time.sleep(1.0)
         self.join(node)
         return True
+
+    def table_up(self, but: Node) -> bool:
+        """Some node other than ``but`` still plays (alive, not left)."""
+        return any(n.alive() and not self.watch[n.seat].finished
+                   for n in self.table if n is not but)
+
+    def healed(self, fault: Fault, now: float) -> bool:
+        """The node of an undone fault is back in play: it showed a move since (a killed
+        one: it has also seen a new round begin, see :meth:`Watch.settled`)."""
+        w = self.watch[fault.seat]
+        if fault.kind is Kind.KILL:
+            return w.settled()
+        return w.last_move > fault.until or now - fault.until > self.chaos.freeze_s
 
     # --- the match ------------------------------------------------------------------
 
@@ -422,7 +451,7 @@ class Match:
         last_any = start
         frozen: set[int] = set()
         active: Fault | None = None
-        back: Node | None = None  # restarted, until it saw a new round
+        back: Fault | None = None  # undone, until its node is back in play
         owed, round_no, gap, moves_since = 0, 0, rng.randint(*c.gap), 0
         while True:
             now = time.monotonic()
@@ -443,18 +472,22 @@ class Match:
             if active is not None and now >= active.until:
                 self.undo(active)
                 self.watch[active.seat].last_move = max(self.watch[active.seat].last_move, now)
-                if active.kind is Kind.KILL:
-                    back = self.table[active.seat]
-                    self.rejoin_tries[active.seat] = 0
-                active, moves_since, gap = None, 0, rng.randint(*c.gap)
-            if back is not None and self.retry_rejoin(back):
+                self.rejoin_tries[active.seat] = 0
+                back, active, moves_since, gap = active, None, 0, rng.randint(*c.gap)
+            if back is not None and back.kind is Kind.KILL and self.retry_rejoin(
+                    self.table[back.seat]):
                 continue
-            if back is not None and self.watch[back.seat].settled():
+            if back is not None and self.healed(back, now):
                 back = None
             waiting = [n for n in self.table if n.alive() and not self.watch[n.seat].finished]
             if not waiting and active is None:
                 self.wait_for_exits()
                 return  # every node left the table
+            if (back is not None and back.kind is Kind.KILL and active is None
+                    and not self.table_up(self.table[back.seat])
+                    and not self.watch[back.seat].rejoined):
+                self.say("the table ended before the restarted node was back")
+                return
             if now - last_any > c.freeze_s:
                 self.problem(Trouble.FREEZE, None, now, f"no move on any node for "
                              f"{c.freeze_s:g} s (round {round_no})", self.screens())
@@ -513,22 +546,26 @@ class Match:
     def judge(self) -> int:
         """Read every screen and log: accusations, crashes, audits, losses; the rounds
         every node completed."""
+        accused: set[tuple[int, int]] = set()  # (seat, run) that said an accusation
         for n in self.table:
             stamps = [*n.history_stamps, *n.stamps]
             lines = [*n.history, *n.lines]
-            said: set[str] = set()
+            starts = self.run_starts[n.seat]
             for i, (stamp, line) in enumerate(zip(stamps, lines, strict=True)):
                 trouble = (Trouble.ACCUSATION if ACCUSE.search(line) else
                            Trouble.CRASH if CRASHED.search(line) else None)
-                if trouble is None or line in said:
-                    continue
-                said.add(line)
+                run = sum(1 for at in starts if at <= i)
+                if trouble is None or (n.seat, run) in accused:
+                    continue  # one accusation a run: the lines after it are its words
+                if trouble is Trouble.ACCUSATION:
+                    accused.add((n.seat, run))
                 ctx = [f"    {self.t(s):7.1f}  {x}" for s, x in
                        zip(stamps[max(0, i - 6):i + 3], lines[max(0, i - 6):i + 3],
                            strict=True)]
                 self.problem(trouble, n.seat, stamp, line, [f"{NAMES[n.seat]}'s screen:", *ctx])
         for (seat, run), rc in sorted(self.exits.items()):
-            if rc != 0 and (seat, run) not in self.killed_by_us:
+            if rc != 0 and not {(seat, run)} & (self.killed_by_us | accused
+                                                | self.failed_rejoins):
                 n = self.table[seat]
                 self.problem(Trouble.CRASH, seat, None,
                              f"run {run} of {NAMES[seat]}'s node exited with status {rc}",
@@ -569,9 +606,11 @@ def soak(chaos: Chaos) -> Totals:
     totals = Totals()
     started = time.monotonic()
     deadline = started + chaos.timeout_s
-    while totals.completed < chaos.rounds and deadline - time.monotonic() > 30:
+    while (totals.completed < chaos.rounds and deadline - time.monotonic() > 30
+           and totals.matches < chaos.max_matches):
         totals.matches += 1
-        tmp = Path(tempfile.mkdtemp(prefix=f"p2p8s-wifi-soak-m{totals.matches}-"))
+        tmp = Path(tempfile.mkdtemp(prefix=f"p2p8s-wifi-soak-m{totals.matches}-",
+                                    dir=chaos.workdir))
         match = Match(chaos, rng, number=totals.matches,
                       rounds=chaos.rounds - totals.completed, deadline=deadline, tmp=tmp,
                       totals=totals)
@@ -667,6 +706,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   air=None if args.kernel_bridge else Air(
                       delay_ms=args.delay_ms, jitter_ms=args.jitter_ms, loss=args.loss,
                       seed=args.seed))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # clean up the namespaces
     started = time.monotonic()
     with paced(chaos.pace_s):
         totals = soak(chaos)
