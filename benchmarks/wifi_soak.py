@@ -384,7 +384,8 @@ class Match:
         """A rejoin that ended before it was let back in is tried again (at most 3
         times, as a person would); True if it was."""
         w = self.watch[node.seat]
-        if node.alive() or w.rejoined or w.finished:
+        if node.alive() or w.rejoined or w.finished or (
+                node.seat, node.runs) in self.failed_rejoins:
             return False
         self.failed_rejoins.add((node.seat, node.runs))
         if not self.table_up(node):
@@ -606,6 +607,7 @@ def soak(chaos: Chaos) -> Totals:
     totals = Totals()
     started = time.monotonic()
     deadline = started + chaos.timeout_s
+    unopened = 0  # matches in a row whose table did not open
     while (totals.completed < chaos.rounds and deadline - time.monotonic() > 30
            and totals.matches < chaos.max_matches):
         totals.matches += 1
@@ -620,9 +622,11 @@ def soak(chaos: Chaos) -> Totals:
         if not chaos.quiet:
             print(f"  match {match.number}: {completed} rounds completed; homes, logs, "
                   f"screens and faults in {tmp}", flush=True)
-        if completed == 0 and not any(p.trouble is Trouble.FREEZE for p in totals.problems
-                                      if p.match == match.number):
-            break  # nothing played and nothing froze: do not loop on a broken setup
+        opened = not any(p.trouble is Trouble.SETUP and p.match == match.number
+                         for p in totals.problems)
+        unopened = 0 if opened else unopened + 1
+        if unopened >= 2:
+            break  # the table did not even open twice in a row: do not loop on it
     return totals
 
 
