@@ -46,6 +46,7 @@ Run: ``python benchmarks/wifi_soak.py [--rounds 20] [--faults-per-round 2] [--se
 from __future__ import annotations
 
 import argparse
+import bisect
 import contextlib
 import os
 import random
@@ -411,9 +412,29 @@ class Match:
         """The node of an undone fault is back in play: it showed a move since (a killed
         one: it has also seen a new round begin, see :meth:`Watch.settled`)."""
         w = self.watch[fault.seat]
+        if now - fault.until > self.chaos.freeze_s:
+            return True  # it never came back: a freeze, counted as such
         if fault.kind is Kind.KILL:
-            return w.settled()
-        return w.last_move > fault.until or now - fault.until > self.chaos.freeze_s
+            return w.settled() and self.peers_see(fault)
+        return w.last_move > fault.until and self.peers_see(fault)
+
+    def peers_see(self, fault: Fault) -> bool:
+        """No other node still misses the fault's node: each said it is back, or never
+        said it lost it (a drop shorter than the heartbeat timeout)."""
+        name = NAMES[fault.seat]
+        lost = re.compile(rf"^Lost the connection to {name} \(seat")
+        back = re.compile(rf"^{name} \(seat \d\) is back")
+        since = self.started + fault.at
+        for n in self.table:
+            if n is self.table[fault.seat] or not n.alive():
+                continue
+            last = None
+            for line in n.lines[bisect.bisect_left(n.stamps, since):]:
+                if lost.search(line) or back.search(line):
+                    last = line
+            if last is not None and lost.search(last):
+                return False
+        return True
 
     # --- the match ------------------------------------------------------------------
 
