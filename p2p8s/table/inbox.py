@@ -5,9 +5,9 @@ Every ``crypto`` payload a peer sends is a mental-poker message (``p2p8s/crypto`
 local session exactly once and in order — reconnects, resends and relays deliver copies,
 late and out of order, and none of that is a cheat (protocol/table.md, "Carrying"):
 
-* a copy of a message taken in (same round, seat, seq and bytes) is dropped; so is a
-  copy of a past round's message, and a past round's message this node never took in
-  (that round is closed);
+* a copy of a message that arrived before (same sender, round, seat, seq and bytes) is
+  dropped, whether it was taken in, waits, or was dropped; so is a past round's message
+  this node never took in (that round is closed);
 * two *different* messages signed by one node for one slot ``(round, seat, seq)`` are
   equivocation, a fault naming that node (:class:`~p2p8s.table.intake.Slots`; the
   offline audit fails on the same two frames, naming the same seat);
@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from p2p8s.crypto.errors import CheatDetected
 from p2p8s.crypto.messages import decode
-from p2p8s.crypto.session import chain_next as message_chain_next
 from p2p8s.table.context import OBSERVER, Ctx
 from p2p8s.table.errors import TableCode, TableError
 from p2p8s.table.intake import Held, Slots, digest
@@ -70,13 +69,17 @@ class Inbox:
         if msg.table != ctx.config.table:
             raise TableError(TableCode.OTHER_TABLE, seat=sender, peer=sender)
         held = Held(sender, msg, digest(body))
+        if self._slots.again(held):
+            return  # a copy (resent, relayed), or a late one of a closed round
         number = ctx.number
         if number == 0 or msg.round_no > number:
             self._hold(self._future, held)
-        elif msg.round_no < number:
-            self._slots.check(held)  # a late copy, or a message of a closed round: dropped
-        else:
-            self._sort(held)
+        elif msg.round_no == number:
+            if self._due(held):
+                self._take(held)
+            else:
+                self._hold(self._held, held)
+        # else: a message of a closed round this node did without: dropped
 
     def take_future(self) -> None:
         """A round starts: the messages that came early for it wait to be taken in
@@ -86,58 +89,32 @@ class Inbox:
         self._future = [h for h in self._future if h.message.round_no != number]
 
     def release(self) -> bool:
-        """Take in (or drop, as a copy) one message that waited and can go now; False
-        when none can. Raises what taking it in raises."""
+        """Take in one message that waited and can go now; False when none can. Raises
+        what taking it in raises."""
         if self._ctx.failed is not None:
             return False
         for i, held in enumerate(self._held):
-            known = self._known(held)
-            if known is not None or self._ready(held):
+            if self._due(held):
                 del self._held[i]
-                if not known:
-                    self._take(held)
+                self._take(held)
                 return True
         return False
 
     # ------------------------------------------------------------------ internals
 
-    def _sort(self, held: Held) -> None:
-        """A message of this round: drop a copy, take it in, or let it wait."""
-        known = self._known(held)
-        if known is True:
-            return
-        if known is False or self._ready(held):
-            self._take(held)  # (a clash with a message of another node: the checks decide)
-        else:
-            self._hold(self._held, held)
-
     def _hold(self, waiting: list[Held], held: Held) -> None:
-        if not Slots.clash(waiting, held):
-            Slots.bound(len(self._held) + len(self._future), held.sender)
-            waiting.append(held)
+        Slots.bound(len(self._held) + len(self._future), held.sender)
+        waiting.append(held)
 
     def _count(self, seat: int) -> int:
         """How many messages of ``seat`` the primary session has this round."""
         return self._sessions.primary.chain_heads()[seat][0]
 
-    def _known(self, held: Held) -> bool | None:
-        """For a message whose seat's chain has its slot already: True for an identical
-        copy, False for a different one (not the same sender's: the strict checks
-        decide); None for a slot still to come. Raises TableError (EQUIVOCATION) for a
-        different message of the same sender."""
+    def _due(self, held: Held) -> bool:
+        """True if ``held`` can be taken in now: it is ready, or its slot is filled
+        already by another node's message (the strict checks decide)."""
         msg = held.message
-        if msg.seq > self._count(msg.seat):
-            return None
-        if msg.seq < 1:
-            return False  # no such slot: the session's sequence check names it
-        known = self._slots.check(held)
-        if known is not None:
-            return known
-        # a slot this node filled itself (a seat it runs): a copy only from itself
-        # (restoring from its own records); anyone else's is for the strict checks
-        primary = self._sessions.primary
-        head = message_chain_next(primary.chain_head(msg.seat, msg.seq - 1), msg.encode())
-        return held.sender == self._ctx.me and head == primary.chain_head(msg.seat, msg.seq)
+        return msg.seq <= self._count(msg.seat) or self._ready(held)
 
     def _ready(self, held: Held) -> bool:
         """True if ``held`` is next in its seat's chain, every message its echo counts
@@ -164,5 +141,4 @@ class Inbox:
         sender, msg = held.sender, held.message
         if not self._seats.sends_for(sender, msg.seat):
             raise TableError(TableCode.SIGNED_AS, seat=sender, peer=sender, claimed=msg.seat)
-        self._slots.note(held)
         self._sessions.take_in(sender, msg)

@@ -8,11 +8,12 @@ and the facade (:class:`~p2p8s.table.Table`) decide on:
   ``leave``, ``welcome``, ``restarted``, ``choice``, ``ownkey``, ``setup``), by sender:
   an identical copy is a no-op, as in the offline audit (:mod:`p2p8s.table.logverify`
   skips identical payloads of a signer).
-* :class:`Slots` — for every crypto message taken in, its slot ``(round, seat, seq)``
-  with the sender node and a digest of its bytes: a later copy with the same bytes is
-  dropped; one with *different* bytes from the same sender is two signed messages for
-  one slot — equivocation (:meth:`Slots.check`, ``TableCode.EQUIVOCATION`` naming that
-  sender, the same seat the audit names: ``LogCode.EQUIVOCATION``).
+* :class:`Slots` — for every crypto message that arrived, its slot ``(round, seat,
+  seq)`` by sender node, with a digest of its bytes: a later copy with the same bytes
+  is dropped; one with *different* bytes from the same sender is two signed messages
+  for one slot — equivocation (:meth:`Slots.again`, ``TableCode.EQUIVOCATION`` naming
+  that sender, the same seat and the same two frames the audit names:
+  ``LogCode.EQUIVOCATION``).
 * :class:`Held` — a message kept until it can be taken in: after a gap of its seat's
   sequence, before the messages its echo says its sender had seen (causal order), of a
   later round. At most :data:`MAX_HELD` wait at once; one more is a flood naming its
@@ -71,48 +72,28 @@ class Copies:
 
 
 class Slots:
-    """The slot ``(round, seat, seq)`` of every crypto message taken in, with its sender
-    and digest (every round of the match: a late copy of a past round is recognised)."""
+    """The slot ``(round, seat, seq)`` of every crypto message that arrived, by sender,
+    with its digest (every round of the match, whatever became of it: taken in, waiting,
+    or dropped as a message of a closed round), as the audit keeps them."""
 
     def __init__(self) -> None:
-        self._taken: dict[tuple[int, int, int], tuple[int, bytes]] = {}
+        self._seen: dict[tuple[int, tuple[int, int, int]], bytes] = {}
 
-    def note(self, held: Held) -> None:
-        """``held`` is taken in now (the first message for its slot counts)."""
-        self._taken.setdefault(held.slot, (held.sender, held.digest))
-
-    def check(self, held: Held) -> bool | None:
-        """For a message whose slot may be taken: True for an identical copy from the
-        same sender (drop it), None when no message for the slot was taken in, False
-        when the slot holds one from another node (the strict checks decide). Raises
-        TableError (EQUIVOCATION) naming the sender for different bytes signed by it for
-        a slot it already filled."""
-        taken = self._taken.get(held.slot)
-        if taken is None:
-            return None
-        sender, seen = taken
-        if sender != held.sender:
+    def again(self, held: Held) -> bool:
+        """True if the same sender's message for this slot arrived before with the same
+        bytes (a copy: drop it); else remembers it and returns False. Raises TableError
+        (EQUIVOCATION) naming the sender for different bytes signed by it for a slot it
+        used already."""
+        key = (held.sender, held.slot)
+        seen = self._seen.get(key)
+        if seen is None:
+            self._seen[key] = held.digest
             return False
         if seen == held.digest:
             return True
         round_no, seat, seq = held.slot
         raise TableError(TableCode.EQUIVOCATION, seat=held.sender, peer=held.sender,
                          round=round_no, author=seat, seq=seq)
-
-    @staticmethod
-    def clash(waiting: list[Held], held: Held) -> bool:
-        """True if an identical copy of ``held`` waits already (drop it). Raises
-        TableError (EQUIVOCATION) naming the sender when a different message of that
-        sender for the same slot waits."""
-        for w in waiting:
-            if w.slot != held.slot or w.sender != held.sender:
-                continue
-            if w.digest == held.digest:
-                return True
-            round_no, seat, seq = held.slot
-            raise TableError(TableCode.EQUIVOCATION, seat=held.sender, peer=held.sender,
-                             round=round_no, author=seat, seq=seq)
-        return False
 
     @staticmethod
     def bound(waiting: int, sender: int) -> None:

@@ -230,6 +230,20 @@ def test_a_different_message_for_a_slot_of_a_past_round_is_named() -> None:
     _named_live_and_by_audit(net, 0, 2)
 
 
+def test_two_messages_for_a_slot_of_a_closed_round_never_taken_in_are_named() -> None:
+    net = _playing(b"eq4")
+    until(net, lambda: net.nodes[0].round_number >= 2)
+    quiet(net)
+    last = _sent_by(net, 0, 2, 1)[-1]
+    late = replace(last, seq=last.seq + 1)  # one this node did without: dropped
+    net.send_raw(2, 0, _signed(net, 2, bytes([CRYPTO]) + late.encode()))
+    quiet(net)
+    assert net.faults() == {}
+    net.send_raw(2, 0, _signed(net, 2, _twin(late)))
+    quiet(net)
+    _named_live_and_by_audit(net, 0, 2)
+
+
 def test_two_different_messages_for_a_slot_ahead_are_named_while_they_wait() -> None:
     net = _playing(b"eq3")
     last = _sent_by(net, 0, 1, net.nodes[0].round_number)[-1]
