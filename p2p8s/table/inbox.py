@@ -30,11 +30,13 @@ from __future__ import annotations
 
 from p2p8s.crypto.errors import CheatDetected
 from p2p8s.crypto.messages import decode
-from p2p8s.table.context import OBSERVER, Ctx
+from p2p8s.table.context import Ctx
 from p2p8s.table.errors import TableCode, TableError
 from p2p8s.table.intake import Held, Slots, digest
 from p2p8s.table.seats import Seats
 from p2p8s.table.sessions import LocalSessions
+
+_ALL = 1 << 62  # the count of a seat this node runs: never waited for
 
 
 class Inbox:
@@ -75,7 +77,7 @@ class Inbox:
         if number == 0 or msg.round_no > number:
             self._hold(self._future, held)
         elif msg.round_no == number:
-            if self._due(held):
+            if self._due(held, self._counts()):
                 self._take(held)
             else:
                 self._hold(self._held, held)
@@ -91,10 +93,11 @@ class Inbox:
     def release(self) -> bool:
         """Take in one message that waited and can go now; False when none can. Raises
         what taking it in raises."""
-        if self._ctx.failed is not None:
+        if self._ctx.failed is not None or not self._held:
             return False
+        counts = self._counts()
         for i, held in enumerate(self._held):
-            if self._due(held):
+            if self._due(held, counts):
                 del self._held[i]
                 self._take(held)
                 return True
@@ -106,29 +109,28 @@ class Inbox:
         Slots.bound(len(self._held) + len(self._future), held.sender)
         waiting.append(held)
 
-    def _count(self, seat: int) -> int:
-        """How many messages of ``seat`` the primary session has this round."""
-        return self._sessions.primary.chain_heads()[seat][0]
+    def _counts(self) -> list[int]:
+        """How many messages of each seat the primary session has this round; seats
+        this node runs count as complete (the session checks echoes of them)."""
+        sessions = self._sessions
+        counts = [count for count, _ in sessions.primary.chain_heads()]
+        return [c if seat not in sessions.by_seat else _ALL for seat, c in enumerate(counts)]
 
-    def _due(self, held: Held) -> bool:
-        """True if ``held`` can be taken in now: it is ready, or its slot is filled
-        already by another node's message (the strict checks decide)."""
+    def _due(self, held: Held, counts: list[int]) -> bool:
+        """True if ``held`` can be taken in now: its slot is filled already by another
+        node's message (the strict checks decide), or it is next in its seat's chain,
+        every message its echo counts is in, and — for a seat whose key was rebuilt
+        here — another waiting message depends on it."""
         msg = held.message
-        return msg.seq <= self._count(msg.seat) or self._ready(held)
-
-    def _ready(self, held: Held) -> bool:
-        """True if ``held`` is next in its seat's chain, every message its echo counts
-        is in (but those of seats this node runs: the session checks them), and — for a
-        seat whose key was rebuilt here — another waiting message depends on it."""
-        msg, sessions = held.message, self._sessions
-        if msg.seq != self._count(msg.seat) + 1:
+        own = self._sessions.primary.chain_heads()[msg.seat][0]
+        if msg.seq <= own:
+            return True
+        if msg.seq != own + 1:
             return False
-        heads = sessions.primary.chain_heads()
-        if len(msg.echo) == len(heads):
-            local = set(sessions.by_seat) - {OBSERVER}
-            for seat, (count, _) in enumerate(msg.echo):
-                if seat != msg.seat and seat not in local and count > heads[seat][0]:
-                    return False
+        if len(msg.echo) == len(counts) and any(
+                count > counts[seat] for seat, (count, _) in enumerate(msg.echo)
+                if seat != msg.seat):
+            return False
         if msg.seat in self._seats.recovered:
             return any(h.message.seat != msg.seat and len(h.message.echo) > msg.seat
                        and h.message.echo[msg.seat][0] >= msg.seq for h in self._held)
