@@ -21,8 +21,10 @@ the full flow):
 - :mod:`~p2p8s.table.clock` — the turn timer and away players (R-TIMER);
 - :mod:`~p2p8s.table.choices` — a returning person's signed choices;
 - :mod:`~p2p8s.table.computer` — the computer seats, the stand-in, the takeover bot;
-- :mod:`~p2p8s.table.inbox` and :mod:`~p2p8s.table.resync` — the intake of crypto
-  payloads, and the records a restarted node is rebuilt from;
+- :mod:`~p2p8s.table.inbox`, :mod:`~p2p8s.table.intake` and :mod:`~p2p8s.table.resync`
+  — the intake of crypto payloads (each once, in its seat's order, after what its echo
+  counts; copies dropped, equivocation named), and the records a restarted node is
+  rebuilt from;
 - :mod:`~p2p8s.table.roundend` — keys revealed, the audit (R-AUDIT), the score;
 - :mod:`~p2p8s.table.stops` — stopping on a fault, and a peer's ``stop``;
 - :mod:`~p2p8s.table.flow` — the steps of a round through its phases, between them.
@@ -287,6 +289,11 @@ class Table:
 
     def receive(self, sender: int, payload: bytes, now: float) -> Output:
         """A payload from the node of seat ``sender`` (authenticated by the wire layer).
+
+        Resends and relays are absorbed (protocol/table.md, "Intake"): an identical copy
+        of a payload this sender's node sent before is dropped, a crypto message waits
+        until its seat's earlier messages and what its echo counts are in; two different
+        crypto messages of one sender for one slot are a fault (equivocation).
 
         A ``resync`` payload (:meth:`resync_payload` of a peer) is taken by a table being
         restored or catching up (:meth:`restore`): its records are replayed, copies of
