@@ -21,8 +21,10 @@ the full flow):
 - :mod:`~p2p8s.table.clock` — the turn timer and away players (R-TIMER);
 - :mod:`~p2p8s.table.choices` — a returning person's signed choices;
 - :mod:`~p2p8s.table.computer` — the computer seats, the stand-in, the takeover bot;
-- :mod:`~p2p8s.table.inbox` and :mod:`~p2p8s.table.resync` — the intake of crypto
-  payloads, and the records a restarted node is rebuilt from;
+- :mod:`~p2p8s.table.inbox`, :mod:`~p2p8s.table.intake` and :mod:`~p2p8s.table.resync`
+  — the intake of crypto payloads (each once, in its seat's order, after what its echo
+  counts; copies dropped, equivocation named), and the records a restarted node is
+  rebuilt from;
 - :mod:`~p2p8s.table.roundend` — keys revealed, the audit (R-AUDIT), the score;
 - :mod:`~p2p8s.table.stops` — stopping on a fault, and a peer's ``stop``;
 - :mod:`~p2p8s.table.flow` — the steps of a round through its phases, between them.
@@ -73,6 +75,7 @@ from p2p8s.table.errors import TableCode, TableError
 from p2p8s.table.events import InfoCode
 from p2p8s.table.flow import RoundFlow
 from p2p8s.table.inbox import Inbox
+from p2p8s.table.intake import Copies
 from p2p8s.table.keys import OwnKeys
 from p2p8s.table.log import ActionLog
 from p2p8s.table.resync import Resync
@@ -130,6 +133,7 @@ class Table:
         self._computer = Computers(ctx, seats, log, clock, choices)
         self._keys = OwnKeys(ctx, sessions, seats)
         self._inbox = Inbox(ctx, sessions, seats)
+        self._copies = Copies()
         self._resync = Resync(ctx)
         self._end = RoundEnd(ctx, sessions, log, self._deal, seats)
         self._flow = RoundFlow(ctx, sessions=sessions, seats=seats, deal=self._deal, log=log,
@@ -285,6 +289,11 @@ class Table:
 
     def receive(self, sender: int, payload: bytes, now: float) -> Output:
         """A payload from the node of seat ``sender`` (authenticated by the wire layer).
+
+        Resends and relays are absorbed (protocol/table.md, "Intake"): an identical copy
+        of a payload this sender's node sent before is dropped, a crypto message waits
+        until its seat's earlier messages and what its echo counts are in; two different
+        crypto messages of one sender for one slot are a fault (equivocation).
 
         A ``resync`` payload (:meth:`resync_payload` of a peer) is taken by a table being
         restored or catching up (:meth:`restore`): its records are replayed, copies of
@@ -467,7 +476,7 @@ class Table:
         """Run ``fn`` and every step it enables; a detected fault stops the table."""
         try:
             fn()
-            self._flow.advance()
+            self._advance()
         except RemoteError as e:
             self._stops.stop(tev.Fault.of(e, e.seat))
         except LocalError as e:  # never expected: stop the table rather than the runner
@@ -475,7 +484,15 @@ class Table:
 
     def _replay(self, records: Sequence[tuple[int, bytes]]) -> None:
         """Take in a peer's records (restore / resync), skipping what is not for us."""
-        self._resync.replay(records, self._receive, self._flow.advance)
+        self._resync.replay(records, self._receive, self._advance)
+
+    def _advance(self) -> None:
+        """Take every step possible now, then each crypto message that waited and can go
+        now, one at a time with every step it enables in between (as if each came alone)."""
+        flow, inbox = self._flow, self._inbox
+        flow.advance()
+        while inbox.release():
+            flow.advance()
 
     def _own_keys(self) -> bool:
         """Restored with a key secret: send the round keys of the seats this node runs
@@ -503,6 +520,8 @@ class Table:
         if handler is None:
             raise TableError(TableCode.UNKNOWN_KIND, seat=sender, peer=sender,
                              kind=payload[0])
+        if payload[0] != CRYPTO and self._copies.again(sender, payload):
+            return  # an identical copy (resent, relayed): taken in already
         handler(sender, payload[1:])
 
     def _on_leave(self, sender: int, body: bytes) -> None:

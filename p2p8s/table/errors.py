@@ -34,14 +34,13 @@ class TableCode(Code):
     BAD_MESSAGE = "table-bad-message"  #: ``cause``: a mental-poker message that does not decode
     SIGNED_AS = "table-signed-as"  #: ``claimed``: a message for a seat the peer may not send
     OTHER_TABLE = "table-other-table"
-    FLOOD = "table-flood"  #: messages for a later round beyond the limit
-    WRONG_ROUND = "table-wrong-round"  #: ``got`` during ``round``
-    EARLY_ROUND = "table-early-round"  #: ``got`` kept for ``round``
+    FLOOD = "table-flood"  #: more messages waiting (gaps, later rounds) than the limit
+    #: ``peer`` signed two different messages for one slot: ``round``, seat ``author``, ``seq``
+    EQUIVOCATION = "table-equivocation"
     UNEXPECTED_WELCOME = "table-unexpected-welcome"
     STOPPED = "table-stopped"  #: ``reason``: the peer stopped the game (its claim)
     # keys handed over
     KEYS_FLOOD = "table-keys-flood"
-    KEYS_ROUND = "table-keys-round"  #: ``got`` during ``round``
     KEYS_OWN = "table-keys-own"  #: keys of this node's own seats (forged)
     KEY_NOT_RUN = "table-key-not-run"  #: ``claimed`` key, ``node`` does not run it
     KEY_MISMATCH = "table-key-mismatch"  #: ``seat``'s key does not match its ``Y``

@@ -1,23 +1,42 @@
-"""The intake of crypto payloads: from which node, for which round, in which order.
+"""The intake of crypto payloads: each message once, in its seat's order, after its causes.
 
 Every ``crypto`` payload a peer sends is a mental-poker message (``p2p8s/crypto``).
-:class:`Inbox` decodes it, checks it names a seat and this table, holds messages of the
-next round until it starts (early senders are normal), refuses one of another round,
-and checks that the sender's node may send for the message's seat this round
-(:meth:`~p2p8s.table.seats.Seats.sends_for`) before every local session takes it in.
-While a restored node catches up (``Ctx.catching_up``), copies of messages it already
-has are skipped and a message after a gap in its seat's chain waits until the gap fills.
+:class:`Inbox` decodes it, checks it names a seat and this table, and hands it to every
+local session exactly once and in order — reconnects, resends and relays deliver copies,
+late and out of order, and none of that is a cheat (protocol/table.md, "Carrying"):
+
+* a copy of a message that arrived before (same sender, round, seat, seq and bytes) is
+  dropped, whether it was taken in, waits, or was dropped; so is a past round's message
+  this node never took in (that round is closed);
+* two *different* messages signed by one node for one slot ``(round, seat, seq)`` are
+  equivocation, a fault naming that node (:class:`~p2p8s.table.intake.Slots`; the
+  offline audit fails on the same two frames, naming the same seat);
+* a message waits (:meth:`Inbox.release` takes it in later, one at a time, each step of
+  the table in between) while an earlier message of its seat is missing, while its
+  ``echo`` counts messages of another seat this node has not taken in yet (its sender
+  had seen them: causal order, so a play never comes before the draw it plays from),
+  and — a message of a seat whose key this node rebuilt, sent by its old node before it
+  knew (a late resend) — until another message depends on it; what still waits at the
+  round end is dropped. Messages of later rounds wait for their round. At most
+  :data:`~p2p8s.table.intake.MAX_HELD` wait at once (one more: ``FLOOD`` naming its
+  sender).
+
+Before it is taken in, the sender's node must be allowed to send for the message's seat
+this round (:meth:`~p2p8s.table.seats.Seats.sends_for`); the session's own checks
+(``Session.receive``: sequence, chain, echo) stay strict — they are the audit's.
 """
 
 from __future__ import annotations
 
 from p2p8s.crypto.errors import CheatDetected
-from p2p8s.crypto.messages import Message, decode
-from p2p8s.crypto.session import chain_next as message_chain_next
-from p2p8s.table.context import MAX_FUTURE, Ctx
+from p2p8s.crypto.messages import decode
+from p2p8s.table.context import Ctx
 from p2p8s.table.errors import TableCode, TableError
+from p2p8s.table.intake import Held, Slots, digest
 from p2p8s.table.seats import Seats
-from p2p8s.table.sessions import Inbound, LocalSessions
+from p2p8s.table.sessions import LocalSessions
+
+_ALL = 1 << 62  # the count of a seat this node runs: never waited for
 
 
 class Inbox:
@@ -27,12 +46,13 @@ class Inbox:
         self._ctx = ctx
         self._sessions = sessions
         self._seats = seats
-        self._future: list[Inbound] = []  # messages of the next round
+        self._slots = Slots()
+        self._future: list[Held] = []  # messages of later rounds
         self.begin()
 
     def begin(self) -> None:
-        """A new round: nothing waits for a gap."""
-        self._gaps: list[Inbound] = []  # catching up: after a gap of their seat
+        """A new round: what waited for the last one is dropped."""
+        self._held: list[Held] = []  # messages of this round that wait
 
     def get_timer(self) -> float | None:
         """The intake waits for messages, never for the clock."""
@@ -40,7 +60,7 @@ class Inbox:
 
     def on_crypto(self, sender: int, body: bytes) -> None:
         """A ``crypto`` payload from ``sender``'s node. Raises TableError naming
-        ``sender`` for one that cannot be taken in."""
+        ``sender`` for one that cannot be taken in (or that equivocates)."""
         ctx = self._ctx
         try:
             msg = decode(body, sender=None)
@@ -50,57 +70,77 @@ class Inbox:
             raise TableError(TableCode.SIGNED_AS, seat=sender, peer=sender, claimed=msg.seat)
         if msg.table != ctx.config.table:
             raise TableError(TableCode.OTHER_TABLE, seat=sender, peer=sender)
+        held = Held(sender, msg, digest(body))
+        if self._slots.again(held):
+            return  # a copy (resent, relayed), or a late one of a closed round
         number = ctx.number
-        if ctx.catching_up and number != 0 and msg.round_no < number:
-            return  # a copy of a message of a round this node has finished
-        if number == 0 or msg.round_no == number + 1:
-            if len(self._future) >= MAX_FUTURE:
-                raise TableError(TableCode.FLOOD, seat=sender, peer=sender)
-            self._future.append(Inbound(sender, msg))
-            return
-        if msg.round_no != number:
-            raise TableError(TableCode.WRONG_ROUND, seat=sender, peer=sender,
-                             got=msg.round_no, round=number)
-        self.take_in(sender, msg)
+        if number == 0 or msg.round_no > number:
+            self._hold(self._future, held)
+        elif msg.round_no == number:
+            if self._due(held, self._counts()):
+                self._take(held)
+            else:
+                self._hold(self._held, held)
+        # else: a message of a closed round this node did without: dropped
 
     def take_future(self) -> None:
-        """A round starts: take in the messages that came early for it."""
-        ctx = self._ctx
-        waiting, self._future = self._future, []
-        for item in waiting:
-            if ctx.failed is not None:
-                return
-            if item.message.round_no != ctx.number:
-                raise TableError(TableCode.EARLY_ROUND, seat=item.sender, peer=item.sender,
-                                 got=item.message.round_no, round=ctx.number)
-            self.take_in(item.sender, item.message)
+        """A round starts: the messages that came early for it wait to be taken in
+        (:meth:`release`); those of later rounds wait on."""
+        number = self._ctx.number
+        self._held = [h for h in self._future if h.message.round_no == number]
+        self._future = [h for h in self._future if h.message.round_no != number]
 
-    def take_in(self, sender: int, msg: Message) -> None:
+    def release(self) -> bool:
+        """Take in one message that waited and can go now; False when none can. Raises
+        what taking it in raises."""
+        if self._ctx.failed is not None or not self._held:
+            return False
+        counts = self._counts()
+        for i, held in enumerate(self._held):
+            if self._due(held, counts):
+                del self._held[i]
+                self._take(held)
+                return True
+        return False
+
+    # ------------------------------------------------------------------ internals
+
+    def _hold(self, waiting: list[Held], held: Held) -> None:
+        Slots.bound(len(self._held) + len(self._future), held.sender)
+        waiting.append(held)
+
+    def _counts(self) -> list[int]:
+        """How many messages of each seat the primary session has this round; seats
+        this node runs count as complete (the session checks echoes of them)."""
+        sessions = self._sessions
+        counts = [count for count, _ in sessions.primary.chain_heads()]
+        return [c if seat not in sessions.by_seat else _ALL for seat, c in enumerate(counts)]
+
+    def _due(self, held: Held, counts: list[int]) -> bool:
+        """True if ``held`` can be taken in now: its slot is filled already by another
+        node's message (the strict checks decide), or it is next in its seat's chain,
+        every message its echo counts is in, and — for a seat whose key was rebuilt
+        here — another waiting message depends on it."""
+        msg = held.message
+        own = self._sessions.primary.chain_heads()[msg.seat][0]
+        if msg.seq <= own:
+            return True
+        if msg.seq != own + 1:
+            return False
+        if len(msg.echo) == len(counts) and any(
+                count > counts[seat] for seat, (count, _) in enumerate(msg.echo)
+                if seat != msg.seat):
+            return False
+        if msg.seat in self._seats.recovered:
+            return any(h.message.seat != msg.seat and len(h.message.echo) > msg.seat
+                       and h.message.echo[msg.seat][0] >= msg.seq for h in self._held)
+        return True
+
+    def _take(self, held: Held) -> None:
         """Give a message of this round to every local session, after checking that
         ``sender``'s node may send for its seat (the first message of a seat whose node
         is not decided yet decides it)."""
-        ctx = self._ctx
-        if ctx.catching_up and not self._fresh(sender, msg):
-            return
+        sender, msg = held.sender, held.message
         if not self._seats.sends_for(sender, msg.seat):
             raise TableError(TableCode.SIGNED_AS, seat=sender, peer=sender, claimed=msg.seat)
         self._sessions.take_in(sender, msg)
-        if self._gaps:
-            number = ctx.number
-            waiting, self._gaps = self._gaps, []
-            for item in waiting:
-                if ctx.failed is None and ctx.number == number:
-                    self.take_in(item.sender, item.message)
-
-    def _fresh(self, sender: int, msg: Message) -> bool:
-        """While catching up: False for a copy of a message already taken in (skipped) or
-        one after a gap of its seat (held until the gap fills)."""
-        primary = self._sessions.primary
-        count = primary.chain_heads()[msg.seat][0]
-        if msg.seq <= count:
-            head = message_chain_next(primary.chain_head(msg.seat, msg.seq - 1), msg.encode())
-            return head != primary.chain_head(msg.seat, msg.seq)  # a differing one: fault
-        if msg.seq > count + 1:
-            self._gaps.append(Inbound(sender, msg))
-            return False
-        return True

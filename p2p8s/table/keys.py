@@ -6,8 +6,8 @@ per-table key secret recomputes the keys of the seats it runs
 payload (protocol/table.md, "Coming back" → "Restart"): every node checks each key
 against the seat's ``Y``, takes it into its sessions as after an escrow recovery (the
 seat is taken over, its hand open) and relays it once, before anything it sends for the
-seat. Keys whose ``Y`` has not arrived yet wait for it; keys of the next round wait for
-that round.
+seat. Keys whose ``Y`` has not arrived yet wait for it; keys of later rounds wait for
+their round.
 """
 
 from __future__ import annotations
@@ -37,9 +37,10 @@ class SeatKey:
 
 @dataclass(frozen=True, slots=True)
 class FutureKeys:
-    """An ``ownkey`` body for the next round, from ``sender``."""
+    """An ``ownkey`` body for a later round ``number``, from ``sender``."""
 
     sender: int
+    number: int
     body: bytes
 
 
@@ -50,7 +51,7 @@ class OwnKeys:
         self._ctx = ctx
         self._sessions = sessions
         self._seats = seats
-        self._future: list[FutureKeys] = []  # ownkey bodies of the next round
+        self._future: list[FutureKeys] = []  # ownkey bodies of later rounds
         self.begin()
 
     def begin(self) -> None:
@@ -63,8 +64,10 @@ class OwnKeys:
         return None
 
     def take_future(self) -> list[FutureKeys]:
-        """The ``ownkey`` bodies kept for this round (once)."""
-        keys, self._future = self._future, []
+        """The ``ownkey`` bodies kept for this round (once); later rounds' wait on."""
+        number = self._ctx.number
+        keys = [k for k in self._future if k.number == number]
+        self._future = [k for k in self._future if k.number != number]
         return keys
 
     def learn(self, seat: int, key: bytes) -> None:
@@ -111,22 +114,20 @@ class OwnKeys:
         TableError naming the sender. A key not known yet is taken in (the seat is taken
         over as after an escrow recovery) and relayed once to every node, before anything
         this node sends for the seat; a key already known is a copy (skipped). A key
-        whose ``Y`` has not arrived yet waits for it; keys of the next round wait for it."""
+        whose ``Y`` has not arrived yet waits for it; keys of a later round wait for it."""
         ctx, seats = self._ctx, self._seats
         try:
             number, node, keys = decode_ownkey(body)
         except BadPayload as e:
             raise TableError(TableCode.MALFORMED, seat=sender, peer=sender, cause=e) from None
-        if ctx.number == 0 or number == ctx.number + 1:
-            if len(self._future) >= ctx.players ** 2:  # copies: n per seat
+        if ctx.number == 0 or number > ctx.number:
+            # a node that catches up gets the keys of rounds it has not reached yet
+            if len(self._future) >= ctx.players ** 2 * 8:  # copies: n per seat and round
                 raise TableError(TableCode.KEYS_FLOOD, seat=sender, peer=sender)
-            self._future.append(FutureKeys(sender, body))
+            self._future.append(FutureKeys(sender, number, body))
             return
         if number < ctx.number:
             return  # a late copy (relayed, resent): every key of that round is out anyway
-        if number != ctx.number:
-            raise TableError(TableCode.KEYS_ROUND, seat=sender, peer=sender, got=number,
-                             round=ctx.number)
         if node == ctx.me and not ctx.restoring:
             if all(self._sessions.primary.knows_key(seat) for seat, _ in keys):
                 return  # a relayed copy of the keys this node sent

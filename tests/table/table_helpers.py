@@ -27,6 +27,17 @@ def until(net: TableNet, pred: Callable[[], bool], max_steps: int = 100_000) -> 
     assert pred(), "the moment never came"
 
 
+def drop_on_turn(net: TableNet, gone: int, steps: int) -> None:
+    """Start ``net``; once ``gone``'s node is on turn its network drops (both sides told)
+    and the others play ``steps`` steps on: its seat is taken over."""
+    net.start()
+    until(net, lambda: net.nodes[gone].my_turn)
+    net.cut_off(gone)
+    for _ in range(steps):
+        net.step()
+    assert gone in net.nodes[0].taken_over
+
+
 def on_turn(net: TableNet) -> int:
     """The seat on turn (as every node agrees) at a quiet point."""
     turns = {n.round.turn for n in net.nodes.values() if n.round is not None}

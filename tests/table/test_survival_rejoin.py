@@ -4,7 +4,7 @@ network drop, a restarted node restored from the log."""
 from __future__ import annotations
 
 import pytest
-from table_helpers import said, texts, until
+from table_helpers import drop_on_turn, said, texts, until
 
 from p2p8s.table import events as tev
 from p2p8s.table.core import AWAY_GRACE_S
@@ -54,13 +54,8 @@ def test_a_node_back_from_a_network_drop_plays_its_seat_again(
     players: int, steps: int, seed: bytes
 ) -> None:
     net = TableNet(make_config(players, target=150), seed=seed)
-    net.start()
     gone = players - 1
-    until(net, lambda: net.nodes[gone].my_turn)
-    net.cut_off(gone)
-    for _ in range(steps):
-        net.step()
-    assert gone in net.nodes[0].taken_over
+    drop_on_turn(net, gone, steps)
     taken_round = net.nodes[0].round_number
     net.reconnect(gone)
     net.run()

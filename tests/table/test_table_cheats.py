@@ -124,7 +124,9 @@ def test_playing_a_card_not_held_is_named() -> None:
     _named(net, 2, "not held")
 
 
-def test_a_replayed_message_is_named() -> None:
+def test_a_replayed_copy_of_a_message_is_dropped_and_a_different_one_named() -> None:
+    # an identical copy is what a resend or a relay delivers: dropped, no fault (issue
+    # #11); a different message under a used sequence number is equivocation
     net = TableNet(make_config(3, target=1), seed=b"rp")
     sent: list[bytes] = []
 
@@ -139,7 +141,13 @@ def test_a_replayed_message_is_named() -> None:
     net.send_raw(1, 0, sent[0])
     net.send_raw(1, 2, sent[0])
     quiet(net)
-    _named(net, 1, "already received")
+    assert net.faults() == {}
+    msg = decode(sent[0][1:])
+    other = bytes([CRYPTO]) + replace(msg, data=msg.data + b"\x00").encode()  # type: ignore[call-arg]
+    net.send_raw(1, 0, other)
+    net.send_raw(1, 2, other)
+    quiet(net)
+    _named(net, 1, "two different messages", f"message {msg.seq} (equivocation)")
 
 
 def test_a_replayed_action_in_a_new_message_is_named() -> None:

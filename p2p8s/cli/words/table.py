@@ -154,15 +154,13 @@ TEMPLATES: dict[Enum, Template] = {
     TableCode.BAD_MESSAGE: "{peer:name} sent a {cause}",
     TableCode.SIGNED_AS: "{peer:name} sent a message signed as seat {claimed}",
     TableCode.OTHER_TABLE: "{peer:name} sent a message for another table",
-    TableCode.FLOOD: "{peer:name} floods messages for a later round",
-    TableCode.WRONG_ROUND: ("{peer:name} sent a message of round {got} during round {round} "
-                            "(replayed?)"),
-    TableCode.EARLY_ROUND: "{peer:name} sent a message of round {got} before round {round}",
+    TableCode.FLOOD: "{peer:name} floods messages that cannot be taken in yet",
+    TableCode.EQUIVOCATION: ("{peer:name} signed two different messages for round {round}, "
+                             "seat {author}, message {seq} (equivocation)"),
     TableCode.UNEXPECTED_WELCOME: "{peer:name} sent an unexpected welcome",
     TableCode.STOPPED: _stopped,
     # faults: keys handed over
     TableCode.KEYS_FLOOD: "{peer:name} floods keys for a later round",
-    TableCode.KEYS_ROUND: "{peer:name} sent round keys of round {got} during round {round}",
     TableCode.KEYS_OWN: "{peer:name} sent round keys of this node's own seats (forged)",
     TableCode.KEY_NOT_RUN: ("{peer:name} sent a round key of seat {claimed}, which the node "
                             "of seat {node} does not run this round"),

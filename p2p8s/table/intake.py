@@ -1,0 +1,103 @@
+"""What a node has taken in already: copies, and the slots of crypto messages (pure).
+
+Reconnects, resends and relays deliver some payloads twice, late or out of order; none
+of that is a cheat. This module keeps the evidence the intake (:mod:`p2p8s.table.inbox`)
+and the facade (:class:`~p2p8s.table.Table`) decide on:
+
+* :class:`Copies` — every payload of the table's other kinds taken in (``stop``,
+  ``leave``, ``welcome``, ``restarted``, ``choice``, ``ownkey``, ``setup``), by sender:
+  an identical copy is a no-op, as in the offline audit (:mod:`p2p8s.table.logverify`
+  skips identical payloads of a signer).
+* :class:`Slots` — for every crypto message that arrived, its slot ``(round, seat,
+  seq)`` by sender node, with a digest of its bytes: a later copy with the same bytes
+  is dropped; one with *different* bytes from the same sender is two signed messages
+  for one slot — equivocation (:meth:`Slots.again`, ``TableCode.EQUIVOCATION`` naming
+  that sender, the same seat and the same two frames the audit names:
+  ``LogCode.EQUIVOCATION``).
+* :class:`Held` — a message kept until it can be taken in: after a gap of its seat's
+  sequence, before the messages its echo says its sender had seen (causal order), of a
+  later round. At most :data:`MAX_HELD` wait at once; one more is a flood naming its
+  sender (``TableCode.FLOOD``): an honest round has a few thousand messages at most.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from p2p8s.crypto.messages import Message
+from p2p8s.table.context import MAX_FUTURE
+from p2p8s.table.errors import TableCode, TableError
+
+#: Most crypto messages one node holds at once (after a gap, early, of later rounds).
+MAX_HELD = MAX_FUTURE
+_DIGEST_BYTES = 16
+
+
+def digest(data: bytes) -> bytes:
+    """A 16-byte BLAKE2b digest of ``data`` (to recognise identical copies)."""
+    return hashlib.blake2b(data, digest_size=_DIGEST_BYTES).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A crypto message from the node of seat ``sender`` that waits; ``digest`` of its
+    encoding."""
+
+    sender: int
+    message: Message
+    digest: bytes
+
+    @property
+    def slot(self) -> tuple[int, int, int]:
+        """``(round, seat, seq)`` of the message."""
+        m = self.message
+        return (m.round_no, m.seat, m.seq)
+
+
+class Copies:
+    """The payloads of the table's other kinds taken in so far, by sender."""
+
+    def __init__(self) -> None:
+        self._seen: set[tuple[int, bytes]] = set()
+
+    def again(self, sender: int, payload: bytes) -> bool:
+        """True if ``sender``'s ``payload`` was taken in before (a copy: skip it);
+        else remembers it and returns False."""
+        key = (sender, digest(payload))
+        if key in self._seen:
+            return True
+        self._seen.add(key)
+        return False
+
+
+class Slots:
+    """The slot ``(round, seat, seq)`` of every crypto message that arrived, by sender,
+    with its digest (every round of the match, whatever became of it: taken in, waiting,
+    or dropped as a message of a closed round), as the audit keeps them."""
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[int, tuple[int, int, int]], bytes] = {}
+
+    def again(self, held: Held) -> bool:
+        """True if the same sender's message for this slot arrived before with the same
+        bytes (a copy: drop it); else remembers it and returns False. Raises TableError
+        (EQUIVOCATION) naming the sender for different bytes signed by it for a slot it
+        used already."""
+        key = (held.sender, held.slot)
+        seen = self._seen.get(key)
+        if seen is None:
+            self._seen[key] = held.digest
+            return False
+        if seen == held.digest:
+            return True
+        round_no, seat, seq = held.slot
+        raise TableError(TableCode.EQUIVOCATION, seat=held.sender, peer=held.sender,
+                         round=round_no, author=seat, seq=seq)
+
+    @staticmethod
+    def bound(waiting: int, sender: int) -> None:
+        """Raises TableError (FLOOD) naming ``sender`` when ``waiting`` messages are held
+        already (:data:`MAX_HELD`)."""
+        if waiting >= MAX_HELD:
+            raise TableError(TableCode.FLOOD, seat=sender, peer=sender)
