@@ -16,7 +16,7 @@ import secrets
 import signal
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,7 @@ from p2p8s.net.discovery import (
 )
 from p2p8s.net.lobby import GameRunner, Mesh, Seating, host_lobby, join_lobby
 from p2p8s.net.node import JoinRefused, Node, Reason
+from p2p8s.net.redial import Finder
 from p2p8s.net.runner import EOF_MARK, Options, play_table
 from p2p8s.rules import Ruleset
 from p2p8s.store.identity import identity_fingerprint, load_or_create_identity
@@ -82,10 +83,9 @@ def play_card(mesh: Mesh) -> TableCard:
                      fingerprint=fingerprint(mesh.node.key), seat=mesh.seat)
 
 
-def _finder(aiozc: MdnsHandle, table: bytes) -> Callable[[int], Awaitable[list[
-        tuple[str, int]]]]:
-    async def find(seat: int) -> list[tuple[str, int]]:
-        return await find_node(aiozc, table.hex(), seat, timeout_s=FIND_PEER_S)
+def _finder(aiozc: MdnsHandle, table: bytes) -> Finder:
+    async def find(seat: int, known: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
+        return await find_node(aiozc, table.hex(), seat, timeout_s=FIND_PEER_S, avoid=known)
 
     return find
 
@@ -148,9 +148,10 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
             ready: asyncio.Future[MdnsHandle | None] = asyncio.Future()
             advertising = asyncio.ensure_future(_advertise_in_play(mesh, ready))
 
-            async def find(seat: int) -> list[tuple[str, int]]:
+            async def find(seat: int, known: Sequence[tuple[str, int]]
+                           ) -> list[tuple[str, int]]:
                 zc = await ready
-                return [] if zc is None else await _finder(zc, mesh.node.table)(seat)
+                return [] if zc is None else await _finder(zc, mesh.node.table)(seat, known)
 
             options.find_peer = find
         try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 
 from p2p8s.codes import format_address
@@ -30,8 +30,10 @@ REDIAL_MAX_S = 8.0
 DIAL_TIMEOUT_S = 3.0
 
 Address = tuple[str, int]
-#: Where else a lost seat may listen now (``seat -> [(host, port), …]``, e.g. by mDNS).
-Finder = Callable[[int], Awaitable[list[Address]]]
+#: Where else a lost seat may listen now: ``find(seat, known) -> [(host, port), …]``, e.g.
+#: by mDNS; it waits for an answer with an address not in ``known`` (a cached record of
+#: the old address is no news) and returns only such addresses.
+Finder = Callable[[int, Sequence[Address]], Awaitable[list[Address]]]
 
 
 class Redial:
@@ -107,7 +109,8 @@ class Redial:
             if entry.key in node.peers:
                 return
             known = list(self.where.get(seat, []))
-            finding = asyncio.ensure_future(self._find(seat)) if self._find else None
+            finding = (asyncio.ensure_future(self._find(seat, tuple(known)))
+                       if self._find else None)
             try:
                 if await self._try(known):
                     return

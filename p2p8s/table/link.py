@@ -24,6 +24,7 @@ from p2p8s.errors import IllegalAction, MalformedInput, Note, RemoteError
 from p2p8s.table import events as tev
 from p2p8s.table import linkout as lo
 from p2p8s.table.actions import LEAVE, RESYNC, encode_records
+from p2p8s.table.clock import STALL_MARGIN_S
 from p2p8s.table.core import Outgoing, Output, Table
 from p2p8s.table.freeze import ASLEEP_MAX_S, Awake, Freeze, Waiting
 from p2p8s.table.linkout import LinkCode, PeerLost, TableFailed, note
@@ -32,6 +33,10 @@ from p2p8s.table.outcome import Outcome
 from p2p8s.table.relay import Relays
 from p2p8s.table.sync import LOG_PART, RELAY, RUNNER_KINDS, SYNC, LogAnswer, Sync, round_of
 from p2p8s.wire import Farewell, Game
+
+#: Seconds a stalled turn may take to move once this node asked its node to catch up
+#: (a fresh connection and ``sync``), before that node counts as lost.
+STALL_RETRY_S = 10.0
 
 
 class Link:
@@ -86,6 +91,11 @@ class Link:
         #: the frozen-process rule: while asleep it sends nothing from its table, drives
         #: no timer, calls no ``peer_lost`` (it was the one gone), holds its ``sync``
         self.freeze = Freeze()
+        #: stalled turns (R-TIMER, the others' clocks): node -> (the turn, when its node
+        #: counts as lost if the turn has not moved), once this node asked it to catch up
+        self.stalls: dict[int, tuple[tuple[int, int], float]] = {}
+        self.quiet: dict[int, float] = {}  # node -> no new stall before then
+        self.alone = False  # told the player it reaches nobody
 
     # --- state ---------------------------------------------------------------------------
 
@@ -128,7 +138,15 @@ class Link:
             return None
         if self.freeze.asleep:
             return self.freeze.get_timer()
-        return self.table.get_timer()
+        times = [t for t in (self.table.get_timer(), self._stall_timer()) if t is not None]
+        return min(times, default=None)
+
+    @property
+    def owed(self) -> list[int]:
+        """After the end of the match here: the other people's seats whose node is away
+        and has not left nor finished (they are told the result when they come back)."""
+        return sorted(s for s in self.away | set(self.pending)
+                      if s not in self.gone_for_good and s not in self.outcome.finished)
 
     # --- inputs --------------------------------------------------------------------------
 
@@ -173,6 +191,7 @@ class Link:
         timer = self.table.get_timer()
         if timer is not None and timer <= now:
             self._process(self.table.handle_timer(now))
+        self._check_stall(now)
         return self._take()
 
     def connected(self, seat: int, conn: lo.Conn, now: float) -> list[lo.Out]:
@@ -181,6 +200,11 @@ class Link:
         if self.stopped or not self.member(seat) or self.peers.get(seat) == conn.id:
             return []
         self.conns[conn.id] = conn
+        # the newest connection of a node replaces any other at once: nothing is written
+        # to the old one again (what it carried unacknowledged is resent after the sync)
+        for old in (self.peers.pop(seat, None), self.pending.get(seat)):
+            if old is not None and old != conn.id:
+                self._emit(lo.Drop(seat=seat, conn=old))
         self.pending[seat] = conn.id
         if self.freeze.asleep:
             self.freeze.unsynced[seat] = conn.id  # its sync first: was it taken over?
@@ -206,6 +230,10 @@ class Link:
                 self._show(note(LinkCode.PEER_FAULT, seat=seat, error=exc))
                 self._fail(TableFailed(LinkCode.INVALID_DATA, seat=seat,
                                        name=self._name(seat), error=exc))
+        elif self.peers.get(seat) != conn:
+            # a connection replaced (or not synced yet): its sender resends on the new
+            # one what this node's ``sync`` said it lacks, so this copy is not counted
+            self.counts["stale"] = self.counts.get("stale", 0) + 1
         else:
             self.received_count += 1
             if kind == LEAVE and seat not in self.gone_for_good:
@@ -224,9 +252,11 @@ class Link:
             return []  # not a seated player (a newcomer refused after the deal)
         if self.pending.get(seat) == conn:
             del self.pending[seat]  # lost again before its sync: keep trying
-            self._dial(seat)
-            return self._take()
-        if self.peers.get(seat) != conn:
+            if seat in self.away or seat in self.peers or self.done is not None:
+                self._dial(seat)
+                return self._take()
+            # it replaced the connection in use: the node is lost as that one would be
+        elif self.peers.get(seat) != conn:
             return []  # an old connection of that seat
         if reason.code is Farewell.DONE:
             self._emit(lo.PeerGone(seat=seat, why=note(LinkCode.GONE_FINISHED)))
@@ -252,6 +282,12 @@ class Link:
             self._dial(seat)
             self._after_input(now)
             return self._take()
+        self._lose_peer(seat, now)
+        return self._take()
+
+    def _lose_peer(self, seat: int, now: float) -> None:
+        """``seat``'s node is lost (its connection ended, or its turn stalled): relay what
+        it sent, tell the table (its seats are taken over, or the game waits), dial."""
         if self.come_back is not None and seat not in self.away:
             self._show(note(LinkCode.COME_BACK, seat=seat, command=self.come_back))
         self.away.add(seat)
@@ -260,7 +296,62 @@ class Link:
         self._take_relayed(seat, now)
         self._process(self.table.peer_lost(seat, now))
         self._dial(seat)
-        return self._take()
+        self._check_alone()
+
+    def _check_alone(self) -> None:
+        """Tell the player once when this node reaches no other node (it keeps trying)."""
+        reachable = [s for s in self.others
+                     if s not in self.gone_for_good and s not in self.outcome.finished]
+        if (reachable and all(s in self.away for s in reachable) and not self.alone
+                and self.done is None and not self.stopped):
+            self.alone = True
+            self._show(note(LinkCode.NOBODY_REACHABLE))
+
+    # --- stalled turns (R-TIMER, the others' clocks) ---------------------------------------
+
+    def _stall_timer(self) -> float | None:
+        """When the stalled turn needs this node next: its stall, or the end of the wait
+        after a catch-up asked for."""
+        stall = self.table.stall
+        if stall is None or stall.node not in self.got:
+            return None
+        asked = self.stalls.get(stall.node)
+        if asked is not None and asked[0] == stall.turn:
+            return asked[1]
+        return max(stall.at, self.quiet.get(stall.node, stall.at))
+
+    def _check_stall(self, now: float) -> None:
+        """The turn on now waits for another node's move past its deadline and a margin:
+        first catch up with that node (a fresh connection, so its ``sync`` resends what
+        was lost either way); if the turn still has not moved :data:`STALL_RETRY_S`
+        later, count that node as lost (its seats are taken over; with two people the
+        game waits)."""
+        stall = self.table.stall
+        if (self.stopped or stall is None or now < stall.at or stall.node not in self.got
+                or now < self.quiet.get(stall.node, now)):
+            return
+        node = stall.node
+        asked = self.stalls.get(node)
+        if asked is None or asked[0] != stall.turn:
+            self.stalls[node] = (stall.turn, now + STALL_RETRY_S)
+            self.counts["stalled"] = self.counts.get("stalled", 0) + 1
+            self._show(note(LinkCode.TURN_STALLED, seat=stall.seat, node=node))
+            conn = self.peers.pop(node, None)
+            if conn is not None:
+                self._emit(lo.Drop(seat=node, conn=conn))
+            self.expect.pop(node, None)
+            self.away.add(node)  # dialled (the higher seat), not lost: no takeover yet
+            self._dial(node)
+        elif now >= asked[1]:
+            del self.stalls[node]
+            self.quiet[node] = now + STALL_MARGIN_S
+            self.counts["stall_lost"] = self.counts.get("stall_lost", 0) + 1
+            for conn in (self.peers.pop(node, None), self.pending.pop(node, None)):
+                if conn is not None:
+                    self._emit(lo.Drop(seat=node, conn=conn))
+            self._emit(lo.PeerGone(seat=node, why=note(LinkCode.GONE_STALLED, seat=node)))
+            self.away.discard(node)  # counted as lost now (as if its connection ended)
+            self._lose_peer(node, now)
 
     def act(self, action: Action, now: float) -> list[lo.Out]:
         """The local player's (or the auto player's) ``action``; one the table refuses
@@ -500,6 +591,7 @@ class Link:
 
     def _back(self, seat: int, how: LinkCode, *, moved: str | None) -> None:
         self.away.discard(seat)
+        self.alone = False
         self.relays.drop(seat)  # it resends, or rebuilds: relays are not due
         if seat in self.gone_for_good:
             self.gone_for_good.remove(seat)

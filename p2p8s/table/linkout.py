@@ -40,10 +40,14 @@ class LinkCode(Code):
     INPUT_ENDED = "input-ended"  #: [bot] typed input ended: that bot plays the seat
     STILL_CATCHING_UP = "still-catching-up"  #: a typed move while asleep
     REFUSED = "refused"  #: [error] the table refused the local action
+    TURN_STALLED = "turn-stalled"  #: [seat, node] the turn does not move: catching up
+    NOBODY_REACHABLE = "nobody-reachable"  #: this node reaches no other node: still trying
+    TELLING_RESULT = "telling-result"  #: [seats, seconds] waiting to tell them the result
     # --- how a peer left or came back (PeerGone, PeerBack) -----------------------------------
     GONE_LEFT = "gone-left"  #: its player left the table
     GONE_FINISHED = "gone-finished"  #: it played to the end of what it asked for
     GONE_LOST = "gone-lost"  #: [reason] the connection ended (the node's words)
+    GONE_STALLED = "gone-stalled"  #: [seat] its turn did not move, even after catching up
     BACK = "back"  #: [moved] reconnected (``moved``: HOST:PORT if it listens elsewhere)
     BACK_RESYNCED = "back-resynced"  #: [moved] reconnected; it rebuilds from the log
     BACK_RESTARTED = "back-restarted"  #: [moved] restarted; it gets the log
@@ -156,6 +160,16 @@ class Log:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Drop:
+    """Close seat ``seat``'s connection ``conn`` at once (a newer one replaces it, or the
+    link wants a fresh one): nothing is written to it again and its end is not reported;
+    until a :class:`Use`, the seat's payloads are only queued (resent after its ``sync``)."""
+
+    seat: int
+    conn: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Use:
     """Seat ``seat``'s node is reached on ``conn`` from now on (the mesh's peer)."""
 
@@ -232,5 +246,5 @@ class Rebuild:
     peers: Mapping[int, int]
 
 
-Out = (Post | Send | Resend | SendLog | Log | Use | Show | PeerGone | PeerBack | Dial | Undial
-       | RoundLogged | Refused | Rebuild)
+Out = (Post | Send | Resend | SendLog | Log | Drop | Use | Show | PeerGone | PeerBack | Dial
+       | Undial | RoundLogged | Refused | Rebuild)
