@@ -88,6 +88,9 @@ class Link:
         self.await_log: set[int] = set()
         self.told_taken: dict[int, int] = {}  # seat -> the conn told its seats were taken
         self.answers: dict[int, LogAnswer] = dict(answers or {})
+        #: peers asked for their log (a restored node asked those it reached): any other
+        #: peer's log answer means its match is over, and this node rebuilds from it
+        self.asked_log: set[int] = set(peers) | set(self.answers) if restored else set()
         #: the frozen-process rule: while asleep it sends nothing from its table, drives
         #: no timer, calls no ``peer_lost`` (it was the one gone), holds its ``sync``
         self.freeze = Freeze()
@@ -523,6 +526,11 @@ class Link:
             if frames is None:
                 return
             del self.answers[seat]
+            if seat not in self.asked_log and seat not in self.await_log:
+                # not asked for: the match is over there (it answered this node's sync
+                # with its log): the result is in it, rebuild from the others' logs
+                self._rebuild(seat, conn, note(LinkCode.REBUILD_OVER, seat=seat))
+                return
             records = records_from_frames(self.config, frames, me=self.me)
             for frame in frames:
                 self.relays.seen.add(frame)
@@ -536,6 +544,14 @@ class Link:
     def _on_sync(self, conn: int, seat: int, sync: Sync, now: float) -> None:
         if self.pending.get(seat) != conn and self.peers.get(seat) != conn:
             return  # a connection already replaced
+        if self.outcome.match_over and not sync.restarted:
+            # the match is over here: the node coming back learns the result from this
+            # node's log (it rebuilds from it), not from a resend of every sender apart
+            self.pending.pop(seat, None)
+            self._emit(lo.SendLog(conn=conn, seat=seat))
+            self._use(seat, conn)
+            self._back(seat, LinkCode.BACK, moved=self.conns[conn].moved)
+            return
         known = seat in self.fresh or seat in self.restart_to
         if self.freeze.unsynced.get(seat) == conn:  # this node was frozen (asleep)
             del self.freeze.unsynced[seat]

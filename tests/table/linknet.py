@@ -26,6 +26,7 @@ from p2p8s.table.harness import make_config, make_keys
 from p2p8s.table.link import Link
 from p2p8s.table.linkout import (
     Conn,
+    Drop,
     Log,
     Out,
     Post,
@@ -73,6 +74,8 @@ class Wire:
     a: int
     b: int
     open: bool = True
+    #: senders whose writes vanish while the connection still looks open (a dead socket)
+    dead: set[int] = field(default_factory=set)
     #: to seat -> (order, envelope, signed frame body, its hash)
     queues: dict[int, deque[tuple[int, wire.Game, bytes, bytes]]] = field(default_factory=dict)
 
@@ -141,6 +144,13 @@ class LinkNet:
                 for part in log_parts(node.frames):
                     game = wire.Game(to=out.seat, payload=part)
                     self._put(seat, out.conn, game, self._frame(node, game, chained=False))
+            elif isinstance(out, Drop):  # closed at once, unreported (the other end
+                w = self.wires[out.conn]  # dialled anew, or replaces it as well)
+                w.open = False
+                for q in w.queues.values():
+                    q.clear()
+                if node.peers.get(out.seat) == out.conn:
+                    del node.peers[out.seat]
             elif isinstance(out, Use):
                 node.peers[out.seat] = out.conn
             elif isinstance(out, Rebuild):
@@ -156,8 +166,8 @@ class LinkNet:
 
     def _put(self, seat: int, conn: int, game: wire.Game, body: bytes) -> None:
         w = self.wires[conn]
-        if not w.open:
-            return  # a connection that is down gets nothing
+        if not w.open or seat in w.dead:
+            return  # a connection that is down (or dead that way) carries nothing
         if self.tamper is not None and not self.tamper(seat, w.other(seat), game):
             return
         self._sent += 1
