@@ -62,8 +62,9 @@ AUTO_DEFAULT = "expert"
 #: Times ``join`` tries again, a second apart, while the table still holds this key's
 #: old connection (a node back from a crash before the others noticed).
 REJOIN_TRIES = 8
-#: Seconds one mDNS look-up for a lost peer may take.
-FIND_PEER_S = 2.0
+#: Seconds one mDNS look-up for a lost peer may take (it runs while the known addresses
+#: are dialled, and waits past a cached answer with only those).
+FIND_PEER_S = 5.0
 #: What the host may type in its lobby (p2p8s.net.lobby.host_lobby reads them).
 LOBBY_WORDS = ("deal", "d", "start", "quit", "q", "exit")
 
