@@ -186,12 +186,20 @@ class _Run:
                              away=lambda s: s in self.link.away and (
                                  self.link.done is None or s in self.link.owed))
         self.linger_until: float | None = None
+
         self.link = Link(
             self.table, peers={s: self._conn(s, c) for s, c in mesh.peers.items()},
             rounds=options.rounds, restored=restored is not None, seen=self.frames,
             notes=restored.notes if restored is not None else (),
             answers=restored.answers if restored is not None else None,
             come_back=options.come_back, log_name=str(log.path) if log is not None else None)
+        self.remember()
+
+    def remember(self) -> None:
+        """Keep where the seats listen (:attr:`Options.remember`), for the next run."""
+        if self.options.remember is not None:
+            with contextlib.suppress(OSError):
+                self.options.remember(self.redial.where)
 
     def now(self) -> float:
         return self.loop.time()
@@ -358,9 +366,7 @@ class _Run:
             return
         conn.set_seat(seat)
         self.redial.note(seat, conn)
-        if self.options.remember is not None:
-            with contextlib.suppress(OSError):
-                self.options.remember(self.redial.where)
+        self.remember()
         if self.mesh.peers.get(seat) is conn:
             return  # already in use (a rejoined mesh)
         if conn.hello.role is Role.JOIN:  # `p2p8s join` again: it needs the roster
