@@ -271,6 +271,15 @@ class Table:
         return min(times, default=None)
 
     @property
+    def holding(self) -> bool:
+        """True while this node keeps payloads it would send (cut off from most of the
+        table, or not knowing yet whether its seat was taken over meanwhile: a recovery
+        of its key begun and not finished); the actions among them are applied here
+        and nowhere else until they go out. The runner rebuilds such a node from the log
+        when it holds while every other node is reached (protocol/table.md, "Held")."""
+        return bool(self._seats.held) and self._seats.holding()
+
+    @property
     def stall(self) -> Stall | None:
         """The turn running now if another node must send its next action (R-TIMER, the
         others' clocks): that node and when the turn counts as stalled (``at``, this

@@ -37,6 +37,13 @@ from p2p8s.wire import Farewell, Game
 #: Seconds a stalled turn may take to move once this node asked its node to catch up
 #: (a fresh connection and ``sync``), before that node counts as lost.
 STALL_RETRY_S = 10.0
+#: Seconds a node counted as lost for a stalled turn is not counted back (its seats are
+#: taken over meanwhile), though it connects again at once.
+STALL_HOLD_OFF_S = 30.0
+#: Seconds this node's table may hold its moves (:attr:`Table.holding`) while every other
+#: node is reached, before it rebuilds from their log (it cannot know otherwise whether
+#: its seat was taken over: the moves are applied here only).
+HELD_MAX_S = 10.0
 
 
 class Link:
@@ -98,6 +105,11 @@ class Link:
         #: counts as lost if the turn has not moved), once this node asked it to catch up
         self.stalls: dict[int, tuple[tuple[int, int], float]] = {}
         self.quiet: dict[int, float] = {}  # node -> no new stall before then
+        #: nodes counted as lost for a stalled turn: not counted back before then, unless
+        #: their seats were taken over
+        self.hold_off: dict[int, float] = {}
+        self.back_due: set[int] = set()  # synced again meanwhile: counted back after it
+        self.held_since: float | None = None  # its table holds while all are reached
         self.alone = False  # told the player it reaches nobody
 
     # --- state ---------------------------------------------------------------------------
@@ -141,7 +153,9 @@ class Link:
             return None
         if self.freeze.asleep:
             return self.freeze.get_timer()
-        times = [t for t in (self.table.get_timer(), self._stall_timer()) if t is not None]
+        times = [t for t in (self.table.get_timer(), self._stall_timer(),
+                             self.held_since + HELD_MAX_S if self.held_since is not None
+                             else None, *self._hold_off_timers()) if t is not None]
         return min(times, default=None)
 
     @property
@@ -195,6 +209,12 @@ class Link:
         if timer is not None and timer <= now:
             self._process(self.table.handle_timer(now))
         self._check_stall(now)
+        self._check_held(now)
+        for seat in [s for s, t in self.hold_off.items() if t <= now]:
+            del self.hold_off[seat]
+            if seat in self.back_due:
+                self.back_due.discard(seat)
+                self._peer_back(seat, now)
         return self._take()
 
     def connected(self, seat: int, conn: lo.Conn, now: float) -> list[lo.Out]:
@@ -354,7 +374,31 @@ class Link:
                     self._emit(lo.Drop(seat=node, conn=conn))
             self._emit(lo.PeerGone(seat=node, why=note(LinkCode.GONE_STALLED, seat=node)))
             self.away.discard(node)  # counted as lost now (as if its connection ended)
+            self.hold_off[node] = now + STALL_HOLD_OFF_S  # it connects again at once
             self._lose_peer(node, now)
+
+    def _hold_off_timers(self) -> list[float]:
+        """When nodes lost for a stalled turn may be counted back (those connected)."""
+        return [t for s, t in self.hold_off.items() if s in self.back_due]
+
+    def _check_held(self, now: float) -> None:
+        """This node's table holds its moves (it does not know whether its seat was taken
+        over) while every other node is reached and synced: after :data:`HELD_MAX_S` it
+        rebuilds from their log, which says what happened (protocol/table.md, "Held")."""
+        reached = [s for s in self.others
+                   if s not in self.gone_for_good and s not in self.outcome.finished]
+        if (self.stopped or self.done is not None or self.freeze.asleep
+                or not self.table.holding or not reached
+                or any(s not in self.peers or s in self.away or s in self.pending
+                       or s in self.expect for s in reached)):
+            self.held_since = None
+            return
+        if self.held_since is None:
+            self.held_since = now
+        elif now >= self.held_since + HELD_MAX_S:
+            self.counts["held"] = self.counts.get("held", 0) + 1
+            seat = min(reached)
+            self._rebuild(seat, self.peers[seat], note(LinkCode.REBUILD_HELD, seat=seat))
 
     def act(self, action: Action, now: float) -> list[lo.Out]:
         """The local player's (or the auto player's) ``action``; one the table refuses
@@ -538,8 +582,7 @@ class Link:
             self._receive(seat, bytes([RESYNC]) + encode_records(records), now)
             if seat in self.await_log:  # everything it sent is in now
                 self.await_log.discard(seat)
-                if seat in self.table.gone:
-                    self._process(self.table.peer_back(seat, now))
+                self._peer_back(seat, now)
 
     def _on_sync(self, conn: int, seat: int, sync: Sync, now: float) -> None:
         if self.pending.get(seat) != conn and self.peers.get(seat) != conn:
@@ -574,7 +617,7 @@ class Link:
             joined = self.conns[conn].joined  # a new process: a new port
             self._back(seat, LinkCode.BACK_RESTARTED if joined else LinkCode.BACK_RESYNCED,
                        moved=None if joined else self.conns[conn].moved)
-            self._process(self.table.peer_back(seat, now))
+            self._peer_back(seat, now)
             return
         if (self.told_taken.get(seat) == conn and sync.posted > self.got[seat]
                 and seat not in self.restart_to):
@@ -619,8 +662,22 @@ class Link:
         due = self.expect.get(seat)
         if due is not None and self.got[seat] >= due and not self.stopped:
             del self.expect[seat]
-            if seat in self.table.gone:
-                self._process(self.table.peer_back(seat, now))
+            self._peer_back(seat, now)
+
+    def _peer_back(self, seat: int, now: float) -> None:
+        """Count ``seat``'s node back in the table, unless it was counted lost for a
+        stalled turn and its seats are not taken over yet (then at the end of its
+        hold-off: :meth:`handle_timer`)."""
+        if self.stopped or seat not in self.table.gone:
+            return
+        until = self.hold_off.get(seat)
+        if until is not None and now < until and not any(
+                self.config.node_of(d) == seat for d in self.table.taken_over):
+            self.back_due.add(seat)
+            return
+        self.hold_off.pop(seat, None)
+        self.back_due.discard(seat)
+        self._process(self.table.peer_back(seat, now))
 
     def _dial(self, seat: int) -> None:
         """Dial ``seat``'s node again if this node is the one to: the higher seat dials
@@ -634,6 +691,7 @@ class Link:
     def _after_input(self, now: float) -> None:
         if self.freeze.asleep and self.freeze.settled:
             self._asleep_check(now)
+        self._check_held(now)
 
     def _asleep_check(self, now: float) -> None:
         """After a freeze: once the connections that ended meanwhile are back (each peer's

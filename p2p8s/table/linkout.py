@@ -33,6 +33,7 @@ class LinkCode(Code):
     ASLEEP_GAVE_UP = "asleep-gave-up"  #: [seats, seconds] they did not come back in time
     REBUILD_TAKEN = "rebuild-taken"  #: [seat] its last moves never reached that node
     REBUILD_ASLEEP = "rebuild-asleep"  #: [seat] that node took the seat over meanwhile
+    REBUILD_HELD = "rebuild-held"  #: [seat] its table held its moves while all were reached
     REBUILD_OVER = "rebuild-over"  #: [seat] the match ended meanwhile: its log has the result
     GOT_LOG = "got-log"  #: [seat, frames] the table was rebuilt from that node's log
     LOG_GOES_ON = "log-goes-on"  #: [path] the new table log file

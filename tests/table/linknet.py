@@ -37,7 +37,8 @@ from p2p8s.table.linkout import (
     Show,
     Use,
 )
-from p2p8s.table.sync import log_parts
+from p2p8s.table.logverify import records_from_frames
+from p2p8s.table.sync import Sync, log_parts
 
 #: How a reset connection ends, as the node reports it.
 RESET = Note(NetCode.CONNECTION_CLOSED)
@@ -101,6 +102,9 @@ class LinkNet:
         self.wires: list[Wire] = []
         self.nodes: dict[int, Node] = {}
         self.tamper: Callable[[int, int, wire.Game], bool] | None = None  # False: drop
+        #: connect again, when nothing else moves, every pair of nodes not connected
+        #: (what their dialling would do); off: the tests connect themselves
+        self.heals = False
         self._sent = 0
         between = {(a, b): self._wire(a, b) for a in self.humans for b in self.humans
                    if a < b}
@@ -205,6 +209,8 @@ class LinkNet:
                 action = self.bot.choose(view, node.table.legal_actions(), self.rng)
                 self.run_out(node.seat, node.link.act(action, self.now))
                 return True
+        if self.heals and self.heal():
+            return True
         timers = [t for n in self.nodes.values() if (t := n.link.get_timer()) is not None]
         if not timers:
             return False
@@ -250,6 +256,39 @@ class LinkNet:
             self.run_out(seat, self.nodes[seat].link.connected(
                 w.other(seat), Conn(id=w.id, joined=joined and seat != a), self.now))
         return w
+
+    def rebuild(self, seat: int) -> None:
+        """Carry out ``seat``'s :class:`Rebuild` as the runner does: its table restored from
+        a peer's log (the one that said so), a new link on the same connections, which
+        asks the others for their logs too (``sync`` with ``restarted``)."""
+        node = self.nodes[seat]
+        rebuild = node.link.rebuild
+        assert rebuild is not None
+        frames = list(self.nodes[rebuild.seat].frames)
+        records = records_from_frames(self.config, frames, me=seat)
+        table = Table.restore(self.config, me=seat, records=records,
+                              rand=seeded(b"rebuilt" + bytes([seat])), now=self.now,
+                              sign=self.keys[seat].sign)
+        node.table, node.frames, node.peers = table, frames, dict(rebuild.peers)
+        node.link = Link(table, peers={s: Conn(id=c) for s, c in rebuild.peers.items()},
+                         restored=True, seen=frames)
+        for other, conn in rebuild.peers.items():
+            game = wire.Game(to=other, payload=Sync(received=0, posted=0,
+                                                    restarted=True).payload())
+            self._put(seat, conn, game, self._frame(node, game, chained=False))
+        self.run_out(seat, node.link.clock(self.now))
+        self.run_out(seat, node.link.start(self.now))
+
+    def heal(self) -> bool:
+        """Connect again every pair of running nodes of which one misses the other (the
+        higher seat dials); whether any was."""
+        live = [s for s, n in self.nodes.items() if not n.link.stopped and n.link.done is None]
+        missing = [(b, a) for a in live for b in live if a < b
+                   and (a not in self.nodes[b].peers or b not in self.nodes[a].peers)
+                   and a not in self.nodes[b].link.pending]
+        for b, a in missing:
+            self.connect(b, a)
+        return bool(missing)
 
     def of(self, seat: int, kind: type) -> list[object]:
         return self.nodes[seat].of(kind)

@@ -19,7 +19,7 @@ from p2p8s.table import Table
 from p2p8s.table import events as tev
 from p2p8s.table.actions import CRYPTO
 from p2p8s.table.clock import STALL_MARGIN_S
-from p2p8s.table.link import STALL_RETRY_S, Link
+from p2p8s.table.link import HELD_MAX_S, STALL_RETRY_S, Link
 from p2p8s.table.linkout import (
     Conn,
     Dial,
@@ -277,3 +277,44 @@ def test_a_node_that_reaches_nobody_says_so_once_and_keeps_dialling() -> None:
     net.run(lambda: bool(net.of(2, PeerBack)), 5_000)
     net.reset(2, 0)  # alone again: said again
     assert len(_notes(net, 2, LinkCode.NOBODY_REACHABLE)) == 2
+
+
+# --- a move applied at home and held -----------------------------------------------------------
+
+def test_a_node_holding_its_applied_moves_while_all_are_back_rebuilds_from_the_log() -> None:
+    """The freeze of issue #11: seat 3's node is cut off from everyone; seats 1 and 2 are
+    back before their takeover grace, seat 0 only after it published its escrow share of
+    seat 3's key. Seat 3's recovery is begun and never finished, so its table holds its
+    moves (applied there only) while everyone is connected. After ``HELD_MAX_S`` with
+    every node reached it rebuilds from their log, and the round ends alike everywhere
+    with no seat taken over."""
+    net = LinkNet(4, turn_timeout_s=30.0)
+    net.start()
+    net.run(lambda: net.applied(0) >= 3)
+    while net.deliver():
+        pass
+    for other in (0, 1, 2):
+        net.reset(3, other)
+    net.connect(3, 1)
+    net.connect(3, 2)
+    net.run(lambda: any(3 in n.table._sessions.primary._announced_recoveries
+                        for s, n in net.nodes.items() if s != 3), 2_000)
+    net.connect(3, 0)
+    net.heals = True
+    table = net.nodes[3].table
+    net.run(lambda: table.holding, 2_000)
+    held_at = net.now
+    assert table._seats.recovered == set()  # nobody finishes the recovery
+    net.run(lambda: net.nodes[3].link.rebuild is not None, 20_000)
+    assert net.nodes[3].link.rebuild == Rebuild(
+        seat=0, why=note(LinkCode.REBUILD_HELD, seat=0),
+        peers=net.nodes[3].link.rebuild.peers)  # type: ignore[union-attr]
+    assert net.now == held_at + HELD_MAX_S
+    assert not any(n.link.counts.get("stalled") for n in net.nodes.values())
+    net.rebuild(3)
+    _all_rounds(net)
+    assert len(_transcripts(net)) == 1
+    assert all(n.link.failure is None for n in net.nodes.values())
+    assert Speaker(names=net.config.names, me=3).say(LinkCode.REBUILD_HELD, seat=0) == (
+        "Your last moves were held back while your seat may have been taken over, and "
+        "every player is reached again: rebuilding the table from the others' signed log.")

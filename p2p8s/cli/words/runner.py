@@ -146,6 +146,9 @@ TEMPLATES: dict[Enum, Template] = {
     C.REBUILD_ASLEEP: "This computer did not run for a while and {seat:name}'s node took "
                       "your seat over meanwhile: rebuilding the table from the others' "
                       "signed log.",
+    C.REBUILD_HELD: "Your last moves were held back while your seat may have been taken "
+                    "over, and every player is reached again: rebuilding the table from "
+                    "the others' signed log.",
     C.REBUILD_OVER: "The match ended while you were away: taking the result from "
                     "{seat:name}'s signed log…",
     C.GOT_LOG: "Got the log of the table from {seat:name} ({frames} signed frames, every "
