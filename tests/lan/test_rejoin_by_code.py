@@ -8,7 +8,6 @@ it kept, is let back in and plays the match to its end.
 
 from __future__ import annotations
 
-import signal
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from net.procs import Proc
 
 from p2p8s.store.lastseen import last_addresses, load_where, save_where, where_path
 
-from .lan import join_args, log_files, open_table
+from .lan import join_args, log_files, two_and_a_kill
 
 
 def test_the_last_addresses_round_trip_and_a_damaged_file_is_no_hint(tmp_path: Path) -> None:
@@ -35,12 +34,8 @@ def test_the_last_addresses_round_trip_and_a_damaged_file_is_no_hint(tmp_path: P
 @pytest.mark.wall_clock
 def test_join_by_code_alone_without_mdns_tries_the_addresses_of_the_last_time(
         procs: list[Proc], tmp_path: Path) -> None:
-    table = open_table(procs, tmp_path, people=2, seats=2, rounds=3,
-                       host_extra=("--no-mdns", "--target", "200"))
-    ann, bob = table.procs
-    bob.expect(r"^Round 1: ", timeout_s=20)
-    bob.signal(signal.SIGKILL)
-    ann.expect(r"^Lost the connection to Bob \(seat 1\)", timeout_s=10)
+    table = two_and_a_kill(procs, tmp_path)
+    ann = table.procs[0]
     again = Proc([*join_args(table.code, 1, 3), "--timeout", "1"], home=table.homes[1])
     procs.append(again)
     again.expect(r"^No answer by mDNS; trying where the table was the last time: .*"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from p2p8s import wire
 from p2p8s.bots.registry import get_bot
 from p2p8s.crypto.rand import seeded
-from p2p8s.errors import Note
+from p2p8s.errors import Code, Note
 from p2p8s.net.errors import NetCode
 from p2p8s.rules import Ruleset
 from p2p8s.table import Table, TableConfig
@@ -289,6 +289,14 @@ class LinkNet:
         for b, a in missing:
             self.connect(b, a)
         return bool(missing)
+
+    def notes(self, seat: int, code: Code) -> list[Note]:
+        """The notes of ``code`` that ``seat``'s node showed, in order."""
+        return [e for e in self.nodes[seat].shown() if isinstance(e, Note) and e.code is code]
+
+    def transcripts(self) -> set[bytes]:
+        """The transcript hash of every node's table (one value when they agree)."""
+        return {n.table.transcript for n in self.nodes.values()}
 
     def of(self, seat: int, kind: type) -> list[object]:
         return self.nodes[seat].of(kind)

@@ -10,11 +10,10 @@ is over tells a returning node the result; a node that reaches nobody says so.
 
 from __future__ import annotations
 
-from linknet import LinkNet
+from linknet import LinkNet, Wire
 
 from p2p8s.cli.words import PLAIN, Speaker
 from p2p8s.crypto.rand import seeded
-from p2p8s.errors import Note
 from p2p8s.table import Table
 from p2p8s.table import events as tev
 from p2p8s.table.actions import CRYPTO
@@ -38,47 +37,16 @@ from p2p8s.table.sync import SYNC
 from p2p8s.wire import Game
 
 
-def _notes(net: LinkNet, seat: int, code: LinkCode) -> list[Note]:
-    return [e for e in net.nodes[seat].shown() if isinstance(e, Note) and e.code is code]
-
-
-def _transcripts(net: LinkNet) -> set[bytes]:
-    return {n.table.transcript for n in net.nodes.values()}
-
-
 def _all_rounds(net: LinkNet, n: int = 1) -> None:
     net.run(lambda: all(node.link.rounds >= n for node in net.nodes.values()))
 
 
 # --- writes that never arrive -----------------------------------------------------------------
 
-def test_writes_to_a_connection_that_dies_before_delivering_them_are_resent() -> None:
-    """Seat 2's writes to seat 0 vanish (its socket is dead, it does not know yet) while it
-    plays on; when the connection ends, the next one's ``sync`` resends every one of them."""
-    net = LinkNet(3)
-    net.start()
-    _turn_of(net, 2)
-    old = net.wires[net.nodes[2].peers[0]]
-    old.dead.add(2)
-    _move(net, 2)
-    while net.deliver():
-        pass
-    vanished = len(net.nodes[2].link.posted[0]) - net.nodes[0].link.got[2]
-    assert vanished >= 1  # written to the dead socket, counted as posted, never received
-    net.reset(0, 2)
-    net.connect(2, 0)
-    net.run(lambda: bool(net.of(0, PeerBack)) and bool(net.of(2, PeerBack)), 5_000)
-    assert len(net.of(2, Resend)) == vanished  # exactly what the dead socket swallowed
-    _all_rounds(net)
-    assert len(_transcripts(net)) == 1
-    assert all(n.link.failure is None for n in net.nodes.values())
-
-
-def test_a_node_back_at_a_new_address_replaces_the_old_connection_at_once() -> None:
-    """Seat 2's address changes: its old connection to seat 0 still looks open on both
-    sides (nobody was told it ended) but carries nothing from it. The new connection
-    replaces it at once on both nodes — the old one is closed, nothing more is written to
-    it or counted from it — and what seat 2 wrote to the old one is resent on the new."""
+def _into_a_dead_socket() -> tuple[LinkNet, Wire, int]:
+    """A 3-seat table where seat 2's connection to seat 0 stops carrying what seat 2
+    writes (it does not know) just before seat 2 moves: the net, that connection, and
+    how many payloads seat 2 posted for seat 0 that never arrived (at least its move)."""
     net = LinkNet(3)
     net.start()
     _turn_of(net, 2)
@@ -88,7 +56,29 @@ def test_a_node_back_at_a_new_address_replaces_the_old_connection_at_once() -> N
     while net.deliver():
         pass
     lost = len(net.nodes[2].link.posted[0]) - net.nodes[0].link.got[2]
-    assert lost >= 1
+    assert lost >= 1  # written to the dead socket, counted as posted, never received
+    return net, old, lost
+
+
+def test_writes_to_a_connection_that_dies_before_delivering_them_are_resent() -> None:
+    """Seat 2's writes to seat 0 vanish (its socket is dead, it does not know yet) while it
+    plays on; when the connection ends, the next one's ``sync`` resends every one of them."""
+    net, _, vanished = _into_a_dead_socket()
+    net.reset(0, 2)
+    net.connect(2, 0)
+    net.run(lambda: bool(net.of(0, PeerBack)) and bool(net.of(2, PeerBack)), 5_000)
+    assert len(net.of(2, Resend)) == vanished  # exactly what the dead socket swallowed
+    _all_rounds(net)
+    assert len(net.transcripts()) == 1
+    assert all(n.link.failure is None for n in net.nodes.values())
+
+
+def test_a_node_back_at_a_new_address_replaces_the_old_connection_at_once() -> None:
+    """Seat 2's address changes: its old connection to seat 0 still looks open on both
+    sides (nobody was told it ended) but carries nothing from it. The new connection
+    replaces it at once on both nodes — the old one is closed, nothing more is written to
+    it or counted from it — and what seat 2 wrote to the old one is resent on the new."""
+    net, old, lost = _into_a_dead_socket()
     new = net.connect(2, 0)
     for seat in (0, 2):
         assert Drop(seat=2 - seat, conn=old.id) in net.of(seat, Drop)
@@ -101,7 +91,7 @@ def test_a_node_back_at_a_new_address_replaces_the_old_connection_at_once() -> N
     net.run(lambda: net.nodes[0].link.got[2] >= len(net.nodes[2].link.posted[0]), 5_000)
     assert len(net.of(2, Resend)) == lost and net.nodes[0].peers[2] == new.id
     _all_rounds(net)
-    assert len(_transcripts(net)) == 1
+    assert len(net.transcripts()) == 1
 
 
 def test_payloads_posted_while_the_new_connection_syncs_are_only_queued() -> None:
@@ -128,7 +118,7 @@ def test_payloads_posted_while_the_new_connection_syncs_are_only_queued() -> Non
     assert all(m.payload in resent for m in moves)  # type: ignore[attr-defined]
     net.nodes[1].auto = True
     _all_rounds(net)
-    assert len(_transcripts(net)) == 1
+    assert len(net.transcripts()) == 1
 
 
 # --- a turn that does not move ------------------------------------------------------------------
@@ -155,15 +145,24 @@ def _move(net: LinkNet, seat: int) -> None:
     assert posts  # applied at home and posted
 
 
-def test_a_stalled_turn_is_caught_up_by_a_fresh_connection() -> None:
-    net = LinkNet(3, turn_timeout_s=30.0)
+def _stalled(players: int, turn_timeout_s: float) -> LinkNet:
+    """A table whose last seat moves (applied at its node) while its mental-poker stream
+    stops arriving anywhere, run until seat 0's clock finds the turn stalled."""
+    net = LinkNet(players, turn_timeout_s=turn_timeout_s)
     net.start()
-    _turn_of(net, 2)
-    _stall(net, 2)
-    _move(net, 2)  # applied at home, lost on the way
-    net.run(lambda: all(_notes(net, s, LinkCode.TURN_STALLED) for s in (0, 1)), 5_000)
+    seat = players - 1
+    _turn_of(net, seat)
+    _stall(net, seat)
+    _move(net, seat)
+    net.run(lambda: bool(net.notes(0, LinkCode.TURN_STALLED)), 5_000)
+    return net
+
+
+def test_a_stalled_turn_is_caught_up_by_a_fresh_connection() -> None:
+    net = _stalled(3, 30.0)
+    net.run(lambda: all(net.notes(s, LinkCode.TURN_STALLED) for s in (0, 1)), 5_000)
     assert net.now >= net.nodes[0].table.deadline + STALL_MARGIN_S  # type: ignore[operator]
-    [said] = _notes(net, 0, LinkCode.TURN_STALLED)
+    [said] = net.notes(0, LinkCode.TURN_STALLED)
     assert said == note(LinkCode.TURN_STALLED, seat=2, node=2)
     assert Speaker(names=net.config.names, me=0).say(said.code, **said.params) == (
         "Cem's turn does not move: connecting to Cem again to catch up…")
@@ -180,16 +179,11 @@ def test_a_stalled_turn_is_caught_up_by_a_fresh_connection() -> None:
                    for o in net.nodes[0].outs)
     assert 2 not in net.nodes[0].table.taken_over
     _all_rounds(net)
-    assert len(_transcripts(net)) == 1
+    assert len(net.transcripts()) == 1
 
 
 def test_a_turn_still_stalled_after_catching_up_is_played_by_the_computer() -> None:
-    net = LinkNet(3, turn_timeout_s=30.0)
-    net.start()
-    _turn_of(net, 2)
-    _stall(net, 2)
-    _move(net, 2)
-    net.run(lambda: bool(_notes(net, 0, LinkCode.TURN_STALLED)), 5_000)
+    net = _stalled(3, 30.0)
     stalled_at = net.now
     net.connect(2, 0)  # caught up: the move is still not sent
     net.connect(2, 1)
@@ -208,17 +202,12 @@ def test_a_turn_still_stalled_after_catching_up_is_played_by_the_computer() -> N
 
 
 def test_a_stalled_turn_with_two_people_pauses_and_says_so() -> None:
-    net = LinkNet(2, turn_timeout_s=20.0)
-    net.start()
-    _turn_of(net, 1)
-    _stall(net, 1)
-    _move(net, 1)
-    net.run(lambda: bool(_notes(net, 0, LinkCode.TURN_STALLED)), 5_000)
+    net = _stalled(2, 20.0)
     net.connect(1, 0)
-    net.run(lambda: bool(_notes(net, 0, LinkCode.WAITING_FOR)), 5_000)
+    net.run(lambda: bool(net.notes(0, LinkCode.WAITING_FOR)), 5_000)
     assert net.nodes[0].table.deadline is not None
     assert net.now >= 20.0 + STALL_MARGIN_S + STALL_RETRY_S
-    assert _notes(net, 0, LinkCode.WAITING_FOR) == [note(LinkCode.WAITING_FOR, seat=1)]
+    assert net.notes(0, LinkCode.WAITING_FOR) == [note(LinkCode.WAITING_FOR, seat=1)]
     assert 1 in net.nodes[0].table.paused
 
 
@@ -265,18 +254,18 @@ def test_a_node_that_reaches_nobody_says_so_once_and_keeps_dialling() -> None:
     net.start()
     net.run(lambda: net.applied(0) >= 2)
     net.reset(2, 0)
-    assert _notes(net, 2, LinkCode.NOBODY_REACHABLE) == []  # seat 1 is still there
+    assert net.notes(2, LinkCode.NOBODY_REACHABLE) == []  # seat 1 is still there
     net.reset(2, 1)
-    assert _notes(net, 2, LinkCode.NOBODY_REACHABLE) == [note(LinkCode.NOBODY_REACHABLE)]
+    assert net.notes(2, LinkCode.NOBODY_REACHABLE) == [note(LinkCode.NOBODY_REACHABLE)]
     assert {d.seat for d in net.of(2, Dial)} == {0, 1}  # type: ignore[attr-defined]
-    assert not _notes(net, 0, LinkCode.NOBODY_REACHABLE)
+    assert not net.notes(0, LinkCode.NOBODY_REACHABLE)
     assert PLAIN.say(LinkCode.NOBODY_REACHABLE) == (
         "Cannot reach anyone at the table: still trying (mDNS and the last known "
         "addresses) — Ctrl-C / quit to leave")
     net.connect(2, 0)
     net.run(lambda: bool(net.of(2, PeerBack)), 5_000)
     net.reset(2, 0)  # alone again: said again
-    assert len(_notes(net, 2, LinkCode.NOBODY_REACHABLE)) == 2
+    assert len(net.notes(2, LinkCode.NOBODY_REACHABLE)) == 2
 
 
 # --- a move applied at home and held -----------------------------------------------------------
@@ -313,7 +302,7 @@ def test_a_node_holding_its_applied_moves_while_all_are_back_rebuilds_from_the_l
     assert not any(n.link.counts.get("stalled") for n in net.nodes.values())
     net.rebuild(3)
     _all_rounds(net)
-    assert len(_transcripts(net)) == 1
+    assert len(net.transcripts()) == 1
     assert all(n.link.failure is None for n in net.nodes.values())
     assert Speaker(names=net.config.names, me=3).say(LinkCode.REBUILD_HELD, seat=0) == (
         "Your last moves were held back while your seat may have been taken over, and "
