@@ -4,15 +4,18 @@ A :class:`Link` wraps this node's :class:`~p2p8s.table.Table` and decides what a
 does between the table and the network (protocol/table.md, "The runner's part"): what
 each peer is owed again after a drop (``sync``, resend), what a restarted peer gets (the
 ``log``), when its own table is void and must be rebuilt from a peer's log, who dials
-whom; with :mod:`~p2p8s.table.relay` (what a lost node's peers relay to each other),
-:mod:`~p2p8s.table.freeze` (a process that did not run holds its output) and
-:mod:`~p2p8s.table.outcome` (the ``--rounds`` cut-off, when the runner stops or the
-match cannot go on). Network events and ``now`` go in (:meth:`~Link.connected`,
-:meth:`~Link.received`, :meth:`~Link.lost`, :meth:`~Link.clock`,
-:meth:`~Link.handle_timer`), typed records of :mod:`~p2p8s.table.linkout` come out, in
-the order the adapter carries them out, and :meth:`~Link.get_timer` says when to call
-again (aioquic-style). Connections are numbers the adapter gives. After
-:attr:`Link.done`, :attr:`Link.failure` or a ``Rebuild``, every input is ignored.
+whom, which connection of a node is the live one (the newest: an older one is dropped
+at once, nothing counted from it); with :mod:`~p2p8s.table.relay` (what a lost node's
+peers relay to each other), :mod:`~p2p8s.table.freeze` (a process that did not run
+holds its output), :mod:`~p2p8s.table.stall` (a turn another node does not move, this
+table holding its moves while everyone is reached) and :mod:`~p2p8s.table.outcome` (the
+``--rounds`` cut-off, when the runner stops or the match cannot go on). Network events
+and ``now`` go in (:meth:`~Link.connected`, :meth:`~Link.received`, :meth:`~Link.lost`,
+:meth:`~Link.clock`, :meth:`~Link.handle_timer`), typed records of
+:mod:`~p2p8s.table.linkout` come out, in the order the adapter carries them out, and
+:meth:`~Link.get_timer` says when to call again (aioquic-style). Connections are
+numbers the adapter gives. After :attr:`Link.done`, :attr:`Link.failure` or a
+``Rebuild``, every input is ignored.
 """
 
 from __future__ import annotations
@@ -24,26 +27,16 @@ from p2p8s.errors import IllegalAction, MalformedInput, Note, RemoteError
 from p2p8s.table import events as tev
 from p2p8s.table import linkout as lo
 from p2p8s.table.actions import LEAVE, RESYNC, encode_records
-from p2p8s.table.clock import STALL_MARGIN_S
+from p2p8s.table.clock import Stall
 from p2p8s.table.core import Outgoing, Output, Table
 from p2p8s.table.freeze import ASLEEP_MAX_S, Awake, Freeze, Waiting
 from p2p8s.table.linkout import LinkCode, PeerLost, TableFailed, note
 from p2p8s.table.logverify import records_from_frames
 from p2p8s.table.outcome import Outcome
 from p2p8s.table.relay import Relays
+from p2p8s.table.stall import CatchUp, GiveUp, Watch
 from p2p8s.table.sync import LOG_PART, RELAY, RUNNER_KINDS, SYNC, LogAnswer, Sync, round_of
 from p2p8s.wire import Farewell, Game
-
-#: Seconds a stalled turn may take to move once this node asked its node to catch up
-#: (a fresh connection and ``sync``), before that node counts as lost.
-STALL_RETRY_S = 10.0
-#: Seconds a node counted as lost for a stalled turn is not counted back (its seats are
-#: taken over meanwhile), though it connects again at once.
-STALL_HOLD_OFF_S = 30.0
-#: Seconds this node's table may hold its moves (:attr:`Table.holding`) while every other
-#: node is reached, before it rebuilds from their log (it cannot know otherwise whether
-#: its seat was taken over: the moves are applied here only).
-HELD_MAX_S = 10.0
 
 
 class Link:
@@ -101,15 +94,8 @@ class Link:
         #: the frozen-process rule: while asleep it sends nothing from its table, drives
         #: no timer, calls no ``peer_lost`` (it was the one gone), holds its ``sync``
         self.freeze = Freeze()
-        #: stalled turns (R-TIMER, the others' clocks): node -> (the turn, when its node
-        #: counts as lost if the turn has not moved), once this node asked it to catch up
-        self.stalls: dict[int, tuple[tuple[int, int], float]] = {}
-        self.quiet: dict[int, float] = {}  # node -> no new stall before then
-        #: nodes counted as lost for a stalled turn: not counted back before then, unless
-        #: their seats were taken over
-        self.hold_off: dict[int, float] = {}
-        self.back_due: set[int] = set()  # synced again meanwhile: counted back after it
-        self.held_since: float | None = None  # its table holds while all are reached
+        #: stalled turns (R-TIMER, the others' clocks) and this table holding its moves
+        self.watch = Watch()
         self.alone = False  # told the player it reaches nobody
 
     # --- state ---------------------------------------------------------------------------
@@ -153,9 +139,8 @@ class Link:
             return None
         if self.freeze.asleep:
             return self.freeze.get_timer()
-        times = [t for t in (self.table.get_timer(), self._stall_timer(),
-                             self.held_since + HELD_MAX_S if self.held_since is not None
-                             else None, *self._hold_off_timers()) if t is not None]
+        times = [t for t in (self.table.get_timer(), self.watch.timer(self._stall()))
+                 if t is not None]
         return min(times, default=None)
 
     @property
@@ -210,11 +195,8 @@ class Link:
             self._process(self.table.handle_timer(now))
         self._check_stall(now)
         self._check_held(now)
-        for seat in [s for s, t in self.hold_off.items() if t <= now]:
-            del self.hold_off[seat]
-            if seat in self.back_due:
-                self.back_due.discard(seat)
-                self._peer_back(seat, now)
+        for seat in self.watch.due_back(now):
+            self._peer_back(seat, now)
         return self._take()
 
     def connected(self, seat: int, conn: lo.Conn, now: float) -> list[lo.Out]:
@@ -332,70 +314,50 @@ class Link:
 
     # --- stalled turns (R-TIMER, the others' clocks) ---------------------------------------
 
-    def _stall_timer(self) -> float | None:
-        """When the stalled turn needs this node next: its stall, or the end of the wait
-        after a catch-up asked for."""
+    def _stall(self) -> Stall | None:
+        """The table's stalled-turn watch, for a node this link knows."""
         stall = self.table.stall
-        if stall is None or stall.node not in self.got:
-            return None
-        asked = self.stalls.get(stall.node)
-        if asked is not None and asked[0] == stall.turn:
-            return asked[1]
-        return max(stall.at, self.quiet.get(stall.node, stall.at))
+        return stall if stall is not None and stall.node in self.got else None
 
     def _check_stall(self, now: float) -> None:
         """The turn on now waits for another node's move past its deadline and a margin:
         first catch up with that node (a fresh connection, so its ``sync`` resends what
-        was lost either way); if the turn still has not moved :data:`STALL_RETRY_S`
-        later, count that node as lost (its seats are taken over; with two people the
-        game waits)."""
-        stall = self.table.stall
-        if (self.stopped or stall is None or now < stall.at or stall.node not in self.got
-                or now < self.quiet.get(stall.node, now)):
+        was lost either way); if the turn still has not moved
+        :data:`~p2p8s.table.stall.STALL_RETRY_S` later, count that node as lost (its
+        seats are taken over; with two people the game waits)."""
+        if self.stopped:
             return
-        node = stall.node
-        asked = self.stalls.get(node)
-        if asked is None or asked[0] != stall.turn:
-            self.stalls[node] = (stall.turn, now + STALL_RETRY_S)
-            self.counts["stalled"] = self.counts.get("stalled", 0) + 1
-            self._show(note(LinkCode.TURN_STALLED, seat=stall.seat, node=node))
-            conn = self.peers.pop(node, None)
-            if conn is not None:
-                self._emit(lo.Drop(seat=node, conn=conn))
-            self.expect.pop(node, None)
-            self.away.add(node)  # dialled (the higher seat), not lost: no takeover yet
-            self._dial(node)
-        elif now >= asked[1]:
-            del self.stalls[node]
-            self.quiet[node] = now + STALL_MARGIN_S
-            self.counts["stall_lost"] = self.counts.get("stall_lost", 0) + 1
-            for conn in (self.peers.pop(node, None), self.pending.pop(node, None)):
+        match self.watch.check(self._stall(), now):
+            case CatchUp(seat=seat, node=node):
+                self.counts["stalled"] = self.counts.get("stalled", 0) + 1
+                self._show(note(LinkCode.TURN_STALLED, seat=seat, node=node))
+                conn = self.peers.pop(node, None)
                 if conn is not None:
                     self._emit(lo.Drop(seat=node, conn=conn))
-            self._emit(lo.PeerGone(seat=node, why=note(LinkCode.GONE_STALLED, seat=node)))
-            self.away.discard(node)  # counted as lost now (as if its connection ended)
-            self.hold_off[node] = now + STALL_HOLD_OFF_S  # it connects again at once
-            self._lose_peer(node, now)
-
-    def _hold_off_timers(self) -> list[float]:
-        """When nodes lost for a stalled turn may be counted back (those connected)."""
-        return [t for s, t in self.hold_off.items() if s in self.back_due]
+                self.expect.pop(node, None)
+                self.away.add(node)  # dialled (the higher seat), not lost: no takeover yet
+                self._dial(node)
+            case GiveUp(node=node):
+                self.counts["stall_lost"] = self.counts.get("stall_lost", 0) + 1
+                for conn in (self.peers.pop(node, None), self.pending.pop(node, None)):
+                    if conn is not None:
+                        self._emit(lo.Drop(seat=node, conn=conn))
+                self._emit(lo.PeerGone(seat=node, why=note(LinkCode.GONE_STALLED, seat=node)))
+                self.away.discard(node)  # counted as lost now (as if its connection ended)
+                self._lose_peer(node, now)
 
     def _check_held(self, now: float) -> None:
         """This node's table holds its moves (it does not know whether its seat was taken
-        over) while every other node is reached and synced: after :data:`HELD_MAX_S` it
-        rebuilds from their log, which says what happened (protocol/table.md, "Held")."""
+        over) while every other node is reached and synced: after
+        :data:`~p2p8s.table.stall.HELD_MAX_S` it rebuilds from their log, which says what
+        happened (protocol/table.md, "Held")."""
         reached = [s for s in self.others
                    if s not in self.gone_for_good and s not in self.outcome.finished]
-        if (self.stopped or self.done is not None or self.freeze.asleep
-                or not self.table.holding or not reached
-                or any(s not in self.peers or s in self.away or s in self.pending
-                       or s in self.expect for s in reached)):
-            self.held_since = None
-            return
-        if self.held_since is None:
-            self.held_since = now
-        elif now >= self.held_since + HELD_MAX_S:
+        holding = (not self.stopped and self.done is None and not self.freeze.asleep
+                   and self.table.holding and bool(reached)
+                   and all(s in self.peers and s not in self.away and s not in self.pending
+                           and s not in self.expect for s in reached))
+        if self.watch.held(holding, now):
             self.counts["held"] = self.counts.get("held", 0) + 1
             seat = min(reached)
             self._rebuild(seat, self.peers[seat], note(LinkCode.REBUILD_HELD, seat=seat))
@@ -670,14 +632,9 @@ class Link:
         hold-off: :meth:`handle_timer`)."""
         if self.stopped or seat not in self.table.gone:
             return
-        until = self.hold_off.get(seat)
-        if until is not None and now < until and not any(
-                self.config.node_of(d) == seat for d in self.table.taken_over):
-            self.back_due.add(seat)
-            return
-        self.hold_off.pop(seat, None)
-        self.back_due.discard(seat)
-        self._process(self.table.peer_back(seat, now))
+        taken = any(self.config.node_of(d) == seat for d in self.table.taken_over)
+        if self.watch.may_return(seat, now, taken=taken):
+            self._process(self.table.peer_back(seat, now))
 
     def _dial(self, seat: int) -> None:
         """Dial ``seat``'s node again if this node is the one to: the higher seat dials

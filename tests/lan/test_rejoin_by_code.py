@@ -8,14 +8,20 @@ it kept, is let back in and plays the match to its end.
 
 from __future__ import annotations
 
+import doctest
 from pathlib import Path
 
 import pytest
 from net.procs import Proc
 
+from p2p8s.store import lastseen
 from p2p8s.store.lastseen import last_addresses, load_where, save_where, where_path
 
 from .lan import join_args, log_files, two_and_a_kill
+
+
+def test_doctests() -> None:
+    assert doctest.testmod(lastseen).failed == 0
 
 
 def test_the_last_addresses_round_trip_and_a_damaged_file_is_no_hint(tmp_path: Path) -> None:

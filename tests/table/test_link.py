@@ -24,7 +24,7 @@ from p2p8s.errors import Note, RemoteError
 from p2p8s.net.errors import NetCode
 from p2p8s.rules import Ruleset
 from p2p8s.table import events as tev
-from p2p8s.table import freeze, link, linkout, outcome, pilot, relay, roster, sync
+from p2p8s.table import freeze, link, linkout, outcome, pilot, relay, roster, stall, sync
 from p2p8s.table.errors import TableCode
 from p2p8s.table.freeze import ASLEEP_MAX_S, SETTLE_S, Freeze
 from p2p8s.table.linkout import (
@@ -147,7 +147,7 @@ def test_round_of_reads_crypto_payloads_only() -> None:
 
 
 @pytest.mark.parametrize("module", [link, linkout, sync, relay, freeze, roster, outcome,
-                                    pilot],
+                                    pilot, stall],
                          ids=lambda m: m.__name__)
 def test_doctests(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]

@@ -18,7 +18,7 @@ from p2p8s.table import Table
 from p2p8s.table import events as tev
 from p2p8s.table.actions import CRYPTO
 from p2p8s.table.clock import STALL_MARGIN_S
-from p2p8s.table.link import HELD_MAX_S, STALL_RETRY_S, Link
+from p2p8s.table.link import Link
 from p2p8s.table.linkout import (
     Conn,
     Dial,
@@ -33,6 +33,7 @@ from p2p8s.table.linkout import (
     note,
 )
 from p2p8s.table.logverify import records_from_frames
+from p2p8s.table.stall import HELD_MAX_S, STALL_RETRY_S
 from p2p8s.table.sync import SYNC
 from p2p8s.wire import Game
 
