@@ -14,8 +14,9 @@ and ``now`` go in (:meth:`~Link.connected`, :meth:`~Link.received`, :meth:`~Link
 :meth:`~Link.clock`, :meth:`~Link.handle_timer`), typed records of
 :mod:`~p2p8s.table.linkout` come out, in the order the adapter carries them out, and
 :meth:`~Link.get_timer` says when to call again (aioquic-style). Connections are
-numbers the adapter gives. After :attr:`Link.done`, :attr:`Link.failure` or a
-``Rebuild``, every input is ignored.
+numbers the adapter gives. After :attr:`Link.failure` or a ``Rebuild`` every input is
+ignored; after :attr:`Link.done` a link whose match is over still answers the nodes it
+:attr:`~Link.owed` (they come back and are given its log).
 """
 
 from __future__ import annotations
@@ -639,7 +640,7 @@ class Link:
     def _dial(self, seat: int) -> None:
         """Dial ``seat``'s node again if this node is the one to: the higher seat dials
         the lower (a restarted node dials everyone); not once it left for good."""
-        if (self.done is None and seat not in self.gone_for_good
+        if ((self.done is None or seat in self.owed) and seat not in self.gone_for_good
                 and seat not in self.outcome.finished and (seat < self.me or self.restored)):
             self._emit(lo.Dial(seat=seat))
 
