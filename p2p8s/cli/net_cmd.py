@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import getpass
 import secrets
 import signal
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,10 +51,12 @@ from p2p8s.net.discovery import (
     with_free,
 )
 from p2p8s.net.lobby import GameRunner, Mesh, Seating, host_lobby, join_lobby
-from p2p8s.net.node import JoinRefused, Node, Reason
+from p2p8s.net.node import JoinRefused, Node, Reason, Unreachable
+from p2p8s.net.redial import Finder
 from p2p8s.net.runner import EOF_MARK, Options, play_table
 from p2p8s.rules import Ruleset
 from p2p8s.store.identity import identity_fingerprint, load_or_create_identity
+from p2p8s.store.lastseen import last_addresses, save_where
 from p2p8s.wire import MAX_NAME, VERSION, Refusal, Roster, SeatEntry
 
 #: The computer player that takes your seat with a bare ``--auto``.
@@ -61,8 +64,9 @@ AUTO_DEFAULT = "expert"
 #: Times ``join`` tries again, a second apart, while the table still holds this key's
 #: old connection (a node back from a crash before the others noticed).
 REJOIN_TRIES = 8
-#: Seconds one mDNS look-up for a lost peer may take.
-FIND_PEER_S = 2.0
+#: Seconds one mDNS look-up for a lost peer may take (it runs while the known addresses
+#: are dialled, and waits past a cached answer with only those).
+FIND_PEER_S = 5.0
 #: What the host may type in its lobby (p2p8s.net.lobby.host_lobby reads them).
 LOBBY_WORDS = ("deal", "d", "start", "quit", "q", "exit")
 
@@ -82,10 +86,9 @@ def play_card(mesh: Mesh) -> TableCard:
                      fingerprint=fingerprint(mesh.node.key), seat=mesh.seat)
 
 
-def _finder(aiozc: MdnsHandle, table: bytes) -> Callable[[int], Awaitable[list[
-        tuple[str, int]]]]:
-    async def find(seat: int) -> list[tuple[str, int]]:
-        return await find_node(aiozc, table.hex(), seat, timeout_s=FIND_PEER_S)
+def _finder(aiozc: MdnsHandle, table: bytes) -> Finder:
+    async def find(seat: int, known: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
+        return await find_node(aiozc, table.hex(), seat, timeout_s=FIND_PEER_S, avoid=known)
 
     return find
 
@@ -133,7 +136,8 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
     async def run(mesh: Mesh) -> None:
         term = Terminal(ascii=ascii)
         screen = TableScreen(term, me=mesh.seat)
-        options = Options(auto=bot, rounds=rounds, auto_delay_s=term.pace_s if bot else 0.0)
+        options = Options(auto=bot, rounds=rounds, auto_delay_s=term.pace_s if bot else 0.0,
+                          remember=functools.partial(save_where, mesh.node.table))
         if code is not None:
             where = format_address(lan_addresses()[0], mesh.node.port)
             options.come_back = PLAIN.say(Line.COME_BACK if mdns or aiozc is not None
@@ -148,9 +152,10 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
             ready: asyncio.Future[MdnsHandle | None] = asyncio.Future()
             advertising = asyncio.ensure_future(_advertise_in_play(mesh, ready))
 
-            async def find(seat: int) -> list[tuple[str, int]]:
+            async def find(seat: int, known: Sequence[tuple[str, int]]
+                           ) -> list[tuple[str, int]]:
                 zc = await ready
-                return [] if zc is None else await _finder(zc, mesh.node.table)(seat)
+                return [] if zc is None else await _finder(zc, mesh.node.table)(seat, known)
 
             options.find_peer = find
         try:
@@ -433,17 +438,26 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
     async def main() -> int:
         lines = _stdin_lines()
         dots = "..." if ascii_ else "…"
+        card: TableCard | None = None
+        last: tuple[str, ...] = ()  # tried: where the table was the last time
         if parsed.host is not None and parsed.port is not None:
             addresses = [(parsed.host, parsed.port)]
         else:
             _say(Line.LOOKING, code=code, dots=dots)
-            async with open_zeroconf() as aiozc:
-                card = await find_table(aiozc, tid.hex(), timeout_s=timeout_s)
+            with contextlib.suppress(OSError):  # multicast may be unavailable here
+                async with open_zeroconf() as aiozc:
+                    card = await find_table(aiozc, tid.hex(), timeout_s=timeout_s)
             if card is None:
-                raise LocalError(Line.NO_TABLE_FOUND, code=code, timeout_s=timeout_s)
-            addresses = [(a, card.port) for a in card.addresses]
-            _say(Line.FOUND, host=card.host_name,
-                 addresses=tuple(format_address(a, card.port) for a in card.addresses))
+                # where the table was the last time this node played at it, if it did
+                addresses = last_addresses(tid)
+                if not addresses:
+                    raise LocalError(Line.NO_TABLE_FOUND, code=code, timeout_s=timeout_s)
+                last = tuple(format_address(*a) for a in addresses)
+                _say(Line.TRYING_LAST, addresses=last)
+            else:
+                addresses = [(a, card.port) for a in card.addresses]
+                _say(Line.FOUND, host=card.host_name,
+                     addresses=tuple(format_address(a, card.port) for a in card.addresses))
 
         async def confirm(roster: Roster) -> bool:
             if yes:
@@ -463,6 +477,11 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
                 try:
                     mesh = await join_lobby(node, addresses, view=view, confirm=confirm)
                     break
+                except Unreachable:
+                    if not last:
+                        raise
+                    raise LocalError(Line.NOT_AT_LAST, code=code, timeout_s=timeout_s,
+                                     addresses=last) from None
                 except JoinRefused as exc:
                     # back after a crash: the table has not noticed the old connection
                     # die yet (at most a few seconds of missing heartbeats)

@@ -18,7 +18,7 @@ import contextlib
 import ipaddress
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -212,14 +212,18 @@ async def follow_addresses(advertiser: Advertiser, *, poll_s: float = ADDRESS_PO
 
 
 async def find_node(aiozc: AsyncZeroconf, table_id_hex: str, seat: int, *,
-                    timeout_s: float) -> list[tuple[str, int]]:
+                    timeout_s: float,
+                    avoid: Collection[tuple[str, int]] = ()) -> list[tuple[str, int]]:
     """Where the node at ``seat`` of the table in play with this id listens now, as
-    advertised by itself (``[(address, port), …]``; empty if it did not answer)."""
+    advertised by itself (``[(address, port), …]``; empty if it did not answer), other
+    than the addresses in ``avoid``: a (cached) answer with only those is waited past."""
     def match(card: TableCard) -> bool:
-        return card.table_id == table_id_hex and card.seat == seat
+        return (card.table_id == table_id_hex and card.seat == seat
+                and any((a, card.port) not in avoid for a in card.addresses))
 
     cards = await browse(aiozc, timeout_s=timeout_s, until=match)
-    return [(a, c.port) for c in cards if match(c) for a in c.addresses]
+    return [(a, c.port) for c in cards if match(c) for a in c.addresses
+            if (a, c.port) not in avoid]
 
 
 async def browse(aiozc: AsyncZeroconf, *, timeout_s: float,

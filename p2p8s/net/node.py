@@ -192,6 +192,11 @@ class Node:
         self._handshaking = 0
         self.peers: dict[bytes, Connection] = {}
         self.port = 0
+        #: A node that accepts a connection from a key it already has a connection of
+        #: drops the old one (at once, unreported, unsent bytes discarded) instead of
+        #: refusing the new one: in play, the newest connection of a node is the live one
+        #: (its address may have changed while the old socket still looks open).
+        self.replace_old = False
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -311,6 +316,13 @@ class Node:
             if not conn.closed:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(conn.writer.drain(), 2.0)
+
+    def discard(self, conn: Connection) -> None:
+        """Close ``conn`` at once without a word and without a :class:`Lost` event: its
+        unsent bytes are dropped and nothing it still carries is delivered (a newer
+        connection of the same node replaces it)."""
+        if self._drop(conn):
+            conn.writer.transport.abort()
 
     def close_peer(self, conn: Connection, why: Refusal | Farewell, *,
                    seats: int | None = None) -> None:
@@ -444,7 +456,10 @@ class Node:
                 self._code_key, body.mac, table=self.table, peer_nonce=nonce,
                 own_key=peer_key, peer_key=self.key):
             raise self._wrong_code(writer, where=where, dialled=dialled)
-        if peer_key in self.peers:
+        old = self.peers.get(peer_key)
+        if old is not None and self.replace_old and not dialled:
+            self.discard(old)
+        elif old is not None:
             writer.write(self.frame(Refuse(code=Refusal.DUPLICATE)))
             raise JoinRefused(NetCode.ALREADY_CONNECTED, refusal=Refusal.DUPLICATE,
                               peer=where)

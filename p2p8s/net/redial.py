@@ -12,10 +12,10 @@ made shows up as a ``Connected`` event of the node, which starts the ``sync``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
+from typing import Any
 
 from p2p8s.codes import format_address
 from p2p8s.errors import LocalError, RemoteError
@@ -30,8 +30,10 @@ REDIAL_MAX_S = 8.0
 DIAL_TIMEOUT_S = 3.0
 
 Address = tuple[str, int]
-#: Where else a lost seat may listen now (``seat -> [(host, port), …]``, e.g. by mDNS).
-Finder = Callable[[int], Awaitable[list[Address]]]
+#: Where else a lost seat may listen now: ``find(seat, known) -> [(host, port), …]``, e.g.
+#: by mDNS; it waits for an answer with an address not in ``known`` (a cached record of
+#: the old address is no news) and returns only such addresses.
+Finder = Callable[[int, Sequence[Address]], Awaitable[list[Address]]]
 
 
 class Redial:
@@ -99,7 +101,9 @@ class Redial:
 
     async def _dial(self, seat: int) -> None:
         """Try the seat's addresses with backoff until a connection is made or it is back
-        by itself (the mDNS look-up runs while the known addresses are tried)."""
+        by itself. The mDNS look-up runs while the known addresses are tried, and an
+        address it finds is dialled at once, without waiting for a dead known address to
+        time out."""
         delay = REDIAL_FIRST_S
         node = self.mesh.node
         entry = self.mesh.roster.entry(seat)
@@ -107,22 +111,41 @@ class Redial:
             if entry.key in node.peers:
                 return
             known = list(self.where.get(seat, []))
-            finding = asyncio.ensure_future(self._find(seat)) if self._find else None
-            try:
-                if await self._try(known):
-                    return
-                found: list[Address] = []
-                if finding is not None:
-                    with contextlib.suppress(Exception):
-                        found = [f for f in await finding if f not in known]
-                if found and await self._try(found):
-                    self.found_by_mdns += 1
-                    return
-            finally:
-                if finding is not None:
-                    finding.cancel()
+            if await self._attempt(seat, known):
+                return
             await asyncio.sleep(delay * (0.75 + 0.5 * self._rng.random()))
             delay = min(delay * 2, REDIAL_MAX_S)
+
+    async def _attempt(self, seat: int, known: list[Address]) -> bool:
+        """One round of dialling: the known addresses and, as soon as the look-up finds
+        it elsewhere, there too; whether a connection was made."""
+        finding = (asyncio.ensure_future(self._find(seat, tuple(known)))
+                   if self._find is not None else None)
+        waiting: set[asyncio.Future[Any]] = {asyncio.ensure_future(self._try(known)),
+                                             *([finding] if finding else [])}
+        try:
+            while waiting:
+                done, waiting = await asyncio.wait(waiting,
+                                                   return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    if task is finding:
+                        found: list[Address] = []
+                        if not task.cancelled() and task.exception() is None:
+                            found = [f for f in task.result() if f not in known]
+                        if found:
+                            dial = asyncio.ensure_future(self._try(found))
+                            dial.add_done_callback(partial(self._count_found, dial))
+                            waiting.add(dial)
+                    elif task.result():
+                        return True
+            return False
+        finally:
+            for task in waiting:
+                task.cancel()
+
+    def _count_found(self, dial: asyncio.Future[bool], _: object) -> None:
+        if not dial.cancelled() and dial.exception() is None and dial.result():
+            self.found_by_mdns += 1
 
     async def _try(self, addresses: list[Address]) -> bool:
         """Dial the first of ``addresses`` that answers; whether one did."""

@@ -56,6 +56,9 @@ TICK_S = 0.5
 QUIT_WORDS = frozenset({"quit", "q", "exit"})
 #: Put on a lines queue at the end of input.
 EOF_MARK = "\x04"
+#: Seconds a node whose match is over keeps answering the nodes still away, so a player
+#: who comes back is told the result (protocol/table.md, "Coming back").
+LINGER_S = 60.0
 
 
 @dataclass(slots=True)
@@ -81,6 +84,11 @@ class Options:
     #: The command a lost player can run to come back through this node (told to the
     #: others when a peer is lost, so they can pass it on), e.g. ``p2p8s join CODE``.
     come_back: str | None = None
+    #: Seconds to keep answering the nodes still away once the match is over here.
+    linger_s: float = LINGER_S
+    #: Called with ``seat -> [(host, port), …]`` whenever a peer connects, so the next run
+    #: at this table (``p2p8s join CODE`` without mDNS) knows where to look.
+    remember: Callable[[dict[int, list[tuple[str, int]]]], None] | None = None
 
 
 @dataclass(slots=True)
@@ -175,13 +183,23 @@ class _Run:
         self.frames: list[bytes] = list(restored.frames) if restored is not None else []
         self.conns: list[Connection] = []  # the connections the link knows, by number
         self.redial = Redial(mesh, find=options.find_peer, rng=self.rng, where=where,
-                             away=lambda s: self.link.done is None and s in self.link.away)
+                             away=lambda s: s in self.link.away and (
+                                 self.link.done is None or s in self.link.owed))
+        self.linger_until: float | None = None
+
         self.link = Link(
             self.table, peers={s: self._conn(s, c) for s, c in mesh.peers.items()},
             rounds=options.rounds, restored=restored is not None, seen=self.frames,
             notes=restored.notes if restored is not None else (),
             answers=restored.answers if restored is not None else None,
             come_back=options.come_back, log_name=str(log.path) if log is not None else None)
+        self.remember()
+
+    def remember(self) -> None:
+        """Keep where the seats listen (:attr:`Options.remember`), for the next run."""
+        if self.options.remember is not None:
+            with contextlib.suppress(OSError):
+                self.options.remember(self.redial.where)
 
     def now(self) -> float:
         return self.loop.time()
@@ -207,6 +225,11 @@ class _Run:
                 case lo.SendLog(conn=conn, seat=seat):
                     for part in log_parts(self.frames):
                         send(self.conns[conn], Game(to=seat, payload=part))
+                case lo.Drop(seat=seat, conn=conn):
+                    old = self.conns[conn]
+                    if self.mesh.peers.get(seat) is old:
+                        del self.mesh.peers[seat]  # queued only until the next Use
+                    self.mesh.node.discard(old)
                 case lo.Use(seat=seat, conn=conn):
                     self.mesh.peers[seat] = self.conns[conn]
                 case lo.Rebuild(peers=peers):
@@ -343,6 +366,7 @@ class _Run:
             return
         conn.set_seat(seat)
         self.redial.note(seat, conn)
+        self.remember()
         if self.mesh.peers.get(seat) is conn:
             return  # already in use (a rejoined mesh)
         if conn.hello.role is Role.JOIN:  # `p2p8s join` again: it needs the roster
@@ -379,6 +403,21 @@ class _Run:
         if self.link.asleep:
             self.pilot.forget()
 
+    def over(self) -> bool:
+        """Whether the run ends now: once the link is done — after the match is over,
+        only once every node still away came back and was told the result, or
+        :attr:`Options.linger_s` has passed."""
+        if self.link.done is None:
+            return False
+        owed = self.link.owed
+        if not self.link.outcome.match_over or not owed or self.options.linger_s <= 0:
+            return True
+        if self.linger_until is None:
+            self.linger_until = self.now() + self.options.linger_s
+            self.tell(note(LinkCode.TELLING_RESULT, seats=owed,
+                           seconds=self.options.linger_s))
+        return self.now() >= self.linger_until
+
     async def run(self, lines: asyncio.Queue[str] | None) -> Result:
         """Play until the link is done (or fails: raised), or must be rebuilt."""
         inbox = _Inbox(self.mesh, lines)
@@ -386,7 +425,7 @@ class _Run:
             self.execute(self.link.start(self.now()))
             self.decision_point()
             self.link.clock(self.now())  # the first read (see Link.clock)
-            while self.link.done is None and self.link.rebuild is None:
+            while self.link.rebuild is None and not self.over():
                 wake = self.next_wake()
                 timeout = TICK_S if wake is None else min(TICK_S, max(0.0, wake - self.now()))
                 try:
@@ -441,6 +480,7 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
     def secret() -> bytes | None:
         return key_secret(mesh, write_log=options.write_log, log_dir=options.log_dir)
 
+    mesh.node.replace_old = True  # in play, the newest connection of a node is the live one
     try:
         config = table_config(mesh.roster, table=mesh.node.table, seed=mesh.digest,
                               turn_timeout_s=options.turn_timeout_s)

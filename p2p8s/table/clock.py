@@ -7,12 +7,16 @@ each of their next turns on this node waits only :data:`AWAY_GRACE_S` until they
 type something again (:meth:`TurnClock.present`). A seat taken over whose person is back
 gets the full timer from its turn start or its return (:meth:`TurnClock.choice_deadline`),
 ``AWAY_GRACE_S`` after a turn it missed. :meth:`TurnClock.get_timer` is the local turn's
-deadline.
+deadline. The others' clocks enforce a turn too (:meth:`TurnClock.stall`): a turn another
+node must send that has not moved :data:`STALL_MARGIN_S` after its deadline (its start, or
+its last move, for a turn without one) is *stalled*; the runner then catches up with that
+node and, if the turn still does not move, counts it as lost (protocol/table.md, "Timer").
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from p2p8s.engine import Draw
 from p2p8s.table import events as tev
@@ -25,6 +29,21 @@ from p2p8s.table.seats import Seats
 #: Once the computer has played a turn for the local player (R-TIMER), their next turns
 #: get this grace (seconds) instead of the full timer, until they act again.
 AWAY_GRACE_S = 3.0
+#: Seconds past a turn's deadline (on this node's clock) after which a turn another node
+#: must send counts as stalled (R-TIMER: the others' clocks enforce it).
+STALL_MARGIN_S = 10.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stall:
+    """The turn of ``seat`` (``turn`` = round number, actions applied in it: the same turn
+    while equal) waits for a move of ``node``'s node (another node than this one), and
+    counts as stalled from ``at`` (this node's clock) if it has not moved by then."""
+
+    seat: int
+    node: int
+    turn: tuple[int, int]
+    at: float
 
 
 class TurnClock:
@@ -55,6 +74,9 @@ class TurnClock:
         self.deadline: float | None = None
         self.stood_in = False
         self.turn_at = 0.0  #: when the current turn started (``now``)
+        self.turn_seat: int | None = None  #: the seat on turn (None: no turn runs)
+        self.moves = 0  #: actions applied this round
+        self.moved_at = 0.0  #: when the last one was (``now``)
 
     def get_timer(self) -> float | None:
         """The local turn's deadline, while the local person's own turn runs."""
@@ -66,6 +88,7 @@ class TurnClock:
         """``seat``'s turn starts now: its deadline, told with ``TurnStarted``."""
         ctx = self._ctx
         self.turn_at = ctx.now
+        self.turn_seat = seat
         timeout = ctx.config.turn_timeout_s
         if seat == ctx.me and self.away_turns and not self.present_now:
             timeout = min(timeout, AWAY_GRACE_S)  # R-TIMER: still away, a short grace
@@ -86,6 +109,34 @@ class TurnClock:
         start = max(self.turn_at, seats.back_at.get(config.node_of(seat), self.turn_at))
         grace = AWAY_GRACE_S if seat in self.missed else config.turn_timeout_s
         return start + grace
+
+    def stall(self) -> Stall | None:
+        """The turn running now, if another node must send its next action (R-TIMER, the
+        others' part): the seat's own node, the proxy's for a recovered seat, the
+        adopter's for an adopted one; None when no turn runs, this node sends it, or
+        that node is gone already (taken over, or the game waits)."""
+        ctx, seats = self._ctx, self._seats
+        seat = self.turn_seat
+        if (ctx.number == 0 or seat is None or ctx.phase is not Phase.PLAY or not ctx.going
+                or ctx.leaving or ctx.observing):
+            return None
+        if seat in seats.recovered:
+            node = seats.runner(seats.proxy())
+        else:
+            node = seats.runner(seat)
+            if node is None:  # undecided (its node welcomed back): its own node
+                node = ctx.config.node_of(seat)
+        if node is None or node == ctx.me or node in seats.gone or ctx.me in seats.paused:
+            return None
+        base = max(self.deadline if self.deadline is not None else self.turn_at,
+                   self.moved_at)
+        return Stall(seat=seat, node=node, turn=(ctx.number, self.moves),
+                     at=base + STALL_MARGIN_S)
+
+    def stall_timer(self) -> float | None:
+        """When the turn running now stalls (:meth:`stall`), while that is still ahead."""
+        stall = self.stall()
+        return stall.at if stall is not None and stall.at > self._ctx.now else None
 
     def refresh_deadline(self) -> None:
         """A node came back: the turn of a seat taken over gets its choice deadline."""
@@ -138,6 +189,8 @@ class TurnClock:
         """An action of ``seat`` was applied: a person's choice means it is back; the
         takeover computer's move for the local seat is counted (``told``: the person was
         told it plays again, so it missed this turn)."""
+        self.moves += 1
+        self.moved_at = self._ctx.now
         if record.choice is not None:
             self.missed.discard(seat)  # its person is back at the table
         elif seat == self._ctx.me and seat in self._seats.bots:
@@ -149,3 +202,4 @@ class TurnClock:
     def end_round(self) -> None:
         """The round is over: no deadline."""
         self.deadline = None
+        self.turn_seat = None

@@ -65,7 +65,7 @@ from p2p8s.table.actions import (
     encode_round,
 )
 from p2p8s.table.choices import Choices
-from p2p8s.table.clock import AWAY_GRACE_S, TurnClock
+from p2p8s.table.clock import AWAY_GRACE_S, Stall, TurnClock
 from p2p8s.table.computer import BOT_TAG, STAND_IN, TAKEOVER_TAG, Computers
 from p2p8s.table.config import TableConfig
 from p2p8s.table.context import MAX_AHEAD, MAX_FUTURE, OBSERVER, Ctx, Outgoing, Output, Phase
@@ -269,10 +269,27 @@ class Table:
     def get_timer(self) -> float | None:
         """When :meth:`handle_timer` must be called next: the earliest timer of the
         machines (a gone node's takeover grace, the local turn's deadline, the deadline
-        of a returning person's choice)."""
+        of a returning person's choice, when another node's turn stalls: :attr:`stall`)."""
         times = [t for t in (self._seats.get_timer(), self._clock.get_timer(),
-                             self._choices.get_timer()) if t is not None]
+                             self._choices.get_timer(), self._clock.stall_timer()) if t is not None]
         return min(times, default=None)
+
+    @property
+    def holding(self) -> bool:
+        """True while this node keeps payloads it would send (cut off from most of the
+        table, or not knowing yet whether its seat was taken over meanwhile: a recovery
+        of its key begun and not finished); the actions among them are applied here
+        and nowhere else until they go out. The runner rebuilds such a node from the log
+        when it holds while every other node is reached (protocol/table.md, "Held")."""
+        return bool(self._seats.held) and self._seats.holding()
+
+    @property
+    def stall(self) -> Stall | None:
+        """The turn running now if another node must send its next action (R-TIMER, the
+        others' clocks): that node and when the turn counts as stalled (``at``, this
+        node's clock; :attr:`get_timer` includes it while it is ahead). The runner acts
+        on it (protocol/table.md, "Timer"); the table itself does nothing then."""
+        return self._clock.stall()
 
     # ------------------------------------------------------------------ inputs
 

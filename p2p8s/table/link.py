@@ -4,15 +4,19 @@ A :class:`Link` wraps this node's :class:`~p2p8s.table.Table` and decides what a
 does between the table and the network (protocol/table.md, "The runner's part"): what
 each peer is owed again after a drop (``sync``, resend), what a restarted peer gets (the
 ``log``), when its own table is void and must be rebuilt from a peer's log, who dials
-whom; with :mod:`~p2p8s.table.relay` (what a lost node's peers relay to each other),
-:mod:`~p2p8s.table.freeze` (a process that did not run holds its output) and
-:mod:`~p2p8s.table.outcome` (the ``--rounds`` cut-off, when the runner stops or the
-match cannot go on). Network events and ``now`` go in (:meth:`~Link.connected`,
-:meth:`~Link.received`, :meth:`~Link.lost`, :meth:`~Link.clock`,
-:meth:`~Link.handle_timer`), typed records of :mod:`~p2p8s.table.linkout` come out, in
-the order the adapter carries them out, and :meth:`~Link.get_timer` says when to call
-again (aioquic-style). Connections are numbers the adapter gives. After
-:attr:`Link.done`, :attr:`Link.failure` or a ``Rebuild``, every input is ignored.
+whom, which connection of a node is the live one (the newest: an older one is dropped
+at once, nothing counted from it); with :mod:`~p2p8s.table.relay` (what a lost node's
+peers relay to each other), :mod:`~p2p8s.table.freeze` (a process that did not run
+holds its output), :mod:`~p2p8s.table.stall` (a turn another node does not move, this
+table holding its moves while everyone is reached) and :mod:`~p2p8s.table.outcome` (the
+``--rounds`` cut-off, when the runner stops or the match cannot go on). Network events
+and ``now`` go in (:meth:`~Link.connected`, :meth:`~Link.received`, :meth:`~Link.lost`,
+:meth:`~Link.clock`, :meth:`~Link.handle_timer`), typed records of
+:mod:`~p2p8s.table.linkout` come out, in the order the adapter carries them out, and
+:meth:`~Link.get_timer` says when to call again (aioquic-style). Connections are
+numbers the adapter gives. After :attr:`Link.failure` or a ``Rebuild`` every input is
+ignored; after :attr:`Link.done` a link whose match is over still answers the nodes it
+:attr:`~Link.owed` (they come back and are given its log).
 """
 
 from __future__ import annotations
@@ -24,12 +28,14 @@ from p2p8s.errors import IllegalAction, MalformedInput, Note, RemoteError
 from p2p8s.table import events as tev
 from p2p8s.table import linkout as lo
 from p2p8s.table.actions import LEAVE, RESYNC, encode_records
+from p2p8s.table.clock import Stall
 from p2p8s.table.core import Outgoing, Output, Table
 from p2p8s.table.freeze import ASLEEP_MAX_S, Awake, Freeze, Waiting
 from p2p8s.table.linkout import LinkCode, PeerLost, TableFailed, note
 from p2p8s.table.logverify import records_from_frames
 from p2p8s.table.outcome import Outcome
 from p2p8s.table.relay import Relays
+from p2p8s.table.stall import CatchUp, GiveUp, Watch
 from p2p8s.table.sync import LOG_PART, RELAY, RUNNER_KINDS, SYNC, LogAnswer, Sync, round_of
 from p2p8s.wire import Farewell, Game
 
@@ -83,9 +89,15 @@ class Link:
         self.await_log: set[int] = set()
         self.told_taken: dict[int, int] = {}  # seat -> the conn told its seats were taken
         self.answers: dict[int, LogAnswer] = dict(answers or {})
+        #: peers asked for their log (a restored node asked those it reached): any other
+        #: peer's log answer means its match is over, and this node rebuilds from it
+        self.asked_log: set[int] = set(peers) | set(self.answers) if restored else set()
         #: the frozen-process rule: while asleep it sends nothing from its table, drives
         #: no timer, calls no ``peer_lost`` (it was the one gone), holds its ``sync``
         self.freeze = Freeze()
+        #: stalled turns (R-TIMER, the others' clocks) and this table holding its moves
+        self.watch = Watch()
+        self.alone = False  # told the player it reaches nobody
 
     # --- state ---------------------------------------------------------------------------
 
@@ -128,7 +140,16 @@ class Link:
             return None
         if self.freeze.asleep:
             return self.freeze.get_timer()
-        return self.table.get_timer()
+        times = [t for t in (self.table.get_timer(), self.watch.timer(self._stall()))
+                 if t is not None]
+        return min(times, default=None)
+
+    @property
+    def owed(self) -> list[int]:
+        """After the end of the match here: the other people's seats whose node is away
+        and has not left nor finished (they are told the result when they come back)."""
+        return sorted(s for s in self.away | set(self.pending)
+                      if s not in self.gone_for_good and s not in self.outcome.finished)
 
     # --- inputs --------------------------------------------------------------------------
 
@@ -173,6 +194,10 @@ class Link:
         timer = self.table.get_timer()
         if timer is not None and timer <= now:
             self._process(self.table.handle_timer(now))
+        self._check_stall(now)
+        self._check_held(now)
+        for seat in self.watch.due_back(now):
+            self._peer_back(seat, now)
         return self._take()
 
     def connected(self, seat: int, conn: lo.Conn, now: float) -> list[lo.Out]:
@@ -181,6 +206,11 @@ class Link:
         if self.stopped or not self.member(seat) or self.peers.get(seat) == conn.id:
             return []
         self.conns[conn.id] = conn
+        # the newest connection of a node replaces any other at once: nothing is written
+        # to the old one again (what it carried unacknowledged is resent after the sync)
+        for old in (self.peers.pop(seat, None), self.pending.get(seat)):
+            if old is not None and old != conn.id:
+                self._emit(lo.Drop(seat=seat, conn=old))
         self.pending[seat] = conn.id
         if self.freeze.asleep:
             self.freeze.unsynced[seat] = conn.id  # its sync first: was it taken over?
@@ -206,6 +236,10 @@ class Link:
                 self._show(note(LinkCode.PEER_FAULT, seat=seat, error=exc))
                 self._fail(TableFailed(LinkCode.INVALID_DATA, seat=seat,
                                        name=self._name(seat), error=exc))
+        elif self.peers.get(seat) != conn:
+            # a connection replaced (or not synced yet): its sender resends on the new
+            # one what this node's ``sync`` said it lacks, so this copy is not counted
+            self.counts["stale"] = self.counts.get("stale", 0) + 1
         else:
             self.received_count += 1
             if kind == LEAVE and seat not in self.gone_for_good:
@@ -224,9 +258,11 @@ class Link:
             return []  # not a seated player (a newcomer refused after the deal)
         if self.pending.get(seat) == conn:
             del self.pending[seat]  # lost again before its sync: keep trying
-            self._dial(seat)
-            return self._take()
-        if self.peers.get(seat) != conn:
+            if seat in self.away or seat in self.peers or self.done is not None:
+                self._dial(seat)
+                return self._take()
+            # it replaced the connection in use: the node is lost as that one would be
+        elif self.peers.get(seat) != conn:
             return []  # an old connection of that seat
         if reason.code is Farewell.DONE:
             self._emit(lo.PeerGone(seat=seat, why=note(LinkCode.GONE_FINISHED)))
@@ -252,6 +288,12 @@ class Link:
             self._dial(seat)
             self._after_input(now)
             return self._take()
+        self._lose_peer(seat, now)
+        return self._take()
+
+    def _lose_peer(self, seat: int, now: float) -> None:
+        """``seat``'s node is lost (its connection ended, or its turn stalled): relay what
+        it sent, tell the table (its seats are taken over, or the game waits), dial."""
         if self.come_back is not None and seat not in self.away:
             self._show(note(LinkCode.COME_BACK, seat=seat, command=self.come_back))
         self.away.add(seat)
@@ -260,7 +302,66 @@ class Link:
         self._take_relayed(seat, now)
         self._process(self.table.peer_lost(seat, now))
         self._dial(seat)
-        return self._take()
+        self._check_alone()
+
+    def _check_alone(self) -> None:
+        """Tell the player once when this node reaches no other node (it keeps trying)."""
+        reachable = [s for s in self.others
+                     if s not in self.gone_for_good and s not in self.outcome.finished]
+        if (reachable and all(s in self.away for s in reachable) and not self.alone
+                and self.done is None and not self.stopped):
+            self.alone = True
+            self._show(note(LinkCode.NOBODY_REACHABLE))
+
+    # --- stalled turns (R-TIMER, the others' clocks) ---------------------------------------
+
+    def _stall(self) -> Stall | None:
+        """The table's stalled-turn watch, for a node this link knows."""
+        stall = self.table.stall
+        return stall if stall is not None and stall.node in self.got else None
+
+    def _check_stall(self, now: float) -> None:
+        """The turn on now waits for another node's move past its deadline and a margin:
+        first catch up with that node (a fresh connection, so its ``sync`` resends what
+        was lost either way); if the turn still has not moved
+        :data:`~p2p8s.table.stall.STALL_RETRY_S` later, count that node as lost (its
+        seats are taken over; with two people the game waits)."""
+        if self.stopped:
+            return
+        match self.watch.check(self._stall(), now):
+            case CatchUp(seat=seat, node=node):
+                self.counts["stalled"] = self.counts.get("stalled", 0) + 1
+                self._show(note(LinkCode.TURN_STALLED, seat=seat, node=node))
+                conn = self.peers.pop(node, None)
+                if conn is not None:
+                    self._emit(lo.Drop(seat=node, conn=conn))
+                self.expect.pop(node, None)
+                self.away.add(node)  # dialled (the higher seat), not lost: no takeover yet
+                self._dial(node)
+            case GiveUp(node=node):
+                self.counts["stall_lost"] = self.counts.get("stall_lost", 0) + 1
+                for conn in (self.peers.pop(node, None), self.pending.pop(node, None)):
+                    if conn is not None:
+                        self._emit(lo.Drop(seat=node, conn=conn))
+                self._emit(lo.PeerGone(seat=node, why=note(LinkCode.GONE_STALLED, seat=node)))
+                self.away.discard(node)  # counted as lost now (as if its connection ended)
+                self._lose_peer(node, now)
+
+    def _check_held(self, now: float) -> None:
+        """This node's table holds its moves (it does not know whether its seat was taken
+        over) while every other node is reached and synced: after
+        :data:`~p2p8s.table.stall.HELD_MAX_S` it rebuilds from their log, which says what
+        happened (protocol/table.md, "Held")."""
+        reached = [s for s in self.others
+                   if s not in self.gone_for_good and s not in self.outcome.finished]
+        holding = (not self.stopped and self.done is None and not self.freeze.asleep
+                   and self.table.holding and bool(reached)
+                   and all(s in self.peers and s not in self.away and s not in self.pending
+                           and s not in self.expect for s in reached))
+        if self.watch.held(holding, now):
+            self.counts["held"] = self.counts.get("held", 0) + 1
+            seat = min(reached)
+            self._rebuild(seat, self.peers[seat], note(LinkCode.REBUILD_HELD, seat=seat))
 
     def act(self, action: Action, now: float) -> list[lo.Out]:
         """The local player's (or the auto player's) ``action``; one the table refuses
@@ -432,6 +533,11 @@ class Link:
             if frames is None:
                 return
             del self.answers[seat]
+            if seat not in self.asked_log and seat not in self.await_log:
+                # not asked for: the match is over there (it answered this node's sync
+                # with its log): the result is in it, rebuild from the others' logs
+                self._rebuild(seat, conn, note(LinkCode.REBUILD_OVER, seat=seat))
+                return
             records = records_from_frames(self.config, frames, me=self.me)
             for frame in frames:
                 self.relays.seen.add(frame)
@@ -439,12 +545,19 @@ class Link:
             self._receive(seat, bytes([RESYNC]) + encode_records(records), now)
             if seat in self.await_log:  # everything it sent is in now
                 self.await_log.discard(seat)
-                if seat in self.table.gone:
-                    self._process(self.table.peer_back(seat, now))
+                self._peer_back(seat, now)
 
     def _on_sync(self, conn: int, seat: int, sync: Sync, now: float) -> None:
         if self.pending.get(seat) != conn and self.peers.get(seat) != conn:
             return  # a connection already replaced
+        if self.outcome.match_over and not sync.restarted:
+            # the match is over here: the node coming back learns the result from this
+            # node's log (it rebuilds from it), not from a resend of every sender apart
+            self.pending.pop(seat, None)
+            self._emit(lo.SendLog(conn=conn, seat=seat))
+            self._use(seat, conn)
+            self._back(seat, LinkCode.BACK, moved=self.conns[conn].moved)
+            return
         known = seat in self.fresh or seat in self.restart_to
         if self.freeze.unsynced.get(seat) == conn:  # this node was frozen (asleep)
             del self.freeze.unsynced[seat]
@@ -467,7 +580,7 @@ class Link:
             joined = self.conns[conn].joined  # a new process: a new port
             self._back(seat, LinkCode.BACK_RESTARTED if joined else LinkCode.BACK_RESYNCED,
                        moved=None if joined else self.conns[conn].moved)
-            self._process(self.table.peer_back(seat, now))
+            self._peer_back(seat, now)
             return
         if (self.told_taken.get(seat) == conn and sync.posted > self.got[seat]
                 and seat not in self.restart_to):
@@ -500,6 +613,7 @@ class Link:
 
     def _back(self, seat: int, how: LinkCode, *, moved: str | None) -> None:
         self.away.discard(seat)
+        self.alone = False
         self.relays.drop(seat)  # it resends, or rebuilds: relays are not due
         if seat in self.gone_for_good:
             self.gone_for_good.remove(seat)
@@ -511,13 +625,22 @@ class Link:
         due = self.expect.get(seat)
         if due is not None and self.got[seat] >= due and not self.stopped:
             del self.expect[seat]
-            if seat in self.table.gone:
-                self._process(self.table.peer_back(seat, now))
+            self._peer_back(seat, now)
+
+    def _peer_back(self, seat: int, now: float) -> None:
+        """Count ``seat``'s node back in the table, unless it was counted lost for a
+        stalled turn and its seats are not taken over yet (then at the end of its
+        hold-off: :meth:`handle_timer`)."""
+        if self.stopped or seat not in self.table.gone:
+            return
+        taken = any(self.config.node_of(d) == seat for d in self.table.taken_over)
+        if self.watch.may_return(seat, now, taken=taken):
+            self._process(self.table.peer_back(seat, now))
 
     def _dial(self, seat: int) -> None:
         """Dial ``seat``'s node again if this node is the one to: the higher seat dials
         the lower (a restarted node dials everyone); not once it left for good."""
-        if (self.done is None and seat not in self.gone_for_good
+        if ((self.done is None or seat in self.owed) and seat not in self.gone_for_good
                 and seat not in self.outcome.finished and (seat < self.me or self.restored)):
             self._emit(lo.Dial(seat=seat))
 
@@ -526,6 +649,7 @@ class Link:
     def _after_input(self, now: float) -> None:
         if self.freeze.asleep and self.freeze.settled:
             self._asleep_check(now)
+        self._check_held(now)
 
     def _asleep_check(self, now: float) -> None:
         """After a freeze: once the connections that ended meanwhile are back (each peer's

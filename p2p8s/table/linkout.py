@@ -33,6 +33,8 @@ class LinkCode(Code):
     ASLEEP_GAVE_UP = "asleep-gave-up"  #: [seats, seconds] they did not come back in time
     REBUILD_TAKEN = "rebuild-taken"  #: [seat] its last moves never reached that node
     REBUILD_ASLEEP = "rebuild-asleep"  #: [seat] that node took the seat over meanwhile
+    REBUILD_HELD = "rebuild-held"  #: [seat] its table held its moves while all were reached
+    REBUILD_OVER = "rebuild-over"  #: [seat] the match ended meanwhile: its log has the result
     GOT_LOG = "got-log"  #: [seat, frames] the table was rebuilt from that node's log
     LOG_GOES_ON = "log-goes-on"  #: [path] the new table log file
     REJOINED = "rejoined"  #: [seat, taken, rounds] back at the table from the log
@@ -40,10 +42,14 @@ class LinkCode(Code):
     INPUT_ENDED = "input-ended"  #: [bot] typed input ended: that bot plays the seat
     STILL_CATCHING_UP = "still-catching-up"  #: a typed move while asleep
     REFUSED = "refused"  #: [error] the table refused the local action
+    TURN_STALLED = "turn-stalled"  #: [seat, node] the turn does not move: catching up
+    NOBODY_REACHABLE = "nobody-reachable"  #: this node reaches no other node: still trying
+    TELLING_RESULT = "telling-result"  #: [seats, seconds] waiting to tell them the result
     # --- how a peer left or came back (PeerGone, PeerBack) -----------------------------------
     GONE_LEFT = "gone-left"  #: its player left the table
     GONE_FINISHED = "gone-finished"  #: it played to the end of what it asked for
     GONE_LOST = "gone-lost"  #: [reason] the connection ended (the node's words)
+    GONE_STALLED = "gone-stalled"  #: [seat] its turn did not move, even after catching up
     BACK = "back"  #: [moved] reconnected (``moved``: HOST:PORT if it listens elsewhere)
     BACK_RESYNCED = "back-resynced"  #: [moved] reconnected; it rebuilds from the log
     BACK_RESTARTED = "back-restarted"  #: [moved] restarted; it gets the log
@@ -156,6 +162,16 @@ class Log:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Drop:
+    """Close seat ``seat``'s connection ``conn`` at once (a newer one replaces it, or the
+    link wants a fresh one): nothing is written to it again and its end is not reported;
+    until a :class:`Use`, the seat's payloads are only queued (resent after its ``sync``)."""
+
+    seat: int
+    conn: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Use:
     """Seat ``seat``'s node is reached on ``conn`` from now on (the mesh's peer)."""
 
@@ -232,5 +248,5 @@ class Rebuild:
     peers: Mapping[int, int]
 
 
-Out = (Post | Send | Resend | SendLog | Log | Use | Show | PeerGone | PeerBack | Dial | Undial
-       | RoundLogged | Refused | Rebuild)
+Out = (Post | Send | Resend | SendLog | Log | Drop | Use | Show | PeerGone | PeerBack | Dial
+       | Undial | RoundLogged | Refused | Rebuild)

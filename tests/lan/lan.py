@@ -10,6 +10,7 @@ apart from the rounds every node played.
 from __future__ import annotations
 
 import re
+import signal
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +82,18 @@ def open_table(procs: list[Proc], tmp_path: Path, *, people: int, seats: int, ro
         table.procs.append(joiner)
         host.expect(rf"^{NAMES[i]} \[key .*\] sat down at seat {i}$", timeout_s=15)
     host.send("deal")
+    return table
+
+
+def two_and_a_kill(procs: list[Proc], tmp_path: Path, *, rounds: int = 3) -> Table:
+    """A 2-person table (the host without mDNS, to 200 points) whose joiner Bob is killed
+    (SIGKILL: its state is gone, its files are not) in round 1, once Ann noticed."""
+    table = open_table(procs, tmp_path, people=2, seats=2, rounds=rounds,
+                       host_extra=("--no-mdns", "--target", "200"))
+    ann, bob = table.procs
+    bob.expect(r"^Round 1: ", timeout_s=20)
+    bob.signal(signal.SIGKILL)
+    ann.expect(r"^Lost the connection to Bob \(seat 1\)", timeout_s=10)
     return table
 
 

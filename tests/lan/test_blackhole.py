@@ -69,13 +69,14 @@ def _route(node: Node, via: dict[int, int]) -> None:
 
 
 @contextlib.asynccontextmanager
-async def proxied_table(rules: Ruleset) -> AsyncIterator[tuple[list[Node], list[Mesh],
-                                                               list[FaultProxy]]]:
+async def proxied_table(rules: Ruleset, *, dead_after_s: Sequence[float] = (DEAD_AFTER_S,) * 3
+                        ) -> AsyncIterator[tuple[list[Node], list[Mesh], list[FaultProxy]]]:
     """A dealt table of 3 nodes where every connection of seat 2 runs through a proxy
     (one per peer it dials, one for the peer that dials it); yields nodes, meshes and
-    the proxies."""
+    the proxies. ``dead_after_s``: each node's heartbeat deadline."""
     async with contextlib.AsyncExitStack() as stack:
-        nodes = [await stack.enter_async_context(_node(f"P{i}")) for i in range(3)]
+        nodes = [await stack.enter_async_context(_node(f"P{i}", dead_after_s=dead_after_s[i]))
+                 for i in range(3)]
         to0, to1, to2 = [await stack.enter_async_context(FaultProxy("127.0.0.1", n.port))
                          for n in nodes]
         _route(nodes[2], {nodes[0].port: to0.port, nodes[1].port: to1.port})

@@ -7,14 +7,13 @@ end with the same scores; every log audits ok."""
 from __future__ import annotations
 
 import re
-import signal
 from pathlib import Path
 
 from net.procs import Proc
 
 from p2p8s.store.tablelog import read_log
 
-from .lan import join_args, log_files, open_table
+from .lan import join_args, log_files, two_and_a_kill
 
 
 def _done(proc: Proc, timeout_s: float) -> None:
@@ -30,12 +29,8 @@ def _last_mark(path: Path) -> tuple[str, list[int]]:
 
 def test_with_two_people_a_restarted_program_sends_its_keys_and_the_match_goes_on(
         procs: list[Proc], tmp_path: Path) -> None:
-    table = open_table(procs, tmp_path, people=2, seats=2, rounds=3,
-                       host_extra=("--no-mdns", "--target", "200"))
-    ann, bob = table.procs
-    bob.expect(r"^Round 1: ", timeout_s=20)
-    bob.signal(signal.SIGKILL)  # its state is gone; its table secret file is not
-    ann.expect(r"^Lost the connection to Bob \(seat 1\)", timeout_s=10)
+    table = two_and_a_kill(procs, tmp_path)  # Bob's state is gone; its secret file is not
+    ann = table.procs[0]
     port = re.search(r"run: p2p8s join \w{6}@\S+:(\d+)$", ann.output, re.M)
     assert port is not None
     secrets = sorted((table.homes[1] / "data" / "p2p8s" / "tables").glob("*-seat1.key"))

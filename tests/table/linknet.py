@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from p2p8s import wire
 from p2p8s.bots.registry import get_bot
 from p2p8s.crypto.rand import seeded
-from p2p8s.errors import Note
+from p2p8s.errors import Code, Note
 from p2p8s.net.errors import NetCode
 from p2p8s.rules import Ruleset
 from p2p8s.table import Table, TableConfig
@@ -26,6 +26,7 @@ from p2p8s.table.harness import make_config, make_keys
 from p2p8s.table.link import Link
 from p2p8s.table.linkout import (
     Conn,
+    Drop,
     Log,
     Out,
     Post,
@@ -36,7 +37,8 @@ from p2p8s.table.linkout import (
     Show,
     Use,
 )
-from p2p8s.table.sync import log_parts
+from p2p8s.table.logverify import records_from_frames
+from p2p8s.table.sync import Sync, log_parts
 
 #: How a reset connection ends, as the node reports it.
 RESET = Note(NetCode.CONNECTION_CLOSED)
@@ -73,6 +75,8 @@ class Wire:
     a: int
     b: int
     open: bool = True
+    #: senders whose writes vanish while the connection still looks open (a dead socket)
+    dead: set[int] = field(default_factory=set)
     #: to seat -> (order, envelope, signed frame body, its hash)
     queues: dict[int, deque[tuple[int, wire.Game, bytes, bytes]]] = field(default_factory=dict)
 
@@ -98,6 +102,9 @@ class LinkNet:
         self.wires: list[Wire] = []
         self.nodes: dict[int, Node] = {}
         self.tamper: Callable[[int, int, wire.Game], bool] | None = None  # False: drop
+        #: connect again, when nothing else moves, every pair of nodes not connected
+        #: (what their dialling would do); off: the tests connect themselves
+        self.heals = False
         self._sent = 0
         between = {(a, b): self._wire(a, b) for a in self.humans for b in self.humans
                    if a < b}
@@ -141,6 +148,13 @@ class LinkNet:
                 for part in log_parts(node.frames):
                     game = wire.Game(to=out.seat, payload=part)
                     self._put(seat, out.conn, game, self._frame(node, game, chained=False))
+            elif isinstance(out, Drop):  # closed at once, unreported (the other end
+                w = self.wires[out.conn]  # dialled anew, or replaces it as well)
+                w.open = False
+                for q in w.queues.values():
+                    q.clear()
+                if node.peers.get(out.seat) == out.conn:
+                    del node.peers[out.seat]
             elif isinstance(out, Use):
                 node.peers[out.seat] = out.conn
             elif isinstance(out, Rebuild):
@@ -156,8 +170,8 @@ class LinkNet:
 
     def _put(self, seat: int, conn: int, game: wire.Game, body: bytes) -> None:
         w = self.wires[conn]
-        if not w.open:
-            return  # a connection that is down gets nothing
+        if not w.open or seat in w.dead:
+            return  # a connection that is down (or dead that way) carries nothing
         if self.tamper is not None and not self.tamper(seat, w.other(seat), game):
             return
         self._sent += 1
@@ -195,6 +209,8 @@ class LinkNet:
                 action = self.bot.choose(view, node.table.legal_actions(), self.rng)
                 self.run_out(node.seat, node.link.act(action, self.now))
                 return True
+        if self.heals and self.heal():
+            return True
         timers = [t for n in self.nodes.values() if (t := n.link.get_timer()) is not None]
         if not timers:
             return False
@@ -240,6 +256,47 @@ class LinkNet:
             self.run_out(seat, self.nodes[seat].link.connected(
                 w.other(seat), Conn(id=w.id, joined=joined and seat != a), self.now))
         return w
+
+    def rebuild(self, seat: int) -> None:
+        """Carry out ``seat``'s :class:`Rebuild` as the runner does: its table restored from
+        a peer's log (the one that said so), a new link on the same connections, which
+        asks the others for their logs too (``sync`` with ``restarted``)."""
+        node = self.nodes[seat]
+        rebuild = node.link.rebuild
+        assert rebuild is not None
+        frames = list(self.nodes[rebuild.seat].frames)
+        records = records_from_frames(self.config, frames, me=seat)
+        table = Table.restore(self.config, me=seat, records=records,
+                              rand=seeded(b"rebuilt" + bytes([seat])), now=self.now,
+                              sign=self.keys[seat].sign)
+        node.table, node.frames, node.peers = table, frames, dict(rebuild.peers)
+        node.link = Link(table, peers={s: Conn(id=c) for s, c in rebuild.peers.items()},
+                         restored=True, seen=frames)
+        for other, conn in rebuild.peers.items():
+            game = wire.Game(to=other, payload=Sync(received=0, posted=0,
+                                                    restarted=True).payload())
+            self._put(seat, conn, game, self._frame(node, game, chained=False))
+        self.run_out(seat, node.link.clock(self.now))
+        self.run_out(seat, node.link.start(self.now))
+
+    def heal(self) -> bool:
+        """Connect again every pair of running nodes of which one misses the other (the
+        higher seat dials); whether any was."""
+        live = [s for s, n in self.nodes.items() if not n.link.stopped and n.link.done is None]
+        missing = [(b, a) for a in live for b in live if a < b
+                   and (a not in self.nodes[b].peers or b not in self.nodes[a].peers)
+                   and a not in self.nodes[b].link.pending]
+        for b, a in missing:
+            self.connect(b, a)
+        return bool(missing)
+
+    def notes(self, seat: int, code: Code) -> list[Note]:
+        """The notes of ``code`` that ``seat``'s node showed, in order."""
+        return [e for e in self.nodes[seat].shown() if isinstance(e, Note) and e.code is code]
+
+    def transcripts(self) -> set[bytes]:
+        """The transcript hash of every node's table (one value when they agree)."""
+        return {n.table.transcript for n in self.nodes.values()}
 
     def of(self, seat: int, kind: type) -> list[object]:
         return self.nodes[seat].of(kind)

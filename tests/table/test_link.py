@@ -24,7 +24,7 @@ from p2p8s.errors import Note, RemoteError
 from p2p8s.net.errors import NetCode
 from p2p8s.rules import Ruleset
 from p2p8s.table import events as tev
-from p2p8s.table import freeze, link, linkout, outcome, pilot, relay, roster, sync
+from p2p8s.table import freeze, link, linkout, outcome, pilot, relay, roster, stall, sync
 from p2p8s.table.errors import TableCode
 from p2p8s.table.freeze import ASLEEP_MAX_S, SETTLE_S, Freeze
 from p2p8s.table.linkout import (
@@ -61,15 +61,6 @@ from p2p8s.table.sync import (
     round_of,
 )
 from p2p8s.wire import Farewell, Game, Roster, SeatEntry
-
-
-def _notes(net: LinkNet, seat: int, code: LinkCode) -> list[Note]:
-    return [e for e in net.nodes[seat].shown() if isinstance(e, Note) and e.code is code]
-
-
-def _transcripts(net: LinkNet) -> set[bytes]:
-    return {n.table.transcript for n in net.nodes.values()}
-
 
 # --- the configuration --------------------------------------------------------------------
 
@@ -156,7 +147,7 @@ def test_round_of_reads_crypto_payloads_only() -> None:
 
 
 @pytest.mark.parametrize("module", [link, linkout, sync, relay, freeze, roster, outcome,
-                                    pilot],
+                                    pilot, stall],
                          ids=lambda m: m.__name__)
 def test_doctests(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]
@@ -314,7 +305,7 @@ def test_a_broadcast_that_reached_one_peer_is_relayed_to_the_other() -> None:
     assert net.nodes[1].link.counts.get("relayed", 0) >= 1
     assert any(isinstance(o, Log) and o.head is None for o in net.nodes[1].outs)
     net.run(lambda: all(n.link.rounds >= 1 for n in net.nodes.values()), 50_000)
-    assert len(_transcripts(net)) == 1
+    assert len(net.transcripts()) == 1
 
 
 def test_a_bad_relay_stops_the_table_naming_its_sender() -> None:
@@ -392,10 +383,10 @@ def test_a_frozen_node_holds_its_table_output_until_it_knows() -> None:
     assert node.link.get_timer() == net.now + 12.0 + SETTLE_S
     net.run_out(1, node.link.handle_timer(net.now + 12.0 + SETTLE_S))
     assert not node.link.asleep
-    assert _notes(net, 1, LinkCode.CAUGHT_UP)
+    assert net.notes(1, LinkCode.CAUGHT_UP)
     net.now += 13.0
     net.run(lambda: all(n.link.rounds >= 1 for n in net.nodes.values()))
-    assert len(_transcripts(net)) == 1
+    assert len(net.transcripts()) == 1
 
 
 def test_a_frozen_node_taken_over_meanwhile_rebuilds() -> None:
@@ -424,10 +415,10 @@ def test_leaving_sends_the_leave_and_ends_the_run() -> None:
     out = net.run_out(1, net.nodes[1].link.leave(net.now))
     assert any(isinstance(o, Post) and o.payload[:1] == b"\x04" for o in out)
     assert net.nodes[1].link.done == note(LinkCode.DONE_LEFT)
-    assert _notes(net, 1, LinkCode.YOU_LEFT)
+    assert net.notes(1, LinkCode.YOU_LEFT)
     assert net.nodes[1].link.leave(net.now) == []
-    net.run(lambda: bool(_notes(net, 0, LinkCode.LEFT_TAKEN_OVER)), 5_000)
-    assert _notes(net, 0, LinkCode.LEFT_TAKEN_OVER) == [note(LinkCode.LEFT_TAKEN_OVER, seat=1)]
+    net.run(lambda: bool(net.notes(0, LinkCode.LEFT_TAKEN_OVER)), 5_000)
+    assert net.notes(0, LinkCode.LEFT_TAKEN_OVER) == [note(LinkCode.LEFT_TAKEN_OVER, seat=1)]
 
 
 def test_an_illegal_local_action_is_refused_and_nothing_is_sent() -> None:

@@ -24,6 +24,7 @@ from p2p8s.errors import IllegalAction
 from p2p8s.table import Table
 from p2p8s.table import events as tev
 from p2p8s.table.actions import CHOICE, CRYPTO, ActRecord, Choice
+from p2p8s.table.clock import STALL_MARGIN_S
 from p2p8s.table.core import AWAY_GRACE_S
 from p2p8s.table.harness import TableNet, make_config, make_keys
 from p2p8s.table.logverify import verify
@@ -209,7 +210,8 @@ def test_without_a_choice_the_computer_plays_at_the_deadline_then_after_a_grace(
     clock, mine = author._clock, node._clock
     start = max(clock.turn_at, author._seats.back_at[gone])
     assert author.get_timer() == start + 30.0
-    assert node.get_timer() is None  # the person's node does not act on it
+    # the person's node does not act on it; it only watches for a stall (R-TIMER)
+    assert node.get_timer() == author.get_timer() + STALL_MARGIN_S
     index, bot, round_no = node._log.applied, _bot_move(node), node.round_number
     net.deliver_all()
     assert author._log.authored < index  # it waits

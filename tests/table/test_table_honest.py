@@ -11,6 +11,7 @@ from p2p8s.rules import Ruleset, Variant
 from p2p8s.table import Phase, SeatInfo, Table, TableConfig
 from p2p8s.table import events as tev
 from p2p8s.table.actions import ActRecord, parse_action
+from p2p8s.table.clock import STALL_MARGIN_S
 from p2p8s.table.decoding import BadPayload
 from p2p8s.table.harness import TableNet, make_config
 
@@ -115,7 +116,9 @@ def test_act_refuses_out_of_turn_and_illegal_moves_without_changing_anything() -
     quiet(net)
     turn = on_turn(net)
     other = net.nodes[(turn + 1) % 3]
-    assert not other.my_turn and other.get_timer() is None and other.legal_actions() == []
+    assert not other.my_turn and other.legal_actions() == []
+    # its only timer: when the turn, another node's, would count as stalled (R-TIMER)
+    assert other.get_timer() == 30.0 + STALL_MARGIN_S
     before = other.transcript, other.round.turn  # type: ignore[union-attr]
     with pytest.raises(IllegalAction):
         other.act(DRAW, 1.0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from table_helpers import on_turn, quiet, said, texts, until
 
 from p2p8s.table import events as tev
+from p2p8s.table.clock import STALL_MARGIN_S
 from p2p8s.table.harness import TableNet, make_config
 
 
@@ -34,7 +35,9 @@ def test_the_timer_is_the_turn_deadline_and_fires_only_after_it() -> None:
     turn = on_turn(net)
     node, other = net.nodes[turn], net.nodes[1 - turn]
     assert node.get_timer() == node.deadline == 10.0
-    assert other.get_timer() is None and other.deadline == 10.0
+    assert other.deadline == 10.0  # the other node only watches for a stall (R-TIMER)
+    assert other.get_timer() == 10.0 + STALL_MARGIN_S and other.stall is not None
+    assert other.stall.node == turn and other.handle_timer(20.0).messages == []
     started = [e for e in net.events[1 - turn] if isinstance(e, tev.TurnStarted)]
     assert started[-1] == tev.TurnStarted(turn, 10.0)
     early = node.handle_timer(9.9)

@@ -95,7 +95,8 @@ def test_the_table_timer_is_the_earliest_timer_of_its_machines() -> None:
     for _ in range(3000):
         for node in net.nodes.values():
             timers = {"seats": node._seats.get_timer(), "clock": node._clock.get_timer(),
-                      "choices": node._choices.get_timer()}
+                      "choices": node._choices.get_timer(),
+                      "stall": node._clock.stall_timer()}
             others = [m.get_timer() for m in (node._sessions, node._deal, node._log,
                                               node._keys, node._inbox, node._resync,
                                               node._end, node._computer)]

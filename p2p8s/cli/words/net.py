@@ -59,6 +59,8 @@ class Line(Code):
     NO_MDNS_PLAY_CARD = "no-mdns-play-card"  # error
     LOOKING = "looking"  # code, dots
     NO_TABLE_FOUND = "no-table-found"  # code, timeout_s (a LocalError)
+    TRYING_LAST = "trying-last"  # addresses: where the table was the last time
+    NOT_AT_LAST = "not-at-last"  # code, timeout_s, addresses (a LocalError)
     FOUND = "found"  # host, addresses
     SIT_DOWN = "sit-down"
     DID_NOT_SIT = "did-not-sit"
@@ -378,6 +380,12 @@ _LINES: dict[Line, Template] = {
     Line.NO_TABLE_FOUND: "no table with code {code} answered on this network within "
                          "{timeout_s:g} s; check the code, or ask the host for the fallback "
                          "command (p2p8s join {code}@ADDRESS:PORT)",
+    Line.TRYING_LAST: _with("No answer by mDNS; trying where the table was the last time: "
+                            "{addresses}", addresses=lambda sp, p: ", ".join(p["addresses"])),
+    Line.NOT_AT_LAST: _with("no table with code {code} answered by mDNS within {timeout_s:g} s "
+                            "nor at its addresses of the last time ({addresses}); ask the host "
+                            "for the fallback command (p2p8s join {code}@ADDRESS:PORT)",
+                            addresses=lambda sp, p: ", ".join(p["addresses"])),
     Line.FOUND: _with("Found {host}'s table at {addresses}",
                       addresses=lambda sp, p: ", ".join(p["addresses"])),
     Line.SIT_DOWN: "Sit down at this table? [Y/n] ",

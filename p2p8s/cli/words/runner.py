@@ -27,6 +27,7 @@ C = LinkCode
 _HOW: dict[Code, str] = {
     C.GONE_LEFT: "left the table",
     C.GONE_FINISHED: "finished playing",
+    C.GONE_STALLED: "its turn did not move, even after catching up with it",
     C.BACK: "reconnected",
     C.BACK_RESYNCED: "reconnected; it gets the log",
     C.BACK_RESTARTED: "restarted; it gets the log",
@@ -145,6 +146,11 @@ TEMPLATES: dict[Enum, Template] = {
     C.REBUILD_ASLEEP: "This computer did not run for a while and {seat:name}'s node took "
                       "your seat over meanwhile: rebuilding the table from the others' "
                       "signed log.",
+    C.REBUILD_HELD: "Your last moves were held back while your seat may have been taken "
+                    "over, and every player is reached again: rebuilding the table from "
+                    "the others' signed log.",
+    C.REBUILD_OVER: "The match ended while you were away: taking the result from "
+                    "{seat:name}'s signed log…",
     C.GOT_LOG: "Got the log of the table from {seat:name} ({frames} signed frames, every "
                "signature checked).",
     C.LOG_GOES_ON: "The log of the table goes on in {path}.",
@@ -154,7 +160,16 @@ TEMPLATES: dict[Enum, Template] = {
     C.STILL_CATCHING_UP: "Still catching up with the table after this computer did not "
                          "run — wait a moment (quit to leave).",
     C.REFUSED: lambda sp, p: (lambda s: s[:1].upper() + s[1:])(_error(sp, p["error"])),
+    C.TURN_STALLED: "{seat:name}'s turn does not move: connecting to {node:name} again to "
+                    "catch up…",
+    C.NOBODY_REACHABLE: "Cannot reach anyone at the table: still trying (mDNS and the last "
+                        "known addresses) — Ctrl-C / quit to leave",
+    C.TELLING_RESULT: lambda sp, p: (
+        f"Waiting up to {p['seconds']:g} s for {_names(p['seats'], sp)} to come back, to "
+        "tell them how the match ended (Ctrl-C to leave now)."),
     C.GONE_LEFT: _presence(C.GONE_LEFT, "{who} left the table."),
+    C.GONE_STALLED: _presence(C.GONE_STALLED, "Gave up on {who} ({reason}): the computer "
+                                              "plays their seat."),
     C.GONE_FINISHED: _presence(C.GONE_FINISHED, "{who} left the table ({reason})."),
     C.GONE_LOST: _presence(C.GONE_LOST, "Lost the connection to {who} ({reason})."),
     C.BACK: _presence(C.BACK, "{who} is back ({reason})."),

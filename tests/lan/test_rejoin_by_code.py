@@ -1,0 +1,68 @@
+"""``p2p8s join CODE`` without mDNS (issue #11): the addresses kept from the last time.
+
+A node in play keeps where each seat listened (``p2p8s.store.lastseen``). Bob's program
+is killed mid-match at a table whose host does not advertise itself (no multicast); run
+again with the code alone, ``join`` finds no table by mDNS, says so, tries the addresses
+it kept, is let back in and plays the match to its end.
+"""
+
+from __future__ import annotations
+
+import doctest
+from pathlib import Path
+
+import pytest
+from net.procs import Proc
+
+from p2p8s.store import lastseen
+from p2p8s.store.lastseen import last_addresses, load_where, save_where, where_path
+
+from .lan import join_args, log_files, two_and_a_kill
+
+
+def test_doctests() -> None:
+    assert doctest.testmod(lastseen).failed == 0
+
+
+def test_the_last_addresses_round_trip_and_a_damaged_file_is_no_hint(tmp_path: Path) -> None:
+    table = bytes(range(16))
+    save_where(table, {1: [("10.0.0.2", 4243)], 0: [("10.0.0.9", 4242), ("10.0.0.1", 4242)],
+                       2: []}, directory=tmp_path)
+    assert load_where(table, directory=tmp_path) == {
+        0: [("10.0.0.9", 4242), ("10.0.0.1", 4242)], 1: [("10.0.0.2", 4243)]}
+    assert last_addresses(table, directory=tmp_path) == [
+        ("10.0.0.9", 4242), ("10.0.0.1", 4242), ("10.0.0.2", 4243)]  # the host's first
+    where_path(table, directory=tmp_path).write_text('{"seats": {"0": [["x"]]}}')
+    assert load_where(table, directory=tmp_path) == {}
+    assert last_addresses(bytes(16), directory=tmp_path) == []
+
+
+@pytest.mark.wall_clock
+def test_join_by_code_alone_without_mdns_tries_the_addresses_of_the_last_time(
+        procs: list[Proc], tmp_path: Path) -> None:
+    table = two_and_a_kill(procs, tmp_path)
+    ann = table.procs[0]
+    again = Proc([*join_args(table.code, 1, 3), "--timeout", "1"], home=table.homes[1])
+    procs.append(again)
+    again.expect(r"^No answer by mDNS; trying where the table was the last time: .*"
+                 r"127\.0\.0\.1:\d+", timeout_s=20)
+    again.expect(r"your key holds seat 1: rejoining", timeout_s=20)
+    for proc in (ann, again):
+        assert proc.wait(120) == 0, proc.output
+        assert "Traceback" not in proc.output, proc.output
+    assert len(log_files(table.homes[1])) == 2  # up to the kill, and rejoined
+
+
+@pytest.mark.wall_clock
+def test_join_by_code_alone_says_where_it_tried(procs: list[Proc], tmp_path: Path) -> None:
+    home = tmp_path / "bob"
+    code = "ABCDEF"
+    from p2p8s.codes import code_key, normalize_code, table_id
+
+    tid = table_id(code_key(normalize_code(code)))
+    save_where(tid, {0: [("127.0.0.1", 9)]},  # the discard port: nobody listens
+               directory=home / "data" / "p2p8s" / "tables")
+    join = Proc(["join", code, "--name", "Bob", "--yes", "--timeout", "1"], home=home)
+    procs.append(join)
+    assert join.wait(30) != 0
+    assert "nor at its addresses of the last time (127.0.0.1:9)" in join.output, join.output

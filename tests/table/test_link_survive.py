@@ -1,0 +1,310 @@
+"""The runner's protocol on a bad Wi-Fi (p2p8s.table.link), in memory: real tables, no sockets.
+
+protocol/table.md, "The runner's part" and "Timer (R-TIMER)": payloads written to a
+connection that dies before delivering them are resent on the next one; the newest
+connection of a node replaces the old one at once (nothing is counted from, or written
+to, the old one again); a turn that does not move is enforced by the others' clocks
+(first a fresh connection and ``sync``, then the node counts as lost); a node whose match
+is over tells a returning node the result; a node that reaches nobody says so.
+"""
+
+from __future__ import annotations
+
+from linknet import LinkNet, Wire
+
+from p2p8s.cli.words import PLAIN, Speaker
+from p2p8s.crypto.rand import seeded
+from p2p8s.table import Table
+from p2p8s.table import events as tev
+from p2p8s.table.actions import CRYPTO
+from p2p8s.table.clock import STALL_MARGIN_S
+from p2p8s.table.link import Link
+from p2p8s.table.linkout import (
+    Conn,
+    Dial,
+    Drop,
+    LinkCode,
+    PeerBack,
+    PeerGone,
+    Post,
+    Rebuild,
+    Resend,
+    SendLog,
+    note,
+)
+from p2p8s.table.logverify import records_from_frames
+from p2p8s.table.stall import HELD_MAX_S, STALL_RETRY_S
+from p2p8s.table.sync import SYNC
+from p2p8s.wire import Game
+
+
+def _all_rounds(net: LinkNet, n: int = 1) -> None:
+    net.run(lambda: all(node.link.rounds >= n for node in net.nodes.values()))
+
+
+# --- writes that never arrive -----------------------------------------------------------------
+
+def _into_a_dead_socket() -> tuple[LinkNet, Wire, int]:
+    """A 3-seat table where seat 2's connection to seat 0 stops carrying what seat 2
+    writes (it does not know) just before seat 2 moves: the net, that connection, and
+    how many payloads seat 2 posted for seat 0 that never arrived (at least its move)."""
+    net = LinkNet(3)
+    net.start()
+    _turn_of(net, 2)
+    old = net.wires[net.nodes[2].peers[0]]
+    old.dead.add(2)
+    _move(net, 2)
+    while net.deliver():
+        pass
+    lost = len(net.nodes[2].link.posted[0]) - net.nodes[0].link.got[2]
+    assert lost >= 1  # written to the dead socket, counted as posted, never received
+    return net, old, lost
+
+
+def test_writes_to_a_connection_that_dies_before_delivering_them_are_resent() -> None:
+    """Seat 2's writes to seat 0 vanish (its socket is dead, it does not know yet) while it
+    plays on; when the connection ends, the next one's ``sync`` resends every one of them."""
+    net, _, vanished = _into_a_dead_socket()
+    net.reset(0, 2)
+    net.connect(2, 0)
+    net.run(lambda: bool(net.of(0, PeerBack)) and bool(net.of(2, PeerBack)), 5_000)
+    assert len(net.of(2, Resend)) == vanished  # exactly what the dead socket swallowed
+    _all_rounds(net)
+    assert len(net.transcripts()) == 1
+    assert all(n.link.failure is None for n in net.nodes.values())
+
+
+def test_a_node_back_at_a_new_address_replaces_the_old_connection_at_once() -> None:
+    """Seat 2's address changes: its old connection to seat 0 still looks open on both
+    sides (nobody was told it ended) but carries nothing from it. The new connection
+    replaces it at once on both nodes — the old one is closed, nothing more is written to
+    it or counted from it — and what seat 2 wrote to the old one is resent on the new."""
+    net, old, lost = _into_a_dead_socket()
+    new = net.connect(2, 0)
+    for seat in (0, 2):
+        assert Drop(seat=2 - seat, conn=old.id) in net.of(seat, Drop)
+        assert not net.of(seat, PeerGone)  # no loss, no takeover: just a new socket
+    assert not old.open
+    # a frame still arriving from the old socket is not counted (its copy comes anew)
+    stale = net.nodes[0].link.received(2, old.id, Game(to=None, payload=bytes([CRYPTO])),
+                                       frame=b"", digest=b"", now=net.now)
+    assert stale == [] and net.nodes[0].link.counts["stale"] == 1
+    net.run(lambda: net.nodes[0].link.got[2] >= len(net.nodes[2].link.posted[0]), 5_000)
+    assert len(net.of(2, Resend)) == lost and net.nodes[0].peers[2] == new.id
+    _all_rounds(net)
+    assert len(net.transcripts()) == 1
+
+
+def test_payloads_posted_while_the_new_connection_syncs_are_only_queued() -> None:
+    """Between a new connection and the peer's ``sync`` a node writes nothing for that
+    peer anywhere; the payloads wait in the peer's queue and go out as the resend."""
+    net = LinkNet(2)
+    net.start()
+    net.nodes[1].auto = False
+    _turn_of(net, 1)
+    old = net.nodes[1].peers[0]
+    w = net._wire(1, 0)  # a new connection; seat 1's node is told first
+    net.run_out(1, net.nodes[1].link.connected(0, Conn(id=w.id), net.now))
+    assert 0 not in net.nodes[1].peers and not net.wires[old].open
+    table = net.nodes[1].table
+    moves = [o for o in net.run_out(1, net.nodes[1].link.act(table.legal_actions()[0],
+                                                             net.now)) if isinstance(o, Post)]
+    assert moves
+    assert [g.payload[:1] for _, g, _, _ in w.queues[0]] == [bytes([SYNC])]  # its sync only
+    queued = [m.payload for m in net.nodes[1].link.posted[0][-len(moves):]]
+    assert queued == [m.payload for m in moves]  # type: ignore[attr-defined]
+    net.run_out(0, net.nodes[0].link.connected(1, Conn(id=w.id), net.now))
+    net.run(lambda: net.applied(0) == net.applied(1), 5_000)
+    resent = [r.payload for r in net.of(1, Resend)]  # type: ignore[attr-defined]
+    assert all(m.payload in resent for m in moves)  # type: ignore[attr-defined]
+    net.nodes[1].auto = True
+    _all_rounds(net)
+    assert len(net.transcripts()) == 1
+
+
+# --- a turn that does not move ------------------------------------------------------------------
+
+def _stall(net: LinkNet, seat: int) -> None:
+    """From now on nothing of the mental-poker stream of ``seat``'s node arrives anywhere
+    (it applied its move and believes it sent it), while its connections look fine."""
+    net.tamper = lambda sender, to, game: not (sender == seat
+                                               and game.payload[:1] == bytes([CRYPTO]))
+
+
+def _turn_of(net: LinkNet, seat: int) -> None:
+    net.run(lambda: net.nodes[seat].table.my_turn, 5_000)
+
+
+def _move(net: LinkNet, seat: int) -> None:
+    """``seat``'s node moves now (everything in flight delivered first)."""
+    while net.deliver():
+        pass
+    node = net.nodes[seat]
+    assert node.table.my_turn
+    posts = [o for o in net.run_out(seat, node.link.act(node.table.legal_actions()[0],
+                                                         net.now)) if isinstance(o, Post)]
+    assert posts  # applied at home and posted
+
+
+def _stalled(players: int, turn_timeout_s: float) -> LinkNet:
+    """A table whose last seat moves (applied at its node) while its mental-poker stream
+    stops arriving anywhere, run until seat 0's clock finds the turn stalled."""
+    net = LinkNet(players, turn_timeout_s=turn_timeout_s)
+    net.start()
+    seat = players - 1
+    _turn_of(net, seat)
+    _stall(net, seat)
+    _move(net, seat)
+    net.run(lambda: bool(net.notes(0, LinkCode.TURN_STALLED)), 5_000)
+    return net
+
+
+def test_a_stalled_turn_is_caught_up_by_a_fresh_connection() -> None:
+    net = _stalled(3, 30.0)
+    net.run(lambda: all(net.notes(s, LinkCode.TURN_STALLED) for s in (0, 1)), 5_000)
+    assert net.now >= net.nodes[0].table.deadline + STALL_MARGIN_S  # type: ignore[operator]
+    [said] = net.notes(0, LinkCode.TURN_STALLED)
+    assert said == note(LinkCode.TURN_STALLED, seat=2, node=2)
+    assert Speaker(names=net.config.names, me=0).say(said.code, **said.params) == (
+        "Cem's turn does not move: connecting to Cem again to catch up…")
+    for seat in (0, 1):  # each drops its connection to seat 2, which dials them again
+        assert net.of(seat, Drop) == [Drop(seat=2, conn=net.nodes[2].peers[seat])]
+        assert not net.of(seat, Dial) and 2 not in net.nodes[seat].table.gone
+    net.tamper = None  # the network is fine again: the resend gets through
+    net.connect(2, 0)
+    net.connect(2, 1)
+    net.run(lambda: all(net.nodes[s].link.got[2] >= len(net.nodes[2].link.posted[s])
+                        for s in (0, 1)), 5_000)
+    assert net.nodes[2].link.counts["resent"] >= 2  # its move, to each of them
+    assert not any(isinstance(o, PeerGone) and o.why.code is LinkCode.GONE_STALLED
+                   for o in net.nodes[0].outs)
+    assert 2 not in net.nodes[0].table.taken_over
+    _all_rounds(net)
+    assert len(net.transcripts()) == 1
+
+
+def test_a_turn_still_stalled_after_catching_up_is_played_by_the_computer() -> None:
+    net = _stalled(3, 30.0)
+    stalled_at = net.now
+    net.connect(2, 0)  # caught up: the move is still not sent
+    net.connect(2, 1)
+    net.run(lambda: 2 in net.nodes[0].table.taken_over, 20_000)
+    assert net.now >= stalled_at + STALL_RETRY_S
+    gone = [o for o in net.nodes[0].outs if isinstance(o, PeerGone)]
+    assert gone[-1] == PeerGone(seat=2, why=note(LinkCode.GONE_STALLED, seat=2))
+    sp = Speaker(names=net.config.names, me=0)
+    assert sp.say(LinkCode.GONE_STALLED, name="Cem", **gone[-1].why.params) == (
+        "Gave up on Cem (seat 2) (its turn did not move, even after catching up with it): "
+        "the computer plays their seat.")
+    taken = [e for e in net.nodes[0].shown() if isinstance(e, tev.SeatTakenOver)]
+    assert taken and taken[-1].seat == 2
+    net.run(lambda: net.nodes[0].link.rounds >= 1 and net.nodes[1].link.rounds >= 1, 50_000)
+    assert net.nodes[0].table.transcript == net.nodes[1].table.transcript
+
+
+def test_a_stalled_turn_with_two_people_pauses_and_says_so() -> None:
+    net = _stalled(2, 20.0)
+    net.connect(1, 0)
+    net.run(lambda: bool(net.notes(0, LinkCode.WAITING_FOR)), 5_000)
+    assert net.nodes[0].table.deadline is not None
+    assert net.now >= 20.0 + STALL_MARGIN_S + STALL_RETRY_S
+    assert net.notes(0, LinkCode.WAITING_FOR) == [note(LinkCode.WAITING_FOR, seat=1)]
+    assert 1 in net.nodes[0].table.paused
+
+
+# --- coming back after the end ------------------------------------------------------------------
+
+def test_a_node_back_after_the_match_ended_is_told_the_result() -> None:
+    """Seat 2's node is cut off and its seat played by the computer to the end of the
+    match; the others stay to tell it (``owed``). Back, it gets a peer's log instead of
+    a resend and rebuilds from it: the restored table holds the final standings."""
+    net = LinkNet(3, target=30)
+    net.start()
+    net.run(lambda: net.applied(0) >= 2)
+    while net.deliver():
+        pass
+    for other in (0, 1):
+        net.reset(2, other)
+    net.nodes[2].auto = False
+    net.run(lambda: all(net.nodes[s].link.done is not None for s in (0, 1)), 200_000)
+    for seat in (0, 1):
+        assert net.nodes[seat].link.done == note(LinkCode.DONE_MATCH_OVER)
+        assert net.nodes[seat].link.owed == [2]  # it answers seat 2 when it is back
+    assert net.nodes[2].link.done is None
+    w = net.connect(2, 0)
+    net.run(lambda: net.nodes[2].link.rebuild is not None, 20_000)
+    assert net.nodes[2].link.rebuild == Rebuild(
+        seat=0, why=note(LinkCode.REBUILD_OVER, seat=0), peers={0: w.id})
+    assert net.nodes[0].link.owed == [] and net.of(0, SendLog) == [SendLog(conn=w.id, seat=2)]
+    assert net.of(0, PeerBack)[-1] == PeerBack(seat=2, how=note(LinkCode.BACK, moved=None))
+    records = records_from_frames(net.config, net.nodes[0].frames, me=2)
+    restored = Table.restore(net.config, me=2, records=records, rand=seeded(b"r"))
+    assert restored.finished and restored.failed is None
+    assert restored.match.totals == net.nodes[0].table.match.totals
+    rejoined = Link(restored, peers={0: Conn(id=w.id)}, restored=True)
+    rejoined.start(net.now)
+    assert rejoined.done == note(LinkCode.DONE_MATCH_OVER)  # it shows the end and exits
+    assert Speaker(names=net.config.names, me=2).say(LinkCode.REBUILD_OVER, seat=0) == (
+        "The match ended while you were away: taking the result from Ann's signed log…")
+
+
+# --- nobody to reach ---------------------------------------------------------------------------
+
+def test_a_node_that_reaches_nobody_says_so_once_and_keeps_dialling() -> None:
+    net = LinkNet(3)
+    net.start()
+    net.run(lambda: net.applied(0) >= 2)
+    net.reset(2, 0)
+    assert net.notes(2, LinkCode.NOBODY_REACHABLE) == []  # seat 1 is still there
+    net.reset(2, 1)
+    assert net.notes(2, LinkCode.NOBODY_REACHABLE) == [note(LinkCode.NOBODY_REACHABLE)]
+    assert {d.seat for d in net.of(2, Dial)} == {0, 1}  # type: ignore[attr-defined]
+    assert not net.notes(0, LinkCode.NOBODY_REACHABLE)
+    assert PLAIN.say(LinkCode.NOBODY_REACHABLE) == (
+        "Cannot reach anyone at the table: still trying (mDNS and the last known "
+        "addresses) — Ctrl-C / quit to leave")
+    net.connect(2, 0)
+    net.run(lambda: bool(net.of(2, PeerBack)), 5_000)
+    net.reset(2, 0)  # alone again: said again
+    assert len(net.notes(2, LinkCode.NOBODY_REACHABLE)) == 2
+
+
+# --- a move applied at home and held -----------------------------------------------------------
+
+def test_a_node_holding_its_applied_moves_while_all_are_back_rebuilds_from_the_log() -> None:
+    """The freeze of issue #11: seat 3's node is cut off from everyone; seats 1 and 2 are
+    back before their takeover grace, seat 0 only after it published its escrow share of
+    seat 3's key. Seat 3's recovery is begun and never finished, so its table holds its
+    moves (applied there only) while everyone is connected. After ``HELD_MAX_S`` with
+    every node reached it rebuilds from their log, and the round ends alike everywhere
+    with no seat taken over."""
+    net = LinkNet(4, turn_timeout_s=30.0)
+    net.start()
+    net.run(lambda: net.applied(0) >= 3)
+    while net.deliver():
+        pass
+    for other in (0, 1, 2):
+        net.reset(3, other)
+    net.connect(3, 1)
+    net.connect(3, 2)
+    net.run(lambda: any(3 in n.table._sessions.primary._announced_recoveries
+                        for s, n in net.nodes.items() if s != 3), 2_000)
+    net.connect(3, 0)
+    net.heals = True
+    table = net.nodes[3].table
+    net.run(lambda: table.holding, 2_000)
+    held_at = net.now
+    assert table._seats.recovered == set()  # nobody finishes the recovery
+    net.run(lambda: net.nodes[3].link.rebuild is not None, 20_000)
+    assert net.nodes[3].link.rebuild == Rebuild(
+        seat=0, why=note(LinkCode.REBUILD_HELD, seat=0),
+        peers=net.nodes[3].link.rebuild.peers)  # type: ignore[union-attr]
+    assert net.now == held_at + HELD_MAX_S
+    assert not any(n.link.counts.get("stalled") for n in net.nodes.values())
+    net.rebuild(3)
+    _all_rounds(net)
+    assert len(net.transcripts()) == 1
+    assert all(n.link.failure is None for n in net.nodes.values())
+    assert Speaker(names=net.config.names, me=3).say(LinkCode.REBUILD_HELD, seat=0) == (
+        "Your last moves were held back while your seat may have been taken over, and "
+        "every player is reached again: rebuilding the table from the others' signed log.")
