@@ -53,8 +53,9 @@ class StoreCode(Code):
     LOG_LENGTH = "log-length"  # name, at (byte offset), length
     LOG_RECORD = "log-record"  # name, kind, at
     NO_HEADER = "no-header"  # name
-    RECORD_NOT_JSON = "record-not-json"  # name, what (header or note)
-    RECORD_NOT_OBJECT = "record-not-object"  # name, what
+    RECORD_NOT_JSON = "record-not-json"  # name, what (header or note), at
+    RECORD_NOT_OBJECT = "record-not-object"  # name, what, at
+    LOG_OTHER_MATCH = "log-other-match"  # name (a log of another table, seat or match)
     NOT_A_SECRET = "not-a-secret"  # path, size, expected
 
 

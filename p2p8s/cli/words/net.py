@@ -63,8 +63,9 @@ class Line(Code):
     SIT_DOWN = "sit-down"
     DID_NOT_SIT = "did-not-sit"
     REJOINING = "rejoining"  # seat, names, dots
-    LOG_FRAMES = "log-frames"  # file, frames, torn
+    LOG_FRAMES = "log-frames"  # file, frames, duplicates, torn (byte offset or None)
     KEPT_BY = "kept-by"  # name, seat
+    LOG_DAMAGED = "log-damaged"  # why (said), at (byte offset or None), frames (read)
 
 
 def reason(speaker: Speaker, why: Reason) -> str:
@@ -385,8 +386,14 @@ _LINES: dict[Line, Template] = {
     Line.REJOINING: _with("This table is in play and your key holds seat {seat}: rejoining "
                           "(connected to {names}); asking for the log{dots}", names=_names),
     Line.LOG_FRAMES: lambda sp, p: sp.format(
-        "{file}: {frames} signed frames" + (" (the last record was cut short and is left "
-                                            "out)" if p["torn"] else ""), **p),
+        "{file}: {frames} signed frames"
+        + (" (and {duplicates} duplicate{duplicates:s}, counted once)" if p["duplicates"]
+           else "")
+        + ("; the last record, at byte {torn}, was cut short (the node stopped while "
+           "writing it) and is left out" if p["torn"] is not None else ""), **p),
+    Line.LOG_DAMAGED: lambda sp, p: sp.format(
+        "damaged log" + (" at byte {at}" if p["at"] is not None else "")
+        + ": {why}; only the {frames} frame{frames:s} before it are audited", **p),
     Line.KEPT_BY: "  kept by the node of {name} (seat {seat}), as its unsigned header says; "
                   "everything below is checked from the signed frames",
 }

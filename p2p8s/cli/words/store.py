@@ -74,8 +74,11 @@ TEMPLATES: dict[StoreCode, Template] = {
                                "{length}"),
     StoreCode.LOG_RECORD: _log("{name}: unexpected record of kind {kind} at byte {at}"),
     StoreCode.NO_HEADER: _log("{name} has no header record"),
-    StoreCode.RECORD_NOT_JSON: _log("{name}: the {what} record is not valid JSON"),
-    StoreCode.RECORD_NOT_OBJECT: _log("{name}: the {what} record is not a JSON object"),
+    StoreCode.RECORD_NOT_JSON: _log("{name}: the {what} record is not valid JSON (at byte "
+                                    "{at})"),
+    StoreCode.RECORD_NOT_OBJECT: _log("{name}: the {what} record is not a JSON object (at "
+                                      "byte {at})"),
+    StoreCode.LOG_OTHER_MATCH: _log("{name} is the log of another table, seat or match"),
     StoreCode.NOT_A_SECRET: "{path} is not a table secret ({size} bytes, not {expected}): "
                             "move it aside to play this table on (a restart then cannot "
                             "recover its round keys)",
