@@ -42,6 +42,7 @@ from p2p8s.net.discovery import (
     MdnsHandle,
     TableCard,
     browse,
+    by_table,
     find_node,
     find_table,
     follow_addresses,
@@ -75,11 +76,12 @@ def _say(line: Line, /, *, err: bool = False, nl: bool = True, **params: Any) ->
 def play_card(mesh: Mesh) -> TableCard:
     """The mDNS card of this node in play: table id (never the code), its seat, name and
     key fingerprint, so a peer that lost it (or a restarted player) finds it again."""
-    entry = mesh.roster.entry(mesh.seat)
+    entry, host = mesh.roster.entry(mesh.seat), mesh.roster.entry(0)
     return TableCard(version=VERSION, table_id=mesh.node.table.hex(),
                      host_name=entry.name if entry is not None else mesh.node.name,
                      rules=mesh.roster.rules, seats=mesh.roster.size, free=0,
-                     fingerprint=fingerprint(mesh.node.key), seat=mesh.seat)
+                     fingerprint=fingerprint(mesh.node.key), seat=mesh.seat,
+                     owner=host.name if host is not None else None)
 
 
 def _finder(aiozc: MdnsHandle, table: bytes) -> Callable[[int], Awaitable[list[
@@ -109,17 +111,31 @@ async def _advertise_in_play(mesh: Mesh, ready: asyncio.Future[MdnsHandle | None
         _say(Line.NO_MDNS_IN_PLAY, err=True, error=str(exc))
 
 
+async def _in_play(advertiser: Advertiser, mesh: Mesh, *, replace: bool) -> None:
+    """Follow this machine's address changes with ``advertiser``; ``replace``: first
+    advertise the node in play instead of the open table (in the background: the first
+    deal does not wait for mDNS, which takes seconds)."""
+    if replace:
+        try:  # dealt: the host is a node in play like the others
+            await advertiser.async_replace(play_card(mesh))
+        except Exception as exc:
+            _say(Line.NO_MDNS_PLAY_CARD, err=True, error=str(exc))
+    await follow_addresses(advertiser, changed=_moved)
+
+
 def table_runner(*, auto: str | None = None, rounds: int | None = None,
                  ascii: bool = False, lines: asyncio.Queue[str] | None = None,
                  mdns: bool = False, aiozc: MdnsHandle | None = None,
-                 advertiser: Advertiser | None = None, code: str | None = None) -> GameRunner:
+                 advertiser: Advertiser | None = None, code: str | None = None,
+                 replace_card: bool = False) -> GameRunner:
     """A game runner that plays the dealt table in this terminal.
 
     ``auto`` (a personality; ``""`` = the expert) lets the computer play the local seat,
     ``rounds`` stops after that many rounds, ``lines`` are the typed lines (default: a
     fresh reader of stdin). ``mdns`` advertises this node in play (:func:`play_card`)
     and looks lost peers up by mDNS; ``aiozc``: the caller advertises, look up with it
-    (its ``advertiser``, if given, then follows this machine's address changes).
+    (its ``advertiser``, if given, then follows this machine's address changes; with
+    ``replace_card`` it first advertises this node in play, in the background).
     ``code``: the table code, to tell a lost player how to come back through this node.
     Raises :class:`~p2p8s.errors.LocalError` subclasses when the match cannot go on
     without a player who left, or the table fails.
@@ -143,7 +159,7 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
             options.find_peer = _finder(aiozc, mesh.node.table)
             if advertiser is not None:
                 advertising = asyncio.ensure_future(
-                    follow_addresses(advertiser, changed=_moved))
+                    _in_play(advertiser, mesh, replace=replace_card))
         elif mdns:
             ready: asyncio.Future[MdnsHandle | None] = asyncio.Future()
             advertising = asyncio.ensure_future(_advertise_in_play(mesh, ready))
@@ -279,10 +295,13 @@ def tables_cmd(timeout_s: float) -> None:
         from p2p8s.cli.terminal import Terminal
 
         term = Terminal()  # wraps to the terminal's width (piped output is not wrapped)
-        term.say(PLAIN.say(Line.TABLES_FOUND, n=len(cards)))
-        for card in cards:
-            term.say(PLAIN.say(Line.CARD_OPEN if card.seat is None else Line.CARD_IN_PLAY,
-                               card=card))
+        tables = by_table(cards)  # a table in play answers once per node
+        term.say(PLAIN.say(Line.TABLES_FOUND, n=len(tables)))
+        for group in tables:
+            if group[0].seat is None:
+                term.say(PLAIN.say(Line.CARD_OPEN, card=group[0]))
+            else:
+                term.say(PLAIN.say(Line.TABLE_IN_PLAY, cards=tuple(group)))
         term.say(PLAIN.say(Line.ASK_FOR_CODE))
         return 0
 
@@ -345,8 +364,11 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
             _say(Line.TABLE_OPEN, rules=describe_rules(rules), seats=seats)
             _say(Line.YOUR_KEY, fingerprint=card.fingerprint)
             _say(Line.TABLE_CODE, code=code)
-            _say(Line.RUN_JOIN, code=code)
-            _say(Line.RUN_JOIN_AT, code=code, where=format_address(first, node.port))
+            if no_mdns:  # the code alone cannot find this table: say where it is
+                _say(Line.RUN_JOIN_LINK, code=code, where=format_address(first, node.port))
+            else:
+                _say(Line.RUN_JOIN, code=code)
+                _say(Line.RUN_JOIN_AT, code=code, where=format_address(first, node.port))
             _say(Line.LINK, link=format_link(code, first, node.port))
             async with contextlib.AsyncExitStack() as stack:
                 on_change = None
@@ -391,14 +413,9 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
                 if mesh is None:
                     _say(Line.TABLE_CLOSED)
                     return 0
-                if advertiser is not None and aiozc is not None:
-                    try:  # dealt: the host is a node in play like the others
-                        await advertiser.async_replace(play_card(mesh))
-                    except Exception as exc:
-                        _say(Line.NO_MDNS_PLAY_CARD, err=True, error=str(exc))
                 runner = table_runner(auto=auto, rounds=rounds, ascii=ascii_, lines=commands,
-                                      code=code,
-                                      aiozc=aiozc, advertiser=advertiser)
+                                      code=code, aiozc=aiozc, advertiser=advertiser,
+                                      replace_card=True)
                 await runner(mesh)
                 await node.flush()
         return 0
@@ -442,7 +459,8 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
             if card is None:
                 raise LocalError(Line.NO_TABLE_FOUND, code=code, timeout_s=timeout_s)
             addresses = [(a, card.port) for a in card.addresses]
-            _say(Line.FOUND, host=card.host_name,
+            _say(Line.FOUND, host=card.owner or card.host_name if card.seat is not None
+                 else card.host_name,
                  addresses=tuple(format_address(a, card.port) for a in card.addresses))
 
         async def confirm(roster: Roster) -> bool:

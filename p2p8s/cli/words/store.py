@@ -40,9 +40,13 @@ def _save_version(speaker: Speaker, params: Mapping[str, Any]) -> str:
 
 
 def _damaged(speaker: Speaker, params: Mapping[str, Any], *, end: str) -> str:
-    text = ("the settings file {path} is damaged ({detail}); using the defaults"
-            if params.get("detail") is not None else
-            "the settings file {path} is damaged (not a JSON object); using the defaults")
+    if "line" in params:
+        why = "it stops being valid JSON at line {line}, column {column}"
+    elif params.get("text") is False:
+        why = "it is not UTF-8 text"
+    else:
+        why = "it is not a JSON object"
+    text = "the settings file {path} is damaged (" + why + "); using the defaults"
     return speaker.format(text + end, **params)
 
 
