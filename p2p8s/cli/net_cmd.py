@@ -111,11 +111,46 @@ async def _advertise_in_play(mesh: Mesh, ready: asyncio.Future[MdnsHandle | None
         _say(Line.NO_MDNS_IN_PLAY, err=True, error=str(exc))
 
 
-async def _in_play(advertiser: Advertiser, mesh: Mesh, *, replace: bool) -> None:
+class _CardUpdates:
+    """The open table's mDNS card kept up to date in the background, so that a seat
+    taken does not hold up the lobby (an mDNS update takes half a second): the latest
+    roster wins; :meth:`stop` ends the updates, waiting for the one in flight."""
+
+    def __init__(self, advertiser: Advertiser, card: TableCard) -> None:
+        self.advertiser, self.card = advertiser, card
+        self.latest: TableCard | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.stopped = False
+
+    async def change(self, roster: Roster) -> None:
+        """The lobby's ``on_change``: publish the roster's free seats (returns at once)."""
+        self.latest = with_free(self.card, roster.free)
+        if not self.stopped and (self.task is None or self.task.done()):
+            self.task = asyncio.ensure_future(self._publish())
+
+    async def _publish(self) -> None:
+        while self.latest is not None and not self.stopped:
+            card, self.latest = self.latest, None
+            with contextlib.suppress(Exception):
+                await self.advertiser.async_update(card)
+
+    async def stop(self) -> None:
+        """No more updates; returns once the one in flight is done."""
+        self.stopped = True
+        if self.task is not None:
+            with contextlib.suppress(Exception):
+                await self.task
+
+
+async def _in_play(advertiser: Advertiser, mesh: Mesh, *, replace: bool,
+                   settle: Callable[[], Awaitable[None]] | None = None) -> None:
     """Follow this machine's address changes with ``advertiser``; ``replace``: first
-    advertise the node in play instead of the open table (in the background: the first
-    deal does not wait for mDNS, which takes seconds)."""
+    advertise the node in play instead of the open table (after ``settle``: the open
+    table's updates are over), in the background: the first deal does not wait for
+    mDNS, which takes seconds."""
     if replace:
+        if settle is not None:
+            await settle()
         try:  # dealt: the host is a node in play like the others
             await advertiser.async_replace(play_card(mesh))
         except Exception as exc:
@@ -127,7 +162,8 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
                  ascii: bool = False, lines: asyncio.Queue[str] | None = None,
                  mdns: bool = False, aiozc: MdnsHandle | None = None,
                  advertiser: Advertiser | None = None, code: str | None = None,
-                 replace_card: bool = False) -> GameRunner:
+                 replace_card: bool = False,
+                 settle: Callable[[], Awaitable[None]] | None = None) -> GameRunner:
     """A game runner that plays the dealt table in this terminal.
 
     ``auto`` (a personality; ``""`` = the expert) lets the computer play the local seat,
@@ -135,7 +171,8 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
     fresh reader of stdin). ``mdns`` advertises this node in play (:func:`play_card`)
     and looks lost peers up by mDNS; ``aiozc``: the caller advertises, look up with it
     (its ``advertiser``, if given, then follows this machine's address changes; with
-    ``replace_card`` it first advertises this node in play, in the background).
+    ``replace_card`` it first advertises this node in play, in the background, once
+    ``settle`` returns).
     ``code``: the table code, to tell a lost player how to come back through this node.
     Raises :class:`~p2p8s.errors.LocalError` subclasses when the match cannot go on
     without a player who left, or the table fails.
@@ -159,7 +196,7 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
             options.find_peer = _finder(aiozc, mesh.node.table)
             if advertiser is not None:
                 advertising = asyncio.ensure_future(
-                    _in_play(advertiser, mesh, replace=replace_card))
+                    _in_play(advertiser, mesh, replace=replace_card, settle=settle))
         elif mdns:
             ready: asyncio.Future[MdnsHandle | None] = asyncio.Future()
             advertising = asyncio.ensure_future(_advertise_in_play(mesh, ready))
@@ -371,7 +408,7 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
                 _say(Line.RUN_JOIN_AT, code=code, where=format_address(first, node.port))
             _say(Line.LINK, link=format_link(code, first, node.port))
             async with contextlib.AsyncExitStack() as stack:
-                on_change = None
+                updates: _CardUpdates | None = None
                 aiozc: MdnsHandle | None = None
                 advertiser: Advertiser | None = None
                 if not no_mdns:
@@ -382,10 +419,7 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
                     except Exception as exc:  # multicast may be unavailable: link still works
                         _say(Line.NO_MDNS_HOST, err=True, error=str(exc))
                     else:
-                        async def on_change(roster: Roster) -> None:
-                            with contextlib.suppress(Exception):
-                                await advertiser.async_update(
-                                    with_free(card, roster.free))
+                        updates = _CardUpdates(advertiser, card)
                 _say(Line.WAITING)
                 _say(Line.HOST_SEAT, name=player)
                 filtered: asyncio.Queue[str] = asyncio.Queue()
@@ -407,15 +441,19 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
                 try:
                     mesh = await host_lobby(node, seating,
                                             view=_TerminalView(me=node.key, ascii=ascii_),
-                                            commands=filtered, on_change=on_change)
+                                            commands=filtered, on_change=updates.change
+                                            if updates is not None else None)
                 finally:
                     forwarder.cancel()
                 if mesh is None:
+                    if updates is not None:
+                        await updates.stop()
                     _say(Line.TABLE_CLOSED)
                     return 0
                 runner = table_runner(auto=auto, rounds=rounds, ascii=ascii_, lines=commands,
                                       code=code, aiozc=aiozc, advertiser=advertiser,
-                                      replace_card=True)
+                                      replace_card=True,
+                                      settle=updates.stop if updates is not None else None)
                 await runner(mesh)
                 await node.flush()
         return 0
