@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from net.netns import Lan, unavailable  # noqa: E402
-from net.procs import Proc  # noqa: E402
+from net.netns import Lan, unavailable
+from net.procs import Proc
 
 
 def _one(lan: Lan, home: Path, *, mdns: bool) -> float:
