@@ -108,15 +108,6 @@ def _claimed_key(body: bytes) -> bytes:
     return body[1:1 + wire.KEY_LENGTH] if len(body) > wire.KEY_LENGTH else b""
 
 
-def _slot(payload: bytes) -> tuple[int, int, int] | None:
-    """(round, seat, seq) of a crypto payload, or None if it does not parse."""
-    try:
-        obj = msgpack.unpackb(payload[1:], raw=False, use_list=True)
-        return int(obj[3]), int(obj[4]), int(obj[5])
-    except (ValueError, TypeError, IndexError, msgpack.UnpackException):
-        return None
-
-
 def _find_config(games: Sequence[tuple[bytes, bytes]]) -> TableConfig | None:
     """The setup signed by the seat-0 key it names (else the first setup that parses)."""
     first: TableConfig | None = None
@@ -209,8 +200,9 @@ class _Replay:
             if (signer, payload) in done:
                 continue
             done.add((signer, payload))
-            slot = _slot(payload) if payload[:1] == bytes([CRYPTO]) else None
-            if slot is not None:
+            stamp = _stamp(payload)
+            if stamp is not None:
+                slot = (stamp.round, stamp.seat, stamp.seq)
                 other = seen.setdefault((signer, slot), payload)
                 if other != payload:
                     self.fault = tev.Fault(signer, LogCode.EQUIVOCATION, {
