@@ -74,6 +74,7 @@ class InviteProblem(Code):
     NOT_IPV6 = "not-ipv6"  # host, original
     NEEDS_PORT = "needs-port"  # address, original
     IPV6_BRACKETS = "ipv6-brackets"  # host, port
+    COLONS = "address-colons"  # address, original (HOST:PORT with more than one colon)
     BAD_HOST = "bad-host"  # host
     BAD_PORT = "bad-port"  # port
 _HOSTNAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$")
@@ -182,6 +183,11 @@ def _parse_address(address: str, *, original: str) -> tuple[str, int]:
         if not sep or not host:
             raise MalformedInput(InviteProblem.NEEDS_PORT, address=address, original=original)
         if ":" in host:
+            try:
+                ipaddress.IPv6Address(host.split("%", 1)[0])
+            except ValueError:  # host:port:5 — not an IPv6 address without brackets
+                raise MalformedInput(InviteProblem.COLONS, address=address,
+                                     original=original) from None
             raise MalformedInput(InviteProblem.IPV6_BRACKETS, host=host, port=port_text)
         if not _HOSTNAME.match(host):
             raise MalformedInput(InviteProblem.BAD_HOST, host=host)

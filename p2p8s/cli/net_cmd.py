@@ -17,13 +17,13 @@ import secrets
 import signal
 import sys
 import threading
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 
-from p2p8s.cli.words import PLAIN
+from p2p8s.cli.words import PLAIN, Speaker
 from p2p8s.cli.words.net import Line
 from p2p8s.cli.words.rules import describe_rules
 from p2p8s.codes import (
@@ -43,6 +43,7 @@ from p2p8s.net.discovery import (
     MdnsHandle,
     TableCard,
     browse,
+    by_table,
     find_node,
     find_table,
     follow_addresses,
@@ -79,11 +80,12 @@ def _say(line: Line, /, *, err: bool = False, nl: bool = True, **params: Any) ->
 def play_card(mesh: Mesh) -> TableCard:
     """The mDNS card of this node in play: table id (never the code), its seat, name and
     key fingerprint, so a peer that lost it (or a restarted player) finds it again."""
-    entry = mesh.roster.entry(mesh.seat)
+    entry, host = mesh.roster.entry(mesh.seat), mesh.roster.entry(0)
     return TableCard(version=VERSION, table_id=mesh.node.table.hex(),
                      host_name=entry.name if entry is not None else mesh.node.name,
                      rules=mesh.roster.rules, seats=mesh.roster.size, free=0,
-                     fingerprint=fingerprint(mesh.node.key), seat=mesh.seat)
+                     fingerprint=fingerprint(mesh.node.key), seat=mesh.seat,
+                     owner=host.name if host is not None else None)
 
 
 def _finder(aiozc: MdnsHandle, table: bytes) -> Finder:
@@ -112,17 +114,68 @@ async def _advertise_in_play(mesh: Mesh, ready: asyncio.Future[MdnsHandle | None
         _say(Line.NO_MDNS_IN_PLAY, err=True, error=str(exc))
 
 
+class _CardUpdates:
+    """The open table's mDNS card kept up to date in the background, so that a seat
+    taken does not hold up the lobby (an mDNS update takes half a second): the latest
+    roster wins; :meth:`stop` ends the updates, waiting for the one in flight."""
+
+    def __init__(self, advertiser: Advertiser, card: TableCard) -> None:
+        self.advertiser, self.card = advertiser, card
+        self.latest: TableCard | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.stopped = False
+
+    async def change(self, roster: Roster) -> None:
+        """The lobby's ``on_change``: publish the roster's free seats (returns at once)."""
+        self.latest = with_free(self.card, roster.free)
+        if not self.stopped and (self.task is None or self.task.done()):
+            self.task = asyncio.ensure_future(self._publish())
+
+    async def _publish(self) -> None:
+        while self.latest is not None and not self.stopped:
+            card, self.latest = self.latest, None
+            with contextlib.suppress(Exception):
+                await self.advertiser.async_update(card)
+
+    async def stop(self) -> None:
+        """No more updates; returns once the one in flight is done."""
+        self.stopped = True
+        if self.task is not None:
+            with contextlib.suppress(Exception):
+                await self.task
+
+
+async def _in_play(advertiser: Advertiser, mesh: Mesh, *, replace: bool,
+                   settle: Callable[[], Awaitable[None]] | None = None) -> None:
+    """Follow this machine's address changes with ``advertiser``; ``replace``: first
+    advertise the node in play instead of the open table (after ``settle``: the open
+    table's updates are over), in the background: the first deal does not wait for
+    mDNS, which takes seconds."""
+    if replace:
+        if settle is not None:
+            await settle()
+        try:  # dealt: the host is a node in play like the others
+            await advertiser.async_replace(play_card(mesh))
+        except Exception as exc:
+            _say(Line.NO_MDNS_PLAY_CARD, err=True, error=str(exc))
+    await follow_addresses(advertiser, changed=_moved)
+
+
 def table_runner(*, auto: str | None = None, rounds: int | None = None,
                  ascii: bool = False, lines: asyncio.Queue[str] | None = None,
                  mdns: bool = False, aiozc: MdnsHandle | None = None,
-                 advertiser: Advertiser | None = None, code: str | None = None) -> GameRunner:
+                 advertiser: Advertiser | None = None, code: str | None = None,
+                 replace_card: bool = False,
+                 settle: Callable[[], Awaitable[None]] | None = None) -> GameRunner:
     """A game runner that plays the dealt table in this terminal.
 
     ``auto`` (a personality; ``""`` = the expert) lets the computer play the local seat,
     ``rounds`` stops after that many rounds, ``lines`` are the typed lines (default: a
     fresh reader of stdin). ``mdns`` advertises this node in play (:func:`play_card`)
     and looks lost peers up by mDNS; ``aiozc``: the caller advertises, look up with it
-    (its ``advertiser``, if given, then follows this machine's address changes).
+    (its ``advertiser``, if given, then follows this machine's address changes; with
+    ``replace_card`` it first advertises this node in play, in the background, once
+    ``settle`` returns).
     ``code``: the table code, to tell a lost player how to come back through this node.
     Raises :class:`~p2p8s.errors.LocalError` subclasses when the match cannot go on
     without a player who left, or the table fails.
@@ -147,7 +200,7 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
             options.find_peer = _finder(aiozc, mesh.node.table)
             if advertiser is not None:
                 advertising = asyncio.ensure_future(
-                    follow_addresses(advertiser, changed=_moved))
+                    _in_play(advertiser, mesh, replace=replace_card, settle=settle))
         elif mdns:
             ready: asyncio.Future[MdnsHandle | None] = asyncio.Future()
             advertising = asyncio.ensure_future(_advertise_in_play(mesh, ready))
@@ -284,10 +337,13 @@ def tables_cmd(timeout_s: float) -> None:
         from p2p8s.cli.terminal import Terminal
 
         term = Terminal()  # wraps to the terminal's width (piped output is not wrapped)
-        term.say(PLAIN.say(Line.TABLES_FOUND, n=len(cards)))
-        for card in cards:
-            term.say(PLAIN.say(Line.CARD_OPEN if card.seat is None else Line.CARD_IN_PLAY,
-                               card=card))
+        tables = by_table(cards)  # a table in play answers once per node
+        term.say(PLAIN.say(Line.TABLES_FOUND, n=len(tables)))
+        for group in tables:
+            if group[0].seat is None:
+                term.say(PLAIN.say(Line.CARD_OPEN, card=group[0]))
+            else:
+                term.say(PLAIN.say(Line.TABLE_IN_PLAY, cards=tuple(group)))
         term.say(PLAIN.say(Line.ASK_FOR_CODE))
         return 0
 
@@ -350,11 +406,14 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
             _say(Line.TABLE_OPEN, rules=describe_rules(rules), seats=seats)
             _say(Line.YOUR_KEY, fingerprint=card.fingerprint)
             _say(Line.TABLE_CODE, code=code)
-            _say(Line.RUN_JOIN, code=code)
-            _say(Line.RUN_JOIN_AT, code=code, where=format_address(first, node.port))
+            if no_mdns:  # the code alone cannot find this table: say where it is
+                _say(Line.RUN_JOIN_LINK, code=code, where=format_address(first, node.port))
+            else:
+                _say(Line.RUN_JOIN, code=code)
+                _say(Line.RUN_JOIN_AT, code=code, where=format_address(first, node.port))
             _say(Line.LINK, link=format_link(code, first, node.port))
             async with contextlib.AsyncExitStack() as stack:
-                on_change = None
+                updates: _CardUpdates | None = None
                 aiozc: MdnsHandle | None = None
                 advertiser: Advertiser | None = None
                 if not no_mdns:
@@ -365,10 +424,7 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
                     except Exception as exc:  # multicast may be unavailable: link still works
                         _say(Line.NO_MDNS_HOST, err=True, error=str(exc))
                     else:
-                        async def on_change(roster: Roster) -> None:
-                            with contextlib.suppress(Exception):
-                                await advertiser.async_update(
-                                    with_free(card, roster.free))
+                        updates = _CardUpdates(advertiser, card)
                 _say(Line.WAITING)
                 _say(Line.HOST_SEAT, name=player)
                 filtered: asyncio.Queue[str] = asyncio.Queue()
@@ -390,20 +446,19 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
                 try:
                     mesh = await host_lobby(node, seating,
                                             view=_TerminalView(me=node.key, ascii=ascii_),
-                                            commands=filtered, on_change=on_change)
+                                            commands=filtered, on_change=updates.change
+                                            if updates is not None else None)
                 finally:
                     forwarder.cancel()
                 if mesh is None:
+                    if updates is not None:
+                        await updates.stop()
                     _say(Line.TABLE_CLOSED)
                     return 0
-                if advertiser is not None and aiozc is not None:
-                    try:  # dealt: the host is a node in play like the others
-                        await advertiser.async_replace(play_card(mesh))
-                    except Exception as exc:
-                        _say(Line.NO_MDNS_PLAY_CARD, err=True, error=str(exc))
                 runner = table_runner(auto=auto, rounds=rounds, ascii=ascii_, lines=commands,
-                                      code=code,
-                                      aiozc=aiozc, advertiser=advertiser)
+                                      code=code, aiozc=aiozc, advertiser=advertiser,
+                                      replace_card=True,
+                                      settle=updates.stop if updates is not None else None)
                 await runner(mesh)
                 await node.flush()
         return 0
@@ -456,7 +511,8 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
                 _say(Line.TRYING_LAST, addresses=last)
             else:
                 addresses = [(a, card.port) for a in card.addresses]
-                _say(Line.FOUND, host=card.host_name,
+                _say(Line.FOUND, host=card.owner or card.host_name if card.seat is not None
+                     else card.host_name,
                      addresses=tuple(format_address(a, card.port) for a in card.addresses))
 
         async def confirm(roster: Roster) -> bool:
@@ -509,29 +565,47 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
 def audit_cmd(file: Path) -> None:
     """Re-verify a table log offline: every signature, every move, every round's audit.
 
-    FILE is a node's log (``p2p8s host``/``join`` print where it is written). Prints each
-    round as ok or the cheater named, and the scores; exits 1 if anything fails, 2 if the
-    file is not a readable table log.
+    FILE is a node's log ('p2p8s host' and 'p2p8s join' print where it is written).
+    Prints each round as ok or the cheater named, and the scores. A log cut short by a
+    crash (its last record torn) is audited up to the cut; a damaged file (junk, a
+    frame that does not verify, a missing message) is audited up to the damage, which
+    is named with its byte offset.
+
+    Exit status: 0 when everything read checks out, 1 when a round fails its audit (the
+    seat at fault is named), 2 when the file is not a readable table log or is damaged.
     """
-    from p2p8s.cli.words.table import report_lines
+    from p2p8s.cli.words.table import report_lines, said
     from p2p8s.store.tablelog import CorruptLog, read_log
     from p2p8s.table.logverify import verify
 
     try:
-        log = read_log(file)
+        log = read_log(file, salvage=True)
     except CorruptLog as exc:
         click.echo(f"p2p8s: {PLAIN.error(exc)}", err=True)
         sys.exit(2)
-    _say(Line.LOG_FRAMES, file=file, frames=len(log.frames), torn=log.torn)
     report = verify(log.frames)
+    _say(Line.LOG_FRAMES, file=file, frames=report.frames, duplicates=report.duplicates,
+         torn=log.end if log.torn else None)
     seat = log.header.get("me")
     if isinstance(seat, int) and report.config is not None and 0 <= seat < len(
             report.config.names):  # the header is not signed: named only as its claim
         _say(Line.KEPT_BY, name=report.config.names[seat], seat=seat)
     for line in report_lines(report):
         click.echo(f"  {line}")
-    if not report.ok:
+    if not report.ok and (not report.damaged or not all(r.ok for r in report.rounds)):
         sys.exit(1)
+    if report.damaged:
+        assert report.fault is not None
+        index = report.fault.params.get("index")
+        at = log.offsets[index] if isinstance(index, int) and index < len(log.offsets) else None
+        why = said(report.fault, Speaker(names=report.config.names if report.config else ()))
+        _say(Line.LOG_DAMAGED, err=True, at=at, why=why,
+             frames=index if isinstance(index, int) else report.frames)
+        sys.exit(2)
+    if log.damage is not None:
+        _say(Line.LOG_DAMAGED, err=True, at=log.damage.params.get("at"),
+             why=PLAIN.error(log.damage), frames=len(log.frames))
+        sys.exit(2)
 
 
 COMMANDS = [tables_cmd, host_cmd, join_cmd, audit_cmd]

@@ -1026,9 +1026,10 @@ class Session:
                 changed = True
         return changed
 
-    def _proxy(self) -> int:
-        """The lowest seat whose key was not recovered: it strips for recovered seats."""
-        return min(s for s in range(self._n) if s not in self._recovered)
+    def _proxy(self) -> int | None:
+        """The lowest seat whose key was not recovered: it strips for recovered seats;
+        None once every seat's key was recovered (everyone left: nobody acts for them)."""
+        return min((s for s in range(self._n) if s not in self._recovered), default=None)
 
     def _strip_ready(self) -> bool:
         # a seat whose key was rebuilt (it was taken over) no longer strips: the proxy does

@@ -5,8 +5,9 @@ A restarted node (``Mesh.rejoined``), or one whose table is void
 ``sync`` with ``restarted``) and rebuilds its table with :meth:`Table.restore` — off the
 event loop — from the first complete answer that checks out (protocol/table.md, "The
 runner's part" → "Restart"). Every node appends the signed game frames to a table log
-(:mod:`p2p8s.store.tablelog`); a rebuilt node starts a new file with the frames it was
-rebuilt from.
+(:mod:`p2p8s.store.tablelog`), one file per table, seat and match: a rebuilt or
+restarted node continues its file with the frames it was rebuilt from that the file does
+not hold yet (a new file only when there is none, or it is damaged).
 """
 
 from __future__ import annotations
@@ -22,7 +23,13 @@ from typing import Any
 from p2p8s.errors import MalformedInput, Note, RemoteError
 from p2p8s.net.lobby import Mesh
 from p2p8s.net.node import Incoming, Lost, NetEvent
-from p2p8s.store.tablelog import TableLogWriter, log_path, table_secret
+from p2p8s.store.tablelog import (
+    CorruptLog,
+    TableLogWriter,
+    find_logs,
+    log_path,
+    table_secret,
+)
 from p2p8s.table import Table, TableConfig
 from p2p8s.table.linkout import (
     LinkCode,
@@ -130,10 +137,22 @@ def log_header(config: TableConfig, mesh: Mesh) -> dict[str, Any]:
 
 def new_log(mesh: Mesh, config: TableConfig, log_dir: Path | None, frames: Sequence[bytes],
             *, rejoined: bool) -> TableLogWriter:
-    """A new table log file in ``log_dir`` (None: the user data directory; a ``-2``… name
-    if one exists) starting with ``frames``; ``rejoined``: a rebuilt node's."""
+    """This node's table log in ``log_dir`` (None: the user data directory), with
+    ``frames`` in it. ``rejoined`` (a restarted or rebuilt node): the newest existing file
+    of this table, seat and match is continued — a ``{"rejoined": true}`` mark, then only
+    the frames it lacks — else (none, or damaged) a new file is made, its header saying
+    ``rejoined``. Raises OSError if no file can be written."""
     header = log_header(config, mesh)
     if rejoined:
+        for path in reversed(find_logs(mesh.node.table, mesh.seat, directory=log_dir)):
+            try:
+                log = TableLogWriter.resume(path, header)
+            except (CorruptLog, OSError):
+                continue
+            log.mark({"rejoined": True, "at": header["started"]})
+            for frame in frames:
+                log.append(frame)
+            return log
         header["rejoined"] = True
     log = TableLogWriter.create(log_path(mesh.node.table, mesh.seat, directory=log_dir),
                                 header)

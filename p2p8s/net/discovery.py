@@ -18,7 +18,7 @@ import contextlib
 import ipaddress
 import json
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -64,6 +64,8 @@ class TableCard:
     #: advertises itself, so a lost or restarted player finds any of them); then
     #: ``host_name`` is that node's player and ``fingerprint`` its key's
     seat: int | None = None
+    #: once dealt: the name of the table's host (seat 0), to name the table by
+    owner: str | None = None
 
     def to_txt(self) -> dict[str, str]:
         """TXT key/value pairs (each well under the 255-byte limit of RFC 6763 §6.1)."""
@@ -73,6 +75,8 @@ class TableCard:
         if self.seat is not None:
             txt["play"] = "1"
             txt["seat"] = str(self.seat)
+            if self.owner is not None:
+                txt["owner"] = self.owner[:63]
         return txt
 
     @classmethod
@@ -87,7 +91,8 @@ class TableCard:
                        rules=Ruleset.from_dict(rules_obj), seats=int(txt.get("seats") or ""),
                        free=int(txt.get("free") or ""), fingerprint=str(txt.get("fp") or ""),
                        addresses=addresses, port=port,
-                       seat=int(txt.get("seat") or "") if txt.get("play") == "1" else None)
+                       seat=int(txt.get("seat") or "") if txt.get("play") == "1" else None,
+                       owner=txt.get("owner") if txt.get("play") == "1" else None)
         except Error as exc:
             raise NotATableCard(CardCode.NOT_A_CARD, cause=exc) from None
         except (KeyError, ValueError, TypeError) as exc:
@@ -275,6 +280,16 @@ async def find_table(aiozc: AsyncZeroconf, table_id_hex: str, *,
     cards = await browse(aiozc, timeout_s=timeout_s,
                          until=lambda card: card.table_id == table_id_hex)
     return next((c for c in cards if c.table_id == table_id_hex), None)
+
+
+def by_table(cards: Sequence[TableCard]) -> list[list[TableCard]]:
+    """``cards`` grouped by table id, in the order first seen; a table in play has one
+    card per node, sorted by seat."""
+    groups: dict[str, list[TableCard]] = {}
+    for card in cards:
+        groups.setdefault(card.table_id, []).append(card)
+    return [sorted(g, key=lambda c: -1 if c.seat is None else c.seat)
+            for g in groups.values()]
 
 
 def with_free(card: TableCard, free: int) -> TableCard:

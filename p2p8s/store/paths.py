@@ -41,8 +41,10 @@ class StoreCode(Code):
     SAVE_FAILED = "save-failed"  # path, problem
     # the settings file
     SETTINGS_UNREADABLE = "settings-unreadable"  # path, problem
-    SETTINGS_DAMAGED = "settings-damaged"  # path, detail (the JSON error, or None), moved
-    SETTINGS_STUCK = "settings-stuck"  # path, detail, problem (moving it aside failed)
+    #: path, moved; where it stops being JSON: line and column, or text=False (not
+    #: UTF-8); neither: valid JSON but not an object
+    SETTINGS_DAMAGED = "settings-damaged"
+    SETTINGS_STUCK = "settings-stuck"  # path, problem (moving it aside failed); as above
     # the identity key
     IDENTITY_UNWRITABLE = "identity-unwritable"  # path, problem
     IDENTITY_UNREADABLE = "identity-unreadable"  # path, problem
@@ -53,8 +55,9 @@ class StoreCode(Code):
     LOG_LENGTH = "log-length"  # name, at (byte offset), length
     LOG_RECORD = "log-record"  # name, kind, at
     NO_HEADER = "no-header"  # name
-    RECORD_NOT_JSON = "record-not-json"  # name, what (header or note)
-    RECORD_NOT_OBJECT = "record-not-object"  # name, what
+    RECORD_NOT_JSON = "record-not-json"  # name, what (header or note), at
+    RECORD_NOT_OBJECT = "record-not-object"  # name, what, at
+    LOG_OTHER_MATCH = "log-other-match"  # name (a log of another table, seat or match)
     NOT_A_SECRET = "not-a-secret"  # path, size, expected
 
 

@@ -94,20 +94,21 @@ def load_settings(path: Path | None = None) -> SettingsFile:
     except OSError as exc:
         return SettingsFile(PlaySettings(), read_only=True, notice=LocalError(
             StoreCode.SETTINGS_UNREADABLE, path=source, problem=os_failure(exc)))
+    detail: dict[str, Any] = {}  # where the file stops being a JSON object
     try:
         doc = json.loads(data.decode("utf-8"))
-        detail: str | None = None
-    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-        doc, detail = None, str(exc)  # the decoder's own words (line, column)
+    except UnicodeDecodeError:
+        doc, detail = None, {"text": False}
+    except json.JSONDecodeError as exc:
+        doc, detail = None, {"line": exc.lineno, "column": exc.colno}
     if not isinstance(doc, dict):
         try:
             moved = move_aside(source, "damaged")
         except OSError as err:
             return SettingsFile(PlaySettings(), read_only=True, notice=LocalError(
-                StoreCode.SETTINGS_STUCK, path=source, detail=detail,
-                problem=os_failure(err)))
+                StoreCode.SETTINGS_STUCK, path=source, problem=os_failure(err), **detail))
         return SettingsFile(PlaySettings(), notice=LocalError(
-            StoreCode.SETTINGS_DAMAGED, path=source, detail=detail, moved=moved))
+            StoreCode.SETTINGS_DAMAGED, path=source, moved=moved, **detail))
     profile = doc.get("profile")
     coached = bool(profile.get("coached")) if isinstance(profile, dict) else False
     return SettingsFile(PlaySettings.from_dict(doc.get("play")), coached=coached, other=doc)

@@ -1,6 +1,6 @@
 """The table log on disk: every signed game frame a node sent or received, in order.
 
-One file per node and table, under the user data directory
+One file per node, table and match, under the user data directory
 (``<data dir>/tables/<YYYY-MM-DD>-<table id hex>-seat<n>.p2p8slog``), append-only::
 
     file   = MAGIC ‖ record*
@@ -15,7 +15,15 @@ roster and the table configuration); every further record is one frame
 
 The writer flushes every record to the operating system as it goes and fsyncs at each
 round end and on close, so a crash loses at most the moves since the last round end
-(a torn final record is detected and reported, not mistaken for data).
+(a torn final record is detected and reported, not mistaken for data). A frame is
+written once: the writer skips a frame it already holds (same bytes), and a node that
+comes back to a table (a restart, a rebuild) continues its file
+(:meth:`TableLogWriter.resume`, after cutting a torn tail) with a ``{"rejoined": true}``
+mark, rather than starting another. Older versions wrote a ``-2``, ``-3``… file instead;
+those still read.
+
+Reading is strict by default (:class:`CorruptLog` for any damage); with ``salvage`` the
+records before the first damage after the header are returned, with the damage.
 
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.p2p8slog"
@@ -28,6 +36,7 @@ round end and on close, so a crash loses at most the moves since the last round 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import tempfile
@@ -62,12 +71,17 @@ class CorruptLog(MalformedInput):
 class TableLog:
     """A table log as read back: the ``header`` (JSON object), the signed ``frames`` in
     file order, the round-end ``marks``, and whether the last record was ``torn``
-    (cut short by a crash; it is left out)."""
+    (cut short by a crash; it is left out). ``offsets[i]`` is the byte offset of frame
+    ``i``'s record; ``end`` the offset where reading stopped (the file's size unless a
+    tail is torn or damaged); ``damage`` what stopped a salvaging read (None: nothing)."""
 
     header: dict[str, Any]
     frames: tuple[bytes, ...]
     marks: tuple[dict[str, Any], ...] = ()
     torn: bool = False
+    offsets: tuple[int, ...] = ()
+    end: int = 0
+    damage: CorruptLog | None = None
 
 
 def tables_dir() -> Path:
@@ -78,7 +92,8 @@ def tables_dir() -> Path:
 def log_path(table: bytes, seat: int, *, when: float | None = None,
               directory: Path | None = None) -> Path:
     """The log file for ``table`` (id bytes) seen from ``seat``, dated ``when`` (UTC,
-    default now); a ``-2``, ``-3``… suffix keeps an existing file untouched."""
+    default now); a ``-2``, ``-3``… suffix keeps an existing file untouched (a new
+    match at the same table id)."""
     day = time.strftime("%Y-%m-%d", time.gmtime(when))
     base = (directory or tables_dir()) / f"{day}-{table.hex()}-seat{seat}"
     path = base.with_name(base.name + SUFFIX)
@@ -87,6 +102,21 @@ def log_path(table: bytes, seat: int, *, when: float | None = None,
         path = base.with_name(f"{base.name}-{n}{SUFFIX}")
         n += 1
     return path
+
+
+def find_logs(table: bytes, seat: int, *, directory: Path | None = None) -> list[Path]:
+    """The existing log files of ``table`` (id bytes) seen from ``seat``, any date, oldest
+    first (by modification time, then name); ``[]`` when there are none."""
+    folder = directory or tables_dir()
+    found = [p for p in folder.glob(f"*-{table.hex()}-seat{seat}*{SUFFIX}") if p.is_file()]
+
+    def when(path: Path) -> tuple[float, str]:
+        try:
+            return path.stat().st_mtime, path.name
+        except OSError:
+            return 0.0, path.name
+
+    return sorted(found, key=when)
 
 
 class CorruptSecret(MalformedInput):
@@ -150,13 +180,20 @@ def _record(kind: int, data: bytes) -> bytes:
     return (len(data) + 1).to_bytes(4, "big") + bytes([kind]) + data
 
 
-class TableLogWriter:
-    """Appends records to one table log; a context manager (closing fsyncs)."""
+def frame_id(frame: bytes) -> bytes:
+    """A frame's identity in a log: the SHA-256 of its bytes (a signed frame is unique)."""
+    return hashlib.sha256(frame).digest()
 
-    def __init__(self, path: Path, file: BinaryIO) -> None:
+
+class TableLogWriter:
+    """Appends records to one table log; a context manager (closing fsyncs). ``frames``
+    counts the frames it holds (those found by :meth:`resume` included)."""
+
+    def __init__(self, path: Path, file: BinaryIO, held: set[bytes] | None = None) -> None:
         self.path = path
         self._file = file
-        self.frames = 0
+        self._held = held if held is not None else set()
+        self.frames = len(self._held)
 
     @classmethod
     def create(cls, path: Path, header: dict[str, Any]) -> TableLogWriter:
@@ -171,11 +208,38 @@ class TableLogWriter:
         writer.sync()
         return writer
 
-    def append(self, frame: bytes) -> None:
-        """Append one signed frame body (handed to the OS at once, fsynced by :meth:`sync`)."""
+    @classmethod
+    def resume(cls, path: Path, header: dict[str, Any]) -> TableLogWriter:
+        """Continue the existing log ``path`` of the same table, seat and match: the
+        header's ``table``, ``seed`` and ``me`` must equal ``header``'s. A torn last
+        record (a crash mid-write) is cut off; the frames already there are remembered,
+        so :meth:`append` skips them. Raises :class:`CorruptLog` for a file that is
+        damaged or of another match (``StoreCode.LOG_OTHER_MATCH``), OSError if the disk
+        refuses."""
+        log = read_log(path)
+        mine = {k: header.get(k) for k in ("table", "seed", "me")}
+        if {k: log.header.get(k) for k in mine} != mine:
+            raise CorruptLog(StoreCode.LOG_OTHER_MATCH, name=str(path))
+        file = open(path, "r+b")  # noqa: SIM115 - owned by the writer, closed in close()
+        try:
+            file.truncate(log.end)
+            file.seek(log.end)
+        except OSError:
+            file.close()
+            raise
+        return cls(path, file, {frame_id(f) for f in log.frames})
+
+    def append(self, frame: bytes) -> bool:
+        """Append one signed frame body (handed to the OS at once, fsynced by
+        :meth:`sync`); False (nothing written) for a frame the log already holds."""
+        ident = frame_id(frame)
+        if ident in self._held:
+            return False
         self._file.write(_record(FRAME, frame))
         self._file.flush()
+        self._held.add(ident)
         self.frames += 1
+        return True
 
     def mark(self, note: dict[str, Any]) -> None:
         """Append a note (e.g. a round end) and fsync."""
@@ -201,56 +265,69 @@ class TableLogWriter:
         self.close()
 
 
-def parse_log(data: bytes, *, name: str | None = None) -> TableLog:
+def parse_log(data: bytes, *, name: str | None = None, salvage: bool = False) -> TableLog:
     """Parse the bytes of a table log. Raises :class:`CorruptLog` naming ``name`` (the
-    file's name; None: the words say "the file")."""
+    file's name; None: the words say "the file"); with ``salvage``, damage after the
+    header record is returned as :attr:`TableLog.damage` with the records before it
+    (a file without its magic or header still raises)."""
     if not data.startswith(MAGIC):
         raise CorruptLog(StoreCode.NOT_A_LOG, name=name, magic=MAGIC.strip().decode())
     at = len(MAGIC)
     header: dict[str, Any] | None = None
     frames: list[bytes] = []
+    offsets: list[int] = []
     marks: list[dict[str, Any]] = []
     torn = False
+    damage: CorruptLog | None = None
     while at < len(data):
-        if at + 4 > len(data):
-            torn = True
+        try:
+            if at + 4 > len(data):
+                torn = True
+                break
+            length = int.from_bytes(data[at:at + 4], "big")
+            if not 1 <= length <= MAX_RECORD:
+                raise CorruptLog(StoreCode.LOG_LENGTH, name=name, at=at, length=length)
+            if at + 4 + length > len(data):
+                torn = True
+                break
+            kind, body = data[at + 4], data[at + 5:at + 4 + length]
+            if kind == HEADER and header is None and not frames:
+                header = _json(body, name, "header", at)
+            elif kind == FRAME and header is not None:
+                frames.append(body)
+                offsets.append(at)
+            elif kind == MARK and header is not None:
+                marks.append(_json(body, name, "note", at))
+            else:
+                raise CorruptLog(StoreCode.LOG_RECORD, name=name, kind=kind, at=at)
+        except CorruptLog as exc:
+            if not salvage or header is None:
+                raise
+            damage = exc
             break
-        length = int.from_bytes(data[at:at + 4], "big")
-        if not 1 <= length <= MAX_RECORD:
-            raise CorruptLog(StoreCode.LOG_LENGTH, name=name, at=at, length=length)
-        if at + 4 + length > len(data):
-            torn = True
-            break
-        kind, body = data[at + 4], data[at + 5:at + 4 + length]
         at += 4 + length
-        if kind == HEADER and header is None and not frames:
-            header = _json(body, name, "header")
-        elif kind == FRAME and header is not None:
-            frames.append(body)
-        elif kind == MARK and header is not None:
-            marks.append(_json(body, name, "note"))
-        else:
-            raise CorruptLog(StoreCode.LOG_RECORD, name=name, kind=kind, at=at)
     if header is None:
         raise CorruptLog(StoreCode.NO_HEADER, name=name)
-    return TableLog(header=header, frames=tuple(frames), marks=tuple(marks), torn=torn)
+    return TableLog(header=header, frames=tuple(frames), marks=tuple(marks), torn=torn,
+                    offsets=tuple(offsets), end=at, damage=damage)
 
 
-def _json(body: bytes, name: str | None, what: str) -> dict[str, Any]:
+def _json(body: bytes, name: str | None, what: str, at: int) -> dict[str, Any]:
     try:
         value = json.loads(body.decode())
     except (UnicodeDecodeError, ValueError):
-        raise CorruptLog(StoreCode.RECORD_NOT_JSON, name=name, what=what) from None
+        raise CorruptLog(StoreCode.RECORD_NOT_JSON, name=name, what=what, at=at) from None
     if not isinstance(value, dict):
-        raise CorruptLog(StoreCode.RECORD_NOT_OBJECT, name=name, what=what)
+        raise CorruptLog(StoreCode.RECORD_NOT_OBJECT, name=name, what=what, at=at)
     return value
 
 
-def read_log(path: Path) -> TableLog:
-    """Read a table log file. Raises :class:`CorruptLog` if it is unreadable."""
+def read_log(path: Path, *, salvage: bool = False) -> TableLog:
+    """Read a table log file (``salvage``: see :func:`parse_log`). Raises
+    :class:`CorruptLog` if it is unreadable."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise CorruptLog(StoreCode.LOG_UNREADABLE, name=str(path),
                          problem=os_failure(exc)) from None
-    return parse_log(data, name=str(path))
+    return parse_log(data, name=str(path), salvage=salvage)

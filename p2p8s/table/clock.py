@@ -121,7 +121,8 @@ class TurnClock:
                 or ctx.leaving or ctx.observing):
             return None
         if seat in seats.recovered:
-            node = seats.runner(seats.proxy())
+            proxy = seats.proxy()
+            node = seats.runner(proxy) if proxy is not None else None
         else:
             node = seats.runner(seat)
             if node is None:  # undecided (its node welcomed back): its own node

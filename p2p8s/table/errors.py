@@ -108,6 +108,8 @@ class LogCode(Code):
     #: the signer signed two messages for round ``round``, seat ``author``, number ``seq``
     EQUIVOCATION = "log-equivocation"
     ALTERED = "log-altered"  #: frame ``index`` does not verify (``cause``)
+    #: the log lacks ``author``'s message ``expected`` of round ``round`` (it has ``seq``)
+    MISSING = "log-missing"
     #: records of frames: frame ``index`` (claiming seat ``claimed``) does not verify (``cause``)
     FRAME_BAD = "log-frame-bad"
     #: records of frames: frame ``index`` is signed by a key that does not hold ``claimed``

@@ -14,9 +14,18 @@ received, in that order, lobby messages included (the file format is
    full audit (the shuffles, every dealt, drawn and played card, every hidden claim,
    R-AUDIT) and the scores.
 
-Duplicate copies of one payload are skipped; two *different* payloads signed by one seat
-for the same message slot (round, sender, sequence number) are a signed proof of
-equivocation and name that seat.
+Duplicate copies of one frame (same bytes) are counted once (:attr:`LogReport.duplicates`)
+and duplicate copies of one payload are skipped; two *different* payloads signed by one
+seat for the same message slot (round, sender, sequence number) are a signed proof of
+equivocation and name that seat. A sender's mental-poker messages out of their order
+(a log whose frames were moved) are put back in order by their slot
+(:attr:`LogReport.reordered`); a message missing from the log (a gap in a sender's
+numbers) is not a cheat: the log cannot be audited past it (``LogCode.MISSING``).
+
+A verdict that rests on the file rather than on signed evidence — no setup, a frame that
+does not verify, a frame no seat signed or of another table, a missing message — is
+:attr:`LogReport.damaged`: the rounds before it are audited, the round it stops inside is
+incomplete, and nobody is blamed for it.
 
 The report lists each round: audited ok, or the failing seat and why, and the points
 (``p2p8s.cli.words.table.report_lines`` says it).
@@ -24,12 +33,13 @@ The report lists each round: audited ok, or the failing seat and why, and the po
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import msgpack
 
 from p2p8s import wire
+from p2p8s.crypto.errors import Cheat
 from p2p8s.crypto.rand import seeded
 from p2p8s.errors import RemoteError
 from p2p8s.table import events as tev
@@ -68,6 +78,21 @@ class LogReport:
     winner: int | None = None
     finished: bool = False
     fault: tev.Fault | None = None
+    #: further copies of frames already counted (``frames`` counts each frame once)
+    duplicates: int = 0
+    #: messages taken out of the log's order (put back by their sender's numbering)
+    reordered: int = 0
+
+    @property
+    def damaged(self) -> bool:
+        """True when the verdict is about the file, not about a seat (see the module
+        docstring): ``fault`` is one of :data:`DAMAGE`."""
+        return self.fault is not None and self.fault.code in DAMAGE
+
+
+#: The log faults that say the file is damaged or incomplete, not that a seat cheated.
+DAMAGE = frozenset({LogCode.NO_SETUP, LogCode.UNREADABLE, LogCode.ALTERED,
+                    LogCode.WRONG_KEY, LogCode.OTHER_TABLE, LogCode.MISSING})
 
 
 def _body(frame: bytes) -> bytes:
@@ -81,15 +106,6 @@ def _body(frame: bytes) -> bytes:
 
 def _claimed_key(body: bytes) -> bytes:
     return body[1:1 + wire.KEY_LENGTH] if len(body) > wire.KEY_LENGTH else b""
-
-
-def _slot(payload: bytes) -> tuple[int, int, int] | None:
-    """(round, seat, seq) of a crypto payload, or None if it does not parse."""
-    try:
-        obj = msgpack.unpackb(payload[1:], raw=False, use_list=True)
-        return int(obj[3]), int(obj[4]), int(obj[5])
-    except (ValueError, TypeError, IndexError, msgpack.UnpackException):
-        return None
 
 
 def _find_config(games: Sequence[tuple[bytes, bytes]]) -> TableConfig | None:
@@ -109,11 +125,19 @@ def _find_config(games: Sequence[tuple[bytes, bytes]]) -> TableConfig | None:
 
 
 def verify(frames: Sequence[bytes]) -> LogReport:
-    """Re-verify a saved table log (see the module docstring); never raises for bad data."""
-    bodies = [_body(f) for f in frames]
+    """Re-verify a saved table log (see the module docstring); never raises for bad data.
+    A fault's ``index`` is the position of the frame in ``frames``."""
+    bodies: list[tuple[int, bytes]] = []
+    copies: set[bytes] = set()
+    for i, frame in enumerate(frames):
+        body = _body(frame)
+        if body not in copies:
+            copies.add(body)
+            bodies.append((i, body))
+    duplicates = len(frames) - len(bodies)
     received: list[wire.Received] = []
     broken: tuple[int, bytes, RemoteError] | None = None
-    for i, body in enumerate(bodies):
+    for i, body in bodies:
         try:
             received.append(wire.decode_body(body))
         except RemoteError as e:
@@ -127,45 +151,149 @@ def verify(frames: Sequence[bytes]) -> LogReport:
         if broken is not None:
             missing = tev.Fault(None, LogCode.UNREADABLE, {"index": broken[0],
                                                             "cause": broken[2]})
-        return LogReport(ok=False, config=None, frames=len(frames), rounds=(), fault=missing)
-
-    table = Table(config, me=OBSERVER, rand=seeded(b"p2p8s/v1/observer"))
-    events: list[tev.Event] = list(table.start(0.0).events)
-    fault: tev.Fault | None = None
-    seen: dict[tuple[int, tuple[int, int, int]], bytes] = {}
-    done: set[tuple[int, bytes]] = set()
-    for r in received:
-        msg, content = r.message, r.message.body
-        if not isinstance(content, wire.Game):
-            continue
-        signer = config.seat_of_key(r.key)
-        if signer is None or (msg.seat is not None and msg.seat != signer):
-            fault = tev.Fault(signer, LogCode.WRONG_KEY, {"key": r.key.hex()[:16],
-                                                          "claimed": msg.seat})
-            break
-        if msg.table != config.table:
-            fault = tev.Fault(signer, LogCode.OTHER_TABLE)
-            break
-        payload = content.payload
-        if (signer, payload) in done:
-            continue
-        done.add((signer, payload))
-        slot = _slot(payload) if payload[:1] == bytes([CRYPTO]) else None
-        if slot is not None:
-            other = seen.setdefault((signer, slot), payload)
-            if other != payload:
-                fault = tev.Fault(signer, LogCode.EQUIVOCATION, {
-                    "round": slot[0], "author": slot[1], "seq": slot[2]})
-                break
-        events.extend(table.receive(signer, payload, 0.0).events)
-        if table.failed is not None:
-            break
-    if fault is None and table.failed is None and broken is not None:
+        return LogReport(ok=False, config=None, frames=len(bodies), rounds=(),
+                         fault=missing, duplicates=duplicates)
+    replay = _Replay(config, received, in_order=False)
+    if replay.table.failed is not None:  # maybe only the log's order: try a node's
+        again = _Replay(config, received, in_order=True)
+        if again.moved:
+            replay = again
+    fault, table = replay.fault, replay.table
+    failed = table.failed
+    if _early(failed):
+        assert failed is not None
+        failed = tev.Fault(None, LogCode.MISSING, {
+            "author": failed.seat, "round": table.round_number,
+            "expected": failed.params.get("expected"), "seq": failed.params.get("seq")})
+    if fault is None and failed is None and broken is not None:
         i, key, why = broken
         seat = config.seat_of_key(key)
         fault = tev.Fault(seat, LogCode.ALTERED, {"index": i, "cause": why})
-    fault = table.failed or fault
-    return _report(config, len(frames), events, table, fault)
+    fault = failed or fault
+    report = _report(config, len(bodies), replay.events, table, fault)
+    return LogReport(ok=report.ok, config=config, frames=len(bodies), rounds=report.rounds,
+                     totals=report.totals, winner=report.winner, finished=report.finished,
+                     fault=fault, duplicates=duplicates, reordered=replay.moved)
+
+
+def _early(fault: tev.Fault | None) -> bool:
+    """A message that came before an earlier one of its sender (not signed evidence)."""
+    return fault is not None and fault.code is Cheat.ARRIVED_EARLY
+
+
+class _Replay:
+    """One pass of the log's game payloads through an observer table; ``in_order``:
+    a sender's mental-poker messages are held until the ones before them came."""
+
+    def __init__(self, config: TableConfig, received: Sequence[wire.Received], *,
+                 in_order: bool) -> None:
+        self.table = table = Table(config, me=OBSERVER, rand=seeded(b"p2p8s/v1/observer"))
+        self.events: list[tev.Event] = list(table.start(0.0).events)
+        self.fault: tev.Fault | None = None
+        self.moved = 0
+        #: ((round, sender), the number missing, the next one held) left at the end
+        self.gap: tuple[tuple[int, int], int, int] | None = None
+        seen: dict[tuple[int, tuple[int, int, int]], bytes] = {}
+        done: set[tuple[int, bytes]] = set()
+        games = self._games(config, received)
+        for signer, payload in (self._in_order(games) if in_order else games):
+            if (signer, payload) in done:
+                continue
+            done.add((signer, payload))
+            stamp = _stamp(payload)
+            if stamp is not None:
+                slot = (stamp.round, stamp.seat, stamp.seq)
+                other = seen.setdefault((signer, slot), payload)
+                if other != payload:
+                    self.fault = tev.Fault(signer, LogCode.EQUIVOCATION, {
+                        "round": slot[0], "author": slot[1], "seq": slot[2]})
+                    break
+            self.events.extend(table.receive(signer, payload, 0.0).events)
+            if table.failed is not None:
+                break
+        else:
+            if self.gap is not None and self.fault is None:
+                (rnd, author), expected, seq = self.gap
+                self.fault = tev.Fault(None, LogCode.MISSING, {
+                    "author": author, "round": rnd, "expected": expected, "seq": seq})
+
+    def _games(self, config: TableConfig,
+               received: Sequence[wire.Received]) -> Iterator[tuple[int, bytes]]:
+        """``(signer seat, payload)`` of every game frame; stops at a frame no seat
+        signed or of another table (:attr:`fault`)."""
+        for r in received:
+            msg, content = r.message, r.message.body
+            if not isinstance(content, wire.Game):
+                continue
+            signer = config.seat_of_key(r.key)
+            if signer is None or (msg.seat is not None and msg.seat != signer):
+                self.fault = tev.Fault(signer, LogCode.WRONG_KEY, {
+                    "key": r.key.hex()[:16], "claimed": msg.seat})
+                return
+            if msg.table != config.table:
+                self.fault = tev.Fault(signer, LogCode.OTHER_TABLE)
+                return
+            yield signer, content.payload
+
+    def _in_order(self, games: Iterator[tuple[int, bytes]]
+                  ) -> Iterator[tuple[int, bytes]]:
+        """``games`` in an order a node could have received them: a mental-poker message
+        waits for its sender's earlier ones, for those its echo says it had seen, and
+        for every held message of an earlier round (causal delivery)."""
+        got: dict[tuple[int, int], int] = {}  # (round, seat) -> messages delivered
+        held: list[tuple[_Stamp, int, bytes]] = []
+
+        def ready(stamp: _Stamp) -> bool:
+            return (got.get((stamp.round, stamp.seat), 0) == stamp.seq - 1
+                    and all(got.get((stamp.round, j), 0) >= c
+                            for j, c in enumerate(stamp.seen) if j != stamp.seat)
+                    and not any(h[0].round < stamp.round for h in held))
+
+        def take(stamp: _Stamp) -> None:
+            key = (stamp.round, stamp.seat)
+            got[key] = max(got.get(key, 0), stamp.seq)
+
+        for signer, payload in games:
+            stamp = _stamp(payload)
+            if stamp is None or stamp.seq <= got.get((stamp.round, stamp.seat), 0):
+                yield signer, payload  # not numbered, or a copy (skipped or equivocation)
+                continue
+            if not ready(stamp):
+                held.append((stamp, signer, payload))
+                self.moved += 1
+                continue
+            take(stamp)
+            yield signer, payload
+            while (i := next((i for i, h in enumerate(held) if ready(h[0])), None)) is not None:
+                stamp, signer, payload = held.pop(i)
+                take(stamp)
+                yield signer, payload
+        if held:
+            first = min(held, key=lambda h: (h[0].round, h[0].seat, h[0].seq))[0]
+            self.gap = ((first.round, first.seat),
+                        got.get((first.round, first.seat), 0) + 1, first.seq)
+
+
+@dataclass(frozen=True, slots=True)
+class _Stamp:
+    """The order of a mental-poker message: round, sender, number, and how many of each
+    seat's messages of the round its sender had seen (its echo)."""
+
+    round: int
+    seat: int
+    seq: int
+    seen: tuple[int, ...]
+
+
+def _stamp(payload: bytes) -> _Stamp | None:
+    if payload[:1] != bytes([CRYPTO]):
+        return None
+    try:
+        obj = msgpack.unpackb(payload[1:], raw=False, use_list=True)
+        return _Stamp(round=int(obj[3]), seat=int(obj[4]), seq=int(obj[5]),
+                      seen=tuple(int(c) for c, _ in obj[6]))
+    except (ValueError, TypeError, IndexError, msgpack.UnpackException):
+        return None
 
 
 def _report(config: TableConfig, count: int, events: Sequence[tev.Event], table: Table,
@@ -184,7 +312,7 @@ def _report(config: TableConfig, count: int, events: Sequence[tev.Event], table:
                 winner=res.winner))
     last = table.round_number
     if last and not any(r.number == last for r in rounds):
-        if fault is not None:
+        if fault is not None and fault.code not in DAMAGE:
             rounds.append(RoundReport(number=last, dealer=dealers.get(last), ok=False,
                                       complete=False, seat=fault.seat, fault=fault))
         elif not table.finished:

@@ -137,11 +137,17 @@ class Outcome:
 
     def replayed(self, events: Sequence[object]) -> tuple[list[object], list[RoundLogged]]:
         """The first events of a table restored from a log: the rounds already played
-        (counted, marked as replayed) and the current round's events (to show)."""
+        (counted, marked as replayed) and the current round's events (to show) — its
+        moves, not its notices (they are old news: "lost contact…", a takeover since
+        undone), but a seat still away is said."""
         starts = [i for i, e in enumerate(events) if isinstance(e, tev.RoundStarted)]
         past = events[:starts[-1]] if starts else events
         played = [e for e in past if isinstance(e, tev.RoundOver)]
         self.rounds += len(played)
         marks = [RoundLogged(number=e.result.number, audit_ok=e.audit_ok,
                              totals=tuple(e.result.points), transcript=None) for e in played]
-        return list(events[starts[-1]:] if starts else []), marks
+        current = list(events[starts[-1]:] if starts else [])
+        away = [e for e in current if isinstance(e, tev.SeatAway)
+                and e.paused and e.seat in self.table.paused]
+        kept = [e for e in current if not isinstance(e, tev.Info)]
+        return kept + away[-1:], marks

@@ -77,9 +77,11 @@ class Seats:
         c = self.cands.get(seat, set())
         return next(iter(c)) if len(c) == 1 else None
 
-    def proxy(self) -> int:
-        """The lowest seat whose key was not recovered: it authors for recovered seats."""
-        return min(s for s in range(len(self.cands)) if s not in self.recovered)
+    def proxy(self) -> int | None:
+        """The lowest seat whose key was not recovered: it authors for recovered seats;
+        None once every seat's key was recovered (everyone left)."""
+        return min((s for s in range(len(self.cands)) if s not in self.recovered),
+                   default=None)
 
     @property
     def bots(self) -> set[int]:
@@ -325,6 +327,8 @@ class Seats:
         proxy = min((s for s in range(ctx.players)
                      if s not in self.recovered and self.runner(s) not in gone),
                     default=self.proxy())
+        if proxy is None:  # the last seat left too: nobody takes over, the log stops
+            return
         code = InfoCode.HANDED_OVER if ev.seat in self.handed else InfoCode.REBUILT
         ctx.tell(tev.SeatTakenOver(code, {"seat": ev.seat, "by": proxy}, seat=ev.seat,
                                    by=proxy))

@@ -8,6 +8,7 @@ tampered copy.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from net.procs import Proc
@@ -68,8 +69,9 @@ def test_three_nodes_play_two_rounds(procs: list[Proc], tmp_path: Path) -> None:
         for n in range(1, played + 1):
             assert f"round {n}: audit ok" in audit.output, audit.output
         assert "verdict: ok" in audit.output, audit.output
-    # ... fails a copy in which one signed frame of another seat was altered (the
-    # signature no longer verifies: the log was changed after the fact) ...
+    # ... calls damaged (exit 2, not a verdict on a seat) a copy in which one signed
+    # frame of another seat was altered (the signature no longer verifies: the log was
+    # changed after the fact), naming the frame and its byte offset ...
     log = logs[1]
     victim = next(i for i, f in enumerate(log.frames)
                   if i > len(log.frames) // 2 and decode_body(f).message.seat == 2)
@@ -81,9 +83,11 @@ def test_three_nodes_play_two_rounds(procs: list[Proc], tmp_path: Path) -> None:
             copy.append(bytes(frame) if i == victim else f)
     audit = Proc(["audit", str(tampered)], home=tmp_path / "auditor")
     procs.append(audit)
-    assert audit.wait(60) == 1, audit.output
-    assert "FAILED — Cat (seat 2)" in audit.output, audit.output
-    assert "verdict: FAILED" in audit.output, audit.output
+    assert audit.wait(60) == 2, audit.output
+    assert "it claims to be from Cat (seat 2)" in audit.output, audit.output
+    assert re.search(rf"^damaged log at byte \d+: frame {victim} does not verify",
+                     audit.output, re.M), audit.output
+    assert "verdict: damaged log" in audit.output, audit.output
     # ... and refuses a file that is no table log (exit 2).
     junk = tmp_path / "junk.p2p8slog"
     junk.write_bytes(b"hello")

@@ -12,6 +12,7 @@ from p2p8s.store.tablelog import (
     SUFFIX,
     CorruptLog,
     TableLogWriter,
+    find_logs,
     log_path,
     parse_log,
     read_log,
@@ -73,3 +74,63 @@ def test_file_names_carry_the_date_table_and_seat(tmp_path: Path) -> None:
     first.write_bytes(b"")
     second = log_path(bytes.fromhex("0011223344556677"), 3, when=0, directory=tmp_path)
     assert second.name == f"1970-01-01-0011223344556677-seat3-2{SUFFIX}"
+
+
+def test_a_frame_is_written_once(tmp_path: Path) -> None:
+    path = tmp_path / f"x{SUFFIX}"
+    with TableLogWriter.create(path, {"table": "ab"}) as log:
+        assert log.append(b"one") and log.append(b"two")
+        assert not log.append(b"one")  # a resent or relayed copy
+        assert log.frames == 2
+    assert read_log(path).frames == (b"one", b"two")
+
+
+def test_a_rejoined_node_continues_its_file_after_cutting_a_torn_tail(tmp_path: Path) -> None:
+    header = {"table": "ab", "seed": "cd", "me": 1, "started": "then"}
+    with TableLogWriter.create(tmp_path / f"y{SUFFIX}", header) as log:
+        log.append(b"one")
+        log.append(b"two")
+    path = tmp_path / f"y{SUFFIX}"
+    path.write_bytes(path.read_bytes() + b"\x00\x00\x00\x09\x02tor")  # killed mid-write
+    assert read_log(path).torn
+    with TableLogWriter.resume(path, {**header, "started": "now"}) as log:
+        assert log.frames == 2
+        log.mark({"rejoined": True})
+        added = [log.append(f) for f in (b"two", b"three", b"one", b"four")]
+    assert added == [False, True, False, True]
+    back = read_log(path)
+    assert back.frames == (b"one", b"two", b"three", b"four") and not back.torn
+    assert back.header == header and back.marks == ({"rejoined": True},)
+
+
+def test_the_log_of_another_match_is_not_continued(tmp_path: Path) -> None:
+    path = tmp_path / f"x{SUFFIX}"
+    _write(path, [b"one"])
+    with raises_saying(CorruptLog, "the log of another table, seat or match"):
+        TableLogWriter.resume(path, {"table": "ab", "me": 1, "seed": "other"})
+    assert read_log(path).frames == (b"one",)
+
+
+def test_the_logs_of_a_table_and_seat_are_found_whatever_their_date(tmp_path: Path) -> None:
+    table = bytes.fromhex("0011223344556677")
+    first = log_path(table, 3, when=0, directory=tmp_path)
+    first.write_bytes(b"")
+    later = log_path(table, 3, when=86400 * 400, directory=tmp_path)
+    later.write_bytes(b"")
+    log_path(table, 2, when=0, directory=tmp_path).write_bytes(b"")
+    assert set(find_logs(table, 3, directory=tmp_path)) == {first, later}
+    assert find_logs(table, 4, directory=tmp_path) == []
+
+
+def test_salvage_returns_what_comes_before_damage_and_says_where(tmp_path: Path) -> None:
+    path = tmp_path / f"x{SUFFIX}"
+    _write(path, [b"one", b"two"])
+    data = path.read_bytes()
+    log = parse_log(data + b"\x00\x00\x00\x02\x09x" + b"more", salvage=True)
+    assert log.frames == (b"one", b"two") and log.end == len(data)
+    assert log.damage is not None and log.damage.params["at"] == len(data)
+    assert log.offsets[1] - log.offsets[0] == len(b"one") + 5
+    with raises_saying(CorruptLog, f"unexpected record of kind 9 at byte {len(data)}"):
+        parse_log(data + b"\x00\x00\x00\x02\x09x")
+    with raises_saying(CorruptLog, "is not a p2p8s table log"):  # nothing to salvage
+        parse_log(b"junk", salvage=True)

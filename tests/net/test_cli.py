@@ -15,8 +15,10 @@ def _host(procs: list[Proc], tmp_path: Path, *args: str) -> tuple[Proc, str, int
     host = Proc(["host", "--name", "Ann", "--no-mdns", *args], home=tmp_path / "ann")
     procs.append(host)
     code = host.expect(r"^Table code: (\w{6})$").group(1)
-    host.expect(rf"^On the other computers, run: p2p8s join {code}$")
-    port = int(host.expect(rf"run: p2p8s join {code}@[\d.]+:(\d+)$").group(1))
+    # without mDNS the code alone cannot find the table: the line gives the address
+    port = int(host.expect(rf"^On the other computers, run: p2p8s join {code}@"
+                           rf"(?!0\.0\.0\.0)[\d.]+:(\d+)$").group(1))
+    assert f"p2p8s join {code}\n" not in host.output
     host.expect(rf"^Link: p2p8s://{code}@[\d.]+:{port}$")
     host.expect(r"Type deal")
     return host, code, port
@@ -259,3 +261,57 @@ def test_a_joiner_still_deciding_when_the_host_deals_is_told_why(
     assert bob.wait(20) != 0
     assert "the lobby closed before you sat down (the host dealt, or left)" in bob.output
     assert "Traceback" not in bob.output
+
+
+def _card(seat: int | None, name: str, table: str = "ab" * 8, owner: str | None = None
+          ) -> object:
+    from p2p8s.net.discovery import TableCard
+    from p2p8s.rules import Ruleset
+
+    return TableCard(version=1, table_id=table, host_name=name, rules=Ruleset(), seats=3,
+                     free=0, fingerprint="FP", addresses=("10.0.0.9",), port=4242 + (seat or 0),
+                     seat=seat, owner=owner)
+
+
+def test_a_table_in_play_is_listed_once_with_its_host_and_nodes() -> None:
+    """Every node of a table in play advertises itself: ``p2p8s tables`` shows one line
+    per table id, named by its host (seat 0), with every node's address."""
+    from p2p8s.cli.words import PLAIN
+    from p2p8s.cli.words.net import Line
+    from p2p8s.net.discovery import TableCard, by_table
+
+    cards = [_card(2, "Dan", owner="Eve"), _card(None, "Fay", table="cd" * 8),
+             _card(0, "Eve", owner="Eve"), _card(1, "Bob", owner="Eve")]
+    tables = by_table([c for c in cards if isinstance(c, TableCard)])
+    assert [[c.seat for c in g] for g in tables] == [[0, 1, 2], [None]]
+    assert PLAIN.say(Line.TABLES_FOUND, n=len(tables)) == "2 tables on the local network:"
+    line = PLAIN.say(Line.TABLE_IN_PLAY, cards=tuple(tables[0]))
+    assert line.startswith("  Eve's table in play (Eve (seat 0), Bob (seat 1), Dan (seat 2))")
+    assert line.endswith(f"id {'ab' * 8}  nodes: Eve at 10.0.0.9:4242; Bob at "
+                         "10.0.0.9:4243; Dan at 10.0.0.9:4244")
+
+
+def test_a_card_in_play_carries_the_name_of_the_tables_host() -> None:
+    from p2p8s.net.discovery import TableCard
+
+    card = _card(2, "Dan", owner="Eve")
+    assert isinstance(card, TableCard)
+    back = TableCard.from_txt({k: v for k, v in card.to_txt().items()})
+    assert back.owner == "Eve" and back.host_name == "Dan" and back.seat == 2
+    old = {k: v for k, v in card.to_txt().items() if k != "owner"}  # an older node's
+    assert TableCard.from_txt(dict(old)).owner is None
+
+
+def test_an_address_with_two_colons_is_said_plainly() -> None:
+    from p2p8s.cli.words import PLAIN
+    from p2p8s.codes import parse_invite
+    from p2p8s.errors import MalformedInput
+
+    with pytest.raises(MalformedInput) as info:
+        parse_invite("7KQ4MX@host:4242:5")
+    assert PLAIN.error(info.value) == (
+        "an address is HOST:PORT with one colon, like 192.168.1.20:4242; 'host:4242:5' has "
+        "more (in '7KQ4MX@host:4242:5')")
+    with pytest.raises(MalformedInput) as info:
+        parse_invite("7KQ4MX@fe80::1:5")
+    assert "write an IPv6 address in brackets" in PLAIN.error(info.value)

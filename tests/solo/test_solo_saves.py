@@ -121,6 +121,9 @@ def test_damaged_settings_file_is_moved_aside(home: Home) -> None:
     loaded = load_settings()
     assert loaded.play == PlaySettings()
     assert loaded.notice and "damaged" in PLAIN.error(loaded.notice)
+    said = PLAIN.error(loaded.notice)  # where, in words (not the JSON decoder's)
+    assert "(it stops being valid JSON at line 1, column 6); using the defaults" in said
+    assert "Expecting" not in said and "char" not in said
     assert not home.settings.exists()
     assert any(p.name.startswith("settings.damaged-") for p in home.settings.parent.iterdir())
 

@@ -8,7 +8,7 @@ A peer never sends words: a ``refuse`` or ``bye`` carries a code
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from p2p8s.cli.words import PLAIN, Speaker, Template
@@ -41,14 +41,15 @@ class Line(Code):
     LEFT_TABLE = "left-table"
     NO_TABLES = "no-tables"  # timeout_s
     TABLES_FOUND = "tables-found"  # n
-    CARD_IN_PLAY = "card-in-play"  # card (a TableCard)
     CARD_OPEN = "card-open"  # card
+    TABLE_IN_PLAY = "table-in-play"  # cards (one per node of the table, by seat)
     ASK_FOR_CODE = "ask-for-code"
     TABLE_OPEN = "table-open"  # rules, seats
     YOUR_KEY = "your-key"  # fingerprint
     TABLE_CODE = "table-code"  # code
     RUN_JOIN = "run-join"  # code
     RUN_JOIN_AT = "run-join-at"  # code, where
+    RUN_JOIN_LINK = "run-join-link"  # code, where (no mDNS: the address is needed)
     LINK = "link"  # link
     NO_MDNS_HOST = "no-mdns-host"  # error
     WAITING = "waiting"
@@ -65,8 +66,9 @@ class Line(Code):
     SIT_DOWN = "sit-down"
     DID_NOT_SIT = "did-not-sit"
     REJOINING = "rejoining"  # seat, names, dots
-    LOG_FRAMES = "log-frames"  # file, frames, torn
+    LOG_FRAMES = "log-frames"  # file, frames, duplicates, torn (byte offset or None)
     KEPT_BY = "kept-by"  # name, seat
+    LOG_DAMAGED = "log-damaged"  # why (said), at (byte offset or None), frames (read)
 
 
 def reason(speaker: Speaker, why: Reason) -> str:
@@ -204,6 +206,20 @@ def _card(text: str) -> Say:
     return say
 
 
+def _in_play(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    cards: Sequence[TableCard] = params["cards"]
+    first = cards[0]
+    owner = first.owner or next((c.host_name for c in cards if c.seat == 0), None)
+    who = ", ".join(speaker.format("{name} (seat {seat})", name=c.host_name, seat=c.seat)
+                    for c in cards)
+    where = "; ".join(speaker.format("{name} at {where}", name=c.host_name, where=_where(c))
+                      for c in cards)
+    text = "  {owner}'s table in play" if owner else "  a table in play"
+    return speaker.format(text + " ({who})  {rules}  id {id}  nodes: {where}", owner=owner,
+                          who=who, rules=describe_rules(first.rules), id=first.table_id,
+                          where=where)
+
+
 def _dealing(speaker: Speaker, params: Mapping[str, Any]) -> str:
     people, computers = params["people"], params["computers"]
     cast = speaker.format("{n} person" if people == 1 else "{n} people", n=people)
@@ -330,6 +346,9 @@ _INVITES: dict[InviteProblem, Template] = {
                                     address=lambda sp, p: p["address"] or "HOST",
                                     original=lambda sp, p: repr(p["original"])),
     InviteProblem.IPV6_BRACKETS: "write an IPv6 address in brackets, like [{host}]:{port}",
+    InviteProblem.COLONS: _quoted("an address is HOST:PORT with one colon, like "
+                                  "192.168.1.20:4242; {address} has more (in {original})",
+                                  "address", "original"),
     InviteProblem.BAD_HOST: _quoted("{host} is not a host name or IPv4 address", "host"),
     InviteProblem.BAD_PORT: _quoted("the port must be a number from 1 to 65535, not {port}",
                                     "port"),
@@ -355,8 +374,7 @@ _LINES: dict[Line, Template] = {
     Line.LEFT_TABLE: "Left the table.",
     Line.NO_TABLES: "No tables found on the local network in {timeout_s:g} s.",
     Line.TABLES_FOUND: "{n} table{n:s} on the local network:",
-    Line.CARD_IN_PLAY: _card("  {host} (seat {seat}) at a table in play  {rules}  key "
-                             "{fingerprint}  id {id}  at {where}"),
+    Line.TABLE_IN_PLAY: _in_play,
     Line.CARD_OPEN: _card("  {host}'s table  {taken}/{seats} seated, {free} free  {rules}  "
                           "key {fingerprint}  id {id}  at {where}"),
     Line.ASK_FOR_CODE: "Ask the host for the code, then run: p2p8s join CODE",
@@ -365,6 +383,7 @@ _LINES: dict[Line, Template] = {
     Line.TABLE_CODE: "Table code: {code}",
     Line.RUN_JOIN: "On the other computers, run: p2p8s join {code}",
     Line.RUN_JOIN_AT: "If they cannot find the table, run: p2p8s join {code}@{where}",
+    Line.RUN_JOIN_LINK: "On the other computers, run: p2p8s join {code}@{where}",
     Line.LINK: "Link: {link}",
     Line.NO_MDNS_HOST: "(mDNS unavailable, the code alone will not find this table: "
                        "{error})",
@@ -393,8 +412,14 @@ _LINES: dict[Line, Template] = {
     Line.REJOINING: _with("This table is in play and your key holds seat {seat}: rejoining "
                           "(connected to {names}); asking for the log{dots}", names=_names),
     Line.LOG_FRAMES: lambda sp, p: sp.format(
-        "{file}: {frames} signed frames" + (" (the last record was cut short and is left "
-                                            "out)" if p["torn"] else ""), **p),
+        "{file}: {frames} signed frames"
+        + (" (and {duplicates} duplicate{duplicates:s}, counted once)" if p["duplicates"]
+           else "")
+        + ("; the last record, at byte {torn}, was cut short (the node stopped while "
+           "writing it) and is left out" if p["torn"] is not None else ""), **p),
+    Line.LOG_DAMAGED: lambda sp, p: sp.format(
+        "damaged log" + (" at byte {at}" if p["at"] is not None else "")
+        + ": {why}; only the {frames} frame{frames:s} before it are audited", **p),
     Line.KEPT_BY: "  kept by the node of {name} (seat {seat}), as its unsigned header says; "
                   "everything below is checked from the signed frames",
 }

@@ -40,9 +40,13 @@ def _save_version(speaker: Speaker, params: Mapping[str, Any]) -> str:
 
 
 def _damaged(speaker: Speaker, params: Mapping[str, Any], *, end: str) -> str:
-    text = ("the settings file {path} is damaged ({detail}); using the defaults"
-            if params.get("detail") is not None else
-            "the settings file {path} is damaged (not a JSON object); using the defaults")
+    if "line" in params:
+        why = "it stops being valid JSON at line {line}, column {column}"
+    elif params.get("text") is False:
+        why = "it is not UTF-8 text"
+    else:
+        why = "it is not a JSON object"
+    text = "the settings file {path} is damaged (" + why + "); using the defaults"
     return speaker.format(text + end, **params)
 
 
@@ -74,8 +78,11 @@ TEMPLATES: dict[StoreCode, Template] = {
                                "{length}"),
     StoreCode.LOG_RECORD: _log("{name}: unexpected record of kind {kind} at byte {at}"),
     StoreCode.NO_HEADER: _log("{name} has no header record"),
-    StoreCode.RECORD_NOT_JSON: _log("{name}: the {what} record is not valid JSON"),
-    StoreCode.RECORD_NOT_OBJECT: _log("{name}: the {what} record is not a JSON object"),
+    StoreCode.RECORD_NOT_JSON: _log("{name}: the {what} record is not valid JSON (at byte "
+                                    "{at})"),
+    StoreCode.RECORD_NOT_OBJECT: _log("{name}: the {what} record is not a JSON object (at "
+                                      "byte {at})"),
+    StoreCode.LOG_OTHER_MATCH: _log("{name} is the log of another table, seat or match"),
     StoreCode.NOT_A_SECRET: "{path} is not a table secret ({size} bytes, not {expected}): "
                             "move it aside to play this table on (a restart then cannot "
                             "recover its round keys)",

@@ -231,6 +231,8 @@ TEMPLATES: dict[Enum, Template] = {
     LogCode.EQUIVOCATION: ("signed two different messages for round {round}, seat {author}, "
                            "message {seq} (equivocation)"),
     LogCode.ALTERED: "frame {index} does not verify ({cause}): the log was altered",
+    LogCode.MISSING: ("the log lacks message {expected} of {author:name} in round {round} "
+                      "(it holds message {seq}): it cannot be audited past that point"),
     LogCode.FRAME_BAD: "frame {index} (seat {claimed}) does not verify: {cause}",
     LogCode.FRAME_KEY: "frame {index} is signed by a key that does not hold seat {claimed}",
 }
@@ -280,12 +282,21 @@ def report_lines(report: LogReport) -> list[str]:
             if r.complete:
                 why = speaker.say(InfoCode.AUDIT_FAILED, reason=why)
             out.append(f"round {r.number}: FAILED — {who(r.seat)}: {why}")
-    if report.fault is not None and not any(not r.ok for r in report.rounds):
+    if report.damaged:
+        assert report.fault is not None
+        claim = (f" (it claims to be from {who(report.fault.seat)}: no proof against it)"
+                 if report.fault.seat is not None else "")
+        out.append(f"the log cannot be audited further: {said(report.fault, speaker)}"
+                   f"{claim}")
+    elif report.fault is not None and not any(not r.ok for r in report.rounds):
         out.append(f"FAILED — {who(report.fault.seat)}: {said(report.fault, speaker)}")
     if report.totals:
         out.append("totals: " + ", ".join(f"{name(s)} {t}"
                                           for s, t in enumerate(report.totals)))
     if report.finished and report.winner is not None:
         out.append(f"winner: {who(report.winner)}")
-    out.append("verdict: " + ("ok" if report.ok else "FAILED"))
+    if report.damaged and all(r.ok for r in report.rounds):
+        out.append("verdict: damaged log (no seat at fault in what could be read)")
+    else:
+        out.append("verdict: " + ("ok" if report.ok else "FAILED"))
     return out
