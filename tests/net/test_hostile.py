@@ -861,8 +861,11 @@ def _crypto_claims_seat_1(mesh: Mesh, to: int | None, payload: bytes, body: byte
 
 
 def _replay_crypto(mesh: Mesh, to: int | None, payload: bytes, body: bytes) -> None:
-    """The same crypto message again, in a fresh frame (new wire sequence number)."""
-    mesh.post(None, payload)
+    """Another crypto message under the sequence number just used, in a fresh frame
+    (an identical copy is what a resend delivers: dropped, no fault)."""
+    msg = decode_crypto(payload[1:])
+    other = dc_replace(msg, echo=tuple((c + 1, h) for c, h in msg.echo))
+    mesh.post(None, bytes([CRYPTO]) + other.encode())
 
 
 def _hostile_setup(mesh: Mesh, to: int | None, payload: bytes, body: bytes) -> None:
@@ -883,8 +886,9 @@ WIRE_CHEATS = {
 CRYPTO_CHEATS = {
     "crypto-claims-another-seat": (_crypto_claims_seat_1, (
         "broke the rules (P2 sent a message signed as seat 1)",)),
-    "replayed-crypto-message": (_replay_crypto, ("broke the rules (seat 2: message ",
-                                                 " was already received)")),
+    "replayed-crypto-message": (_replay_crypto, (
+        "broke the rules (P2 signed two different messages for round ",
+        " (equivocation))")),
     "hostile-setup": (_hostile_setup, ("broke the rules (P2 plays under a different table "
                                        "setup (roster or rules))",)),
 }
