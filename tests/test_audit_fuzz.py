@@ -178,6 +178,26 @@ def test_a_frame_that_does_not_verify_is_damage_not_a_verdict(
     assert _oks(got.out) == 1  # round 1 was complete before it
 
 
+def test_a_missing_frame_is_named_and_nobody_is_blamed(tmp_path: Path, match: Fixture) -> None:
+    """A gap in a sender's messages is no cheat: the log cannot be audited past it."""
+    frames = list(match.frames)
+    del frames[200]  # Cem's message 11 of round 2
+    got = _audit(_write(tmp_path / "x.p2p8slog", match.header, frames))
+    assert got.code == 2 and _oks(got.out) == 1 and "FAILED" not in got.out
+    assert got.err.strip() == ("damaged log: the log lacks message 11 of Cem in round 2: it "
+                               "cannot be audited past that point")
+    assert "verdict: damaged log (no seat at fault in what could be read)" in got.out
+
+
+def test_frames_moved_across_a_round_end_audit_ok(tmp_path: Path, match: Fixture) -> None:
+    """Frames out of a node's order (here a round-1 reveal and a round-2 play swapped) are
+    put back in an order a node could have received them."""
+    frames = list(match.frames)
+    frames[167], frames[197] = frames[197], frames[167]
+    got = _audit(_write(tmp_path / "x.p2p8slog", match.header, frames))
+    assert got.code == 0 and _oks(got.out) == 2 and "verdict: ok" in got.out
+
+
 @pytest.mark.parametrize(("data", "says"), [
     (b"", "is not a p2p8s table log"),
     (b"GIF89a" + bytes(200), "is not a p2p8s table log"),

@@ -269,10 +269,15 @@ class _Replay:
                 stamp, signer, payload = held.pop(i)
                 take(stamp)
                 yield signer, payload
-        if held:
+        if held:  # the first message held for good, and the one it waits for
             first = min(held, key=lambda h: (h[0].round, h[0].seat, h[0].seq))[0]
-            self.gap = ((first.round, first.seat),
-                        got.get((first.round, first.seat), 0) + 1, first.seq)
+            lacking = [(j, got.get((first.round, j), 0) + 1)
+                       for j, c in enumerate(first.seen) if got.get((first.round, j), 0) < c]
+            author = first.seat
+            if got.get((first.round, author), 0) == first.seq - 1 and lacking:
+                author = lacking[0][0]
+            self.gap = ((first.round, author), got.get((first.round, author), 0) + 1,
+                        first.seq if author == first.seat else 0)
 
 
 @dataclass(frozen=True, slots=True)
