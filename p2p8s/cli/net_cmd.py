@@ -600,7 +600,7 @@ def audit_cmd(file: Path) -> None:
         at = log.offsets[index] if isinstance(index, int) and index < len(log.offsets) else None
         why = said(report.fault, Speaker(names=report.config.names if report.config else ()))
         _say(Line.LOG_DAMAGED, err=True, at=at, why=why,
-             frames=index if isinstance(index, int) else report.frames)
+             frames=index if isinstance(index, int) else None)
         sys.exit(2)
     if log.damage is not None:
         _say(Line.LOG_DAMAGED, err=True, at=log.damage.params.get("at"),

@@ -238,13 +238,16 @@ class _Replay:
     def _in_order(self, games: Iterator[tuple[int, bytes]]
                   ) -> Iterator[tuple[int, bytes]]:
         """``games`` in an order a node could have received them: a mental-poker message
-        waits for its sender's earlier ones, for those its echo says it had seen, and
-        for every held message of an earlier round (causal delivery)."""
+        waits for its sender's earlier ones, for those its echo says it had seen, for
+        every held message of an earlier round and for the observer to reach its round
+        (causal delivery)."""
         got: dict[tuple[int, int], int] = {}  # (round, seat) -> messages delivered
         held: list[tuple[_Stamp, int, bytes]] = []
+        table = self.table
 
         def ready(stamp: _Stamp) -> bool:
-            return (got.get((stamp.round, stamp.seat), 0) == stamp.seq - 1
+            return (stamp.round <= max(1, table.round_number)
+                    and got.get((stamp.round, stamp.seat), 0) == stamp.seq - 1
                     and all(got.get((stamp.round, j), 0) >= c
                             for j, c in enumerate(stamp.seen) if j != stamp.seat)
                     and not any(h[0].round < stamp.round for h in held))
@@ -255,23 +258,26 @@ class _Replay:
 
         for signer, payload in games:
             stamp = _stamp(payload)
-            if stamp is None or stamp.seq <= got.get((stamp.round, stamp.seat), 0):
-                yield signer, payload  # not numbered, or a copy (skipped or equivocation)
-                continue
-            if not ready(stamp):
-                held.append((stamp, signer, payload))
-                self.moved += 1
-                continue
-            take(stamp)
-            yield signer, payload
+            if stamp is not None and stamp.seq > got.get((stamp.round, stamp.seat), 0):
+                if not ready(stamp):
+                    held.append((stamp, signer, payload))
+                    self.moved += 1
+                    continue
+                take(stamp)
+            yield signer, payload  # (unnumbered, or a copy: skipped or an equivocation)
             while (i := next((i for i, h in enumerate(held) if ready(h[0])), None)) is not None:
                 stamp, signer, payload = held.pop(i)
                 take(stamp)
                 yield signer, payload
-        if held:
+        if held:  # the first message held for good, and the one it waits for
             first = min(held, key=lambda h: (h[0].round, h[0].seat, h[0].seq))[0]
-            self.gap = ((first.round, first.seat),
-                        got.get((first.round, first.seat), 0) + 1, first.seq)
+            lacking = [(j, got.get((first.round, j), 0) + 1)
+                       for j, c in enumerate(first.seen) if got.get((first.round, j), 0) < c]
+            author = first.seat
+            if got.get((first.round, author), 0) == first.seq - 1 and lacking:
+                author = lacking[0][0]
+            self.gap = ((first.round, author), got.get((first.round, author), 0) + 1,
+                        first.seq if author == first.seat else 0)
 
 
 @dataclass(frozen=True, slots=True)

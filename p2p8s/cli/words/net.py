@@ -68,7 +68,7 @@ class Line(Code):
     REJOINING = "rejoining"  # seat, names, dots
     LOG_FRAMES = "log-frames"  # file, frames, duplicates, torn (byte offset or None)
     KEPT_BY = "kept-by"  # name, seat
-    LOG_DAMAGED = "log-damaged"  # why (said), at (byte offset or None), frames (read)
+    LOG_DAMAGED = "log-damaged"  # why (said), at (byte offset or None), frames (read) or None
 
 
 def reason(speaker: Speaker, why: Reason) -> str:
@@ -419,7 +419,8 @@ _LINES: dict[Line, Template] = {
            "writing it) and is left out" if p["torn"] is not None else ""), **p),
     Line.LOG_DAMAGED: lambda sp, p: sp.format(
         "damaged log" + (" at byte {at}" if p["at"] is not None else "")
-        + ": {why}; only the {frames} frame{frames:s} before it are audited", **p),
+        + ": {why}" + ("; only the {frames} frame{frames:s} before it are audited"
+                       if p["frames"] is not None else ""), **p),
     Line.KEPT_BY: "  kept by the node of {name} (seat {seat}), as its unsigned header says; "
                   "everything below is checked from the signed frames",
 }

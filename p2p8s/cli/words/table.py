@@ -231,8 +231,10 @@ TEMPLATES: dict[Enum, Template] = {
     LogCode.EQUIVOCATION: ("signed two different messages for round {round}, seat {author}, "
                            "message {seq} (equivocation)"),
     LogCode.ALTERED: "frame {index} does not verify ({cause}): the log was altered",
-    LogCode.MISSING: ("the log lacks message {expected} of {author:name} in round {round} "
-                      "(it holds message {seq}): it cannot be audited past that point"),
+    LogCode.MISSING: lambda sp, p: sp.format(
+        "the log lacks message {expected} of {author:name} in round {round}"
+        + (" (it holds message {seq})" if p.get("seq") else "")
+        + ": it cannot be audited past that point", **p),
     LogCode.FRAME_BAD: "frame {index} (seat {claimed}) does not verify: {cause}",
     LogCode.FRAME_KEY: "frame {index} is signed by a key that does not hold seat {claimed}",
 }
