@@ -7,7 +7,8 @@ event loop — from the first complete answer that checks out (protocol/table.md
 runner's part" → "Restart"). Every node appends the signed game frames to a table log
 (:mod:`p2p8s.store.tablelog`), one file per table, seat and match: a rebuilt or
 restarted node continues its file with the frames it was rebuilt from that the file does
-not hold yet (a new file only when there is none, or it is damaged).
+not hold yet (a new file only when there is none, it is damaged, or it holds frames of a
+void table that the log it was rebuilt from lacks).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from p2p8s.store.tablelog import (
     TableLogWriter,
     find_logs,
     log_path,
+    read_log,
     table_secret,
 )
 from p2p8s.table import Table, TableConfig
@@ -140,12 +142,18 @@ def new_log(mesh: Mesh, config: TableConfig, log_dir: Path | None, frames: Seque
     """This node's table log in ``log_dir`` (None: the user data directory), with
     ``frames`` in it. ``rejoined`` (a restarted or rebuilt node): the newest existing file
     of this table, seat and match is continued — a ``{"rejoined": true}`` mark, then only
-    the frames it lacks — else (none, or damaged) a new file is made, its header saying
-    ``rejoined``. Raises OSError if no file can be written."""
+    the frames it lacks — when every frame it holds is among ``frames`` (the log it is
+    rebuilt from); else (none, damaged, or holding frames the table never had: this
+    node's own moves of a void table) a new file is made, its header saying
+    ``rejoined``, so that each file tells one consistent story. Raises OSError if no
+    file can be written."""
     header = log_header(config, mesh)
     if rejoined:
+        given = set(frames)
         for path in reversed(find_logs(mesh.node.table, mesh.seat, directory=log_dir)):
             try:
+                if not given.issuperset(read_log(path).frames):
+                    break  # it holds what the table does not (a void branch): a new file
                 log = TableLogWriter.resume(path, header)
             except (CorruptLog, OSError):
                 continue
