@@ -197,3 +197,24 @@ def default_target(rules: Ruleset, players: int, *, solo: bool = True) -> int:
         return 0
     table = rules.rule_table
     return (table.solo_target if solo else table.table_target).of(players)
+
+
+#: The presets by name (RULES.md §11), the default first.
+PRESET_NAMES: tuple[str, ...] = ("table", "classic", "countdown")
+
+
+def preset_ruleset(name: str) -> Ruleset:
+    """The ruleset of the preset ``name`` (RULES.md §11); raises MalformedInput
+    (:attr:`RulesCode.BAD_VARIANT`) for an unknown name."""
+    if name == "table":
+        return Ruleset()
+    if name == "classic":
+        return Ruleset.classic()
+    if name == "countdown":
+        return Ruleset(variant=Variant.COUNTDOWN)
+    raise MalformedInput(RulesCode.BAD_VARIANT, value=name)
+
+
+def preset_of(rules: Ruleset) -> str:
+    """The name of the preset ``rules`` starts from (RULES.md §11)."""
+    return "countdown" if rules.countdown else "table" if rules.action_cards else "classic"

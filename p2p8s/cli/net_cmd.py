@@ -22,6 +22,7 @@ from typing import Any
 
 import click
 
+from p2p8s.cli.house import HouseChoice, house_choice, house_options
 from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words.net import Line
 from p2p8s.cli.words.rules import describe_rules
@@ -52,7 +53,7 @@ from p2p8s.net.discovery import (
 from p2p8s.net.lobby import GameRunner, Mesh, Seating, host_lobby, join_lobby
 from p2p8s.net.node import JoinRefused, Node, Reason
 from p2p8s.net.runner import EOF_MARK, Options, play_table
-from p2p8s.rules import Ruleset
+from p2p8s.rules import Ruleset, default_target
 from p2p8s.store.identity import identity_fingerprint, load_or_create_identity
 from p2p8s.wire import MAX_NAME, VERSION, Refusal, Roster, SeatEntry
 
@@ -304,26 +305,31 @@ def _game_options(command: Callable[..., None]) -> Callable[..., None]:
 
 # --- host ---------------------------------------------------------------------------
 
+def table_rules(choice: HouseChoice, seats: int) -> Ruleset:
+    """The host's ruleset: the chosen preset with the single rules on top, and the match
+    target the table plays to (the preset's friends'-table default when not given,
+    R-TARGET-TABLE; countdown has none)."""
+    rules = choice.ruleset(players=seats)
+    if rules.target is None and not rules.countdown:
+        rules = rules.with_changes(target=default_target(rules, seats, solo=False))
+    return rules
+
+
 @click.command("host")
 @click.option("--name", default=None, help="Your name at the table.")
 @click.option("--seats", type=click.IntRange(2, 7), default=4, show_default=True,
               help="Seats at the table (empty ones get computer players).")
-@click.option("--target", type=click.Choice(["100", "200"]), default=None,
-              help="Points that end the match (default 100).")
-@click.option("--classic", is_flag=True, help="Classic rules: no action cards.")
-@click.option("--no-multi", is_flag=True, help="One card a turn (no multi-play).")
+@house_options()
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="TCP port to listen on (0: any free port).")
 @click.option("--no-mdns", is_flag=True, help="Do not advertise the table by mDNS.")
 @_game_options
-def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
-             no_multi: bool, port: int, no_mdns: bool, auto: str | None, rounds: int | None,
-             ascii_: bool) -> None:
+def host_cmd(name: str | None, seats: int, port: int, no_mdns: bool, auto: str | None,
+             rounds: int | None, ascii_: bool, **house: Any) -> None:
     """Open a table for friends on this network and print its code."""
+    rules = table_rules(house_choice(house), seats)
     player = _check_name(name or _default_name())
     _check_auto(auto)
-    rules = (Ruleset.classic() if classic else Ruleset.table()).with_changes(
-        multi_play=not no_multi, target=int(target) if target else 100)
     identity = load_or_create_identity()
     code = new_code(secrets.token_bytes(4))
     key = code_key(code)
