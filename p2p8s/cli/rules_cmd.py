@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 import click
 
 from p2p8s.cards import Card, Rank, Suit, parse_cards
+from p2p8s.cli.house import PRESETS, HouseChoice
 from p2p8s.cli.words.phrases import article, either, rank_name
 from p2p8s.rules import Ruleset
 from p2p8s.ruletable import CardRule, RuleTable
@@ -204,10 +205,13 @@ def rules_text(*, classic: bool = False) -> str:
 
 
 @click.command("rules")
-@click.option("--classic", is_flag=True, help="The classic game (no action cards).")
-def rules(classic: bool) -> None:
-    """Print the rules of the game (table rules unless --classic)."""
-    click.echo(rules_text(classic=classic), nl=False)
+@click.option("--rules", "preset", type=click.Choice(PRESETS), default=None,
+              help="The rules of this preset (default: table).")
+@click.option("--classic", is_flag=True, help="The classic game (same as --rules classic).")
+def rules(preset: str | None, classic: bool) -> None:
+    """Print the rules of the game (table rules unless --rules or --classic)."""
+    chosen = HouseChoice(preset=preset, classic=classic or None).chosen_preset()
+    click.echo(rules_text(classic=chosen == "classic"), nl=False)
 
 
 COMMANDS = [rules]
