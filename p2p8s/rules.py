@@ -102,6 +102,24 @@ class Ruleset:
         else :data:`~p2p8s.ruletable.CLASSIC` (countdown plays it too)."""
         return TABLE if self.action_cards else CLASSIC
 
+    @classmethod
+    def for_preset(cls, name: str, **changes: Any) -> Ruleset:
+        """The preset ``name`` (RULES.md §11) with single rules in ``changes`` on top.
+        Raises MalformedInput (BAD_VARIANT) for an unknown preset."""
+        if name not in PRESET_OPTIONS:
+            raise MalformedInput(RulesCode.BAD_VARIANT, value=str(name)[:40])
+        return cls(**{**PRESET_OPTIONS[name], **changes})
+
+    @property
+    def name(self) -> str:
+        """The preset's name: ``countdown``, ``classic`` or ``table``."""
+        return "countdown" if self.countdown else "table" if self.action_cards else "classic"
+
+    def changes(self) -> dict[str, Any]:
+        """The options that differ from the preset's own, as :meth:`to_dict` writes them."""
+        base = Ruleset.for_preset(self.name).to_dict()
+        return {k: v for k, v in self.to_dict().items() if base.get(k) != v}
+
     def with_changes(self, **changes: Any) -> Ruleset:
         """A copy with some options changed."""
         return replace(self, **changes)
@@ -132,6 +150,17 @@ class Ruleset:
             except ValueError:
                 raise MalformedInput(RulesCode.BAD_VARIANT, value=kwargs["variant"]) from None
         return cls(**kwargs)
+
+
+#: The names of the presets (RULES.md §11), the default first.
+PRESET_NAMES = ("table", "classic", "countdown")
+
+#: Each preset's options.
+PRESET_OPTIONS: dict[str, dict[str, Any]] = {
+    "table": {},
+    "classic": {"action_cards": False},
+    "countdown": {"variant": Variant.COUNTDOWN},
+}
 
 
 def check_players(players: int) -> None:
@@ -198,23 +227,3 @@ def default_target(rules: Ruleset, players: int, *, solo: bool = True) -> int:
     table = rules.rule_table
     return (table.solo_target if solo else table.table_target).of(players)
 
-
-#: The presets by name (RULES.md §11), the default first.
-PRESET_NAMES: tuple[str, ...] = ("table", "classic", "countdown")
-
-
-def preset_ruleset(name: str) -> Ruleset:
-    """The ruleset of the preset ``name`` (RULES.md §11); raises MalformedInput
-    (:attr:`RulesCode.BAD_VARIANT`) for an unknown name."""
-    if name == "table":
-        return Ruleset()
-    if name == "classic":
-        return Ruleset.classic()
-    if name == "countdown":
-        return Ruleset(variant=Variant.COUNTDOWN)
-    raise MalformedInput(RulesCode.BAD_VARIANT, value=name)
-
-
-def preset_of(rules: Ruleset) -> str:
-    """The name of the preset ``rules`` starts from (RULES.md §11)."""
-    return "countdown" if rules.countdown else "table" if rules.action_cards else "classic"

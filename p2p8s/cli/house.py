@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 import click
 
 from p2p8s.cards import decks_for
-from p2p8s.rules import PRESET_NAMES, Ruleset, check_players, preset_ruleset
+from p2p8s.rules import PRESET_NAMES, Ruleset, check_players
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -90,7 +90,7 @@ def house_ruleset(preset: str, singles: dict[str, Any], *, players: int | None =
     """``preset``'s ruleset with ``singles`` (Ruleset option names) on top; raises
     click.UsageError for a single rule that means nothing under the preset or a hand
     that cannot be dealt to ``players``."""
-    rules = preset_ruleset(preset)
+    rules = Ruleset.for_preset(preset)
     if rules.countdown:
         if "target" in singles:
             raise click.UsageError("--target means nothing in countdown: a countdown match "

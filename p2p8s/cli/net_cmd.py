@@ -25,7 +25,7 @@ import click
 from p2p8s.cli.house import HouseChoice, house_choice, house_options
 from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words.net import Line
-from p2p8s.cli.words.rules import describe_rules
+from p2p8s.cli.words.rules import describe_changes, describe_rules
 from p2p8s.codes import (
     Invite,
     code_key,
@@ -71,6 +71,13 @@ LOBBY_WORDS = ("deal", "d", "start", "quit", "q", "exit")
 def _say(line: Line, /, *, err: bool = False, nl: bool = True, **params: Any) -> None:
     """Print one line of the network commands, in words."""
     click.echo(PLAIN.say(line, **params), err=err, nl=nl)
+
+
+def _say_changes(rules: Ruleset, seats: int) -> None:
+    """Say the house rules changed from the preset, if any (the lobby, the host)."""
+    changes = describe_changes(rules, players=seats)
+    if changes:
+        _say(Line.HOUSE_RULES, preset=rules.name, changes=changes)
 
 
 def play_card(mesh: Mesh) -> TableCard:
@@ -180,6 +187,7 @@ class _TerminalView:
     def table(self, roster: Roster) -> None:
         host = roster.entry(0)
         _say(Line.TABLE_OF, host=host.name if host else "?", rules=describe_rules(roster.rules))
+        _say_changes(roster.rules, roster.size)
         _say(Line.SEATS, size=roster.size, taken=len(roster.seats), free=roster.free)
         for entry in roster.seats:
             _say(Line.SEAT, seat=entry.seat, name=entry.name,
@@ -349,6 +357,7 @@ def host_cmd(name: str | None, seats: int, port: int, no_mdns: bool, auto: str |
                              rules=rules, seats=seats, free=seats - 1,
                              fingerprint=identity_fingerprint(identity))
             _say(Line.TABLE_OPEN, rules=describe_rules(rules), seats=seats)
+            _say_changes(rules, seats)
             _say(Line.YOUR_KEY, fingerprint=card.fingerprint)
             _say(Line.TABLE_CODE, code=code)
             _say(Line.RUN_JOIN, code=code)

@@ -28,7 +28,7 @@ from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZerocon
 
 from p2p8s.errors import Error
 from p2p8s.net.errors import CardCode, NotATableCard
-from p2p8s.rules import Ruleset, preset_of, preset_ruleset
+from p2p8s.rules import Ruleset
 
 __all__ = ["SERVICE_TYPE", "Advertiser", "CardCode", "MdnsHandle", "NotATableCard",
            "TableCard", "browse", "find_node", "find_table", "follow_addresses",
@@ -120,11 +120,9 @@ def rules_to_txt(rules: Ruleset) -> str:
     >>> rules_to_txt(Ruleset.classic(multi_play=False, target=200))
     'classic;m=0;t=200'
     """
-    base = preset_ruleset(preset_of(rules)).to_dict()
-    mine = rules.to_dict()
-    changes = [f"{_SHORT.get(k, k)}={_txt_value(v)}" for k, v in sorted(mine.items())
-               if k != "preset" and v != base.get(k)]
-    return ";".join([preset_of(rules), *changes])
+    changes = [f"{_SHORT.get(k, k)}={_txt_value(v)}"
+               for k, v in sorted(rules.changes().items())]
+    return ";".join([rules.name, *changes])
 
 
 def rules_from_txt(text: str) -> Ruleset:
@@ -133,8 +131,8 @@ def rules_from_txt(text: str) -> Ruleset:
     if text.startswith("{"):
         return Ruleset.from_dict(json.loads(text))
     name, *changes = text.split(";")
-    base = preset_ruleset(name).to_dict()
-    data = dict(base)
+    base = Ruleset.for_preset(name).to_dict()
+    data: dict[str, object] = {}
     for change in changes:
         short, _, raw = change.partition("=")
         key = _LONG.get(short, short)
@@ -149,7 +147,7 @@ def rules_from_txt(text: str) -> Ruleset:
         else:
             value = raw
         data[key] = value
-    return Ruleset.from_dict(data)
+    return Ruleset.for_preset(name, **data)
 
 
 def lan_addresses() -> list[str]:
