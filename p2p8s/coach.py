@@ -69,9 +69,15 @@ def _ace_high(rank: Rank) -> int:
     return 14 if rank == Rank.ACE else int(rank)
 
 
+def _rank(card: Card) -> Rank:
+    """A card's rank; a joker (no rank, R-ZW-DECK) counts as a 2 until the coach
+    explains jokers."""
+    return card.rank or Rank.TWO
+
+
 def _counters(table: RuleTable) -> list[Rank]:
     """The ranks whose cards answer a pending penalty (R-COUNTER)."""
-    return sorted({Card(c).rank for c in range(52) if table.counters(c)})
+    return sorted({Rank(c % 13 + 1) for c in range(52) if table.counters(c)})
 
 
 class Coach:
@@ -118,11 +124,11 @@ class Coach:
     def _effect(self, view: View, card: Card, kind: str) -> list[Note]:
         """The topic of ``card``'s effect ``kind`` in the rule table (:data:`_EFFECTS`)."""
         if kind == "penalty":
-            return self._penalty(card.rank, view.rules.rule_table.rule(card).penalty)
+            return self._penalty(_rank(card), view.rules.rule_table.rule(card).penalty)
         if kind == "skip":
             return self._once(kind, CoachCode.SKIP, rank=card.rank, heads_up=view.players == 2)
         table = view.rules.rule_table
-        skips = {Card(c).rank for c in range(52) if table.rule(c).skip}
+        skips = {Rank(c % 13 + 1) for c in range(52) if table.rule(c).skip}
         like = max(skips, key=_ace_high) if skips else None
         return self._once(kind, CoachCode.REVERSE, rank=card.rank, heads_up=view.players == 2,
                           like=like)
@@ -150,7 +156,7 @@ class Coach:
         if view.pending_draw:
             counter = plays[0].cards[0] if plays else None
             if counter is not None:
-                out += self._penalty(counter.rank, table.rule(counter).penalty)
+                out += self._penalty(_rank(counter), table.rule(counter).penalty)
             else:
                 out += self._penalties(table)
             passed = (view.pending_draw + table.rule(counter).penalty
@@ -186,7 +192,7 @@ class Coach:
     def _penalties(self, table: RuleTable) -> list[Note]:
         """The penalty topic for the first card that adds a penalty (none in hand)."""
         card = next((Card(c) for c in range(52) if table.rule(c).penalty), None)
-        return [] if card is None else self._penalty(card.rank, table.rule(card).penalty)
+        return [] if card is None else self._penalty(_rank(card), table.rule(card).penalty)
 
     # ------------------------------------------------------------------ refusals
 

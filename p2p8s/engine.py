@@ -43,287 +43,76 @@ the hand sizes and the scoring are read from the ruleset's rule table
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from enum import StrEnum
+from collections.abc import Iterator, Sequence
 from itertools import combinations
-from typing import Protocol
 
+from p2p8s.actions import (
+    DRAW,
+    LUCKY,
+    PASS,
+    TAKE,
+    Action,
+    Draw,
+    EndedBy,
+    EngineCode,
+    Event,
+    Lucky,
+    Pass,
+    Play,
+    Take,
+    format_action,
+    parse_action,
+)
 from p2p8s.cards import Card, Suit
-from p2p8s.errors import Code, IllegalAction, MalformedInput
+from p2p8s.errors import IllegalAction, MalformedInput
 from p2p8s.rules import Ruleset, check_players, deal_sizes, round_points
-from p2p8s.ruletable import bury_index, deal_order
-
-
-class EngineCode(Code):
-    """Why the engine refuses an action (IllegalAction) or its input (MalformedInput).
-
-    The parameters each code carries are named after the colon.
-    """
-
-    ROUND_OVER = "round-over"  #: (R-OUT)
-    NOT_AN_ACTION = "not-an-action"  #: ``value`` (its repr) is not an action
-    EMPTY_PLAY = "empty-play"
-    MULTI_OFF = "multi-play-off"  #: (R-MULTI)
-    RANKS_DIFFER = "ranks-differ"  #: (R-MULTI)
-    PENALTY_PENDING = "penalty-pending"  #: ``penalty``; ``counters`` ranks (R-COUNTER)
-    NO_PENALTY = "no-penalty"  #: nothing to take (R-COUNTER)
-    ONLY_DRAWN = "only-drawn-card"  #: ``card`` drawn (R-DRAW)
-    NO_MATCH = "no-match"  #: ``card``; ``top``, ``suit``, ``declared`` (R-MATCH)
-    NOT_IN_HAND = "not-in-hand"  #: ``card``, ``seat``
-    NEEDS_SUIT = "needs-suit"  #: ``card`` (R-EIGHT)
-    ONLY_WILD_DECLARES = "only-wild-declares"  #: ``card`` (R-EIGHT)
-    OUT_DECLARES_NOTHING = "out-declares-nothing"  #: (R-OUT)
-    NOTHING_TO_DRAW = "nothing-to-draw"  #: (R-RESHUFFLE)
-    DRAWN_PLAYABLE = "drawn-playable"  #: ``card`` (R-DRAW)
-    DRAW_LIMIT = "draw-limit"  #: ``limit`` (R-DRAW)
-    PLAYABLE_NO_DRAW = "playable-no-draw"  #: (R-DRAW)
-    DRAW_AGAIN = "draw-again"  #: (R-PASS)
-    MUST_PLAY = "must-play"  #: ``or_draw``: drawing is allowed too (R-PASS)
-    MUST_DRAW = "must-draw"  #: (R-PASS)
-    ACTION_TEXT = "action-text"  #: ``value`` (its repr) is not an action's text
-    BAD_ACTION = "bad-action"  #: ``text``; ``error`` the MalformedInput of its parts
-    ACTION_FORM = "action-not-canonical"  #: ``text``
-    RESHUFFLE_ORDER = "reshuffle-order"  #: not a permutation of the discards
-    DEALER = "dealer-seat"  #: ``players`` (and the refused ``dealer`` when known)
-    WILD_RANKS = "wild-ranks"
-    DECK_TOO_SMALL = "deck-too-small"  #: ``cards`` in the deck, ``needed``
-    STARTER_HIDDEN = "starter-hidden"
-    NO_STARTER = "no-starter"  #: (R-STARTER)
-    HAND_SIZES = "hand-sizes"
-
-# --------------------------------------------------------------------------- actions
-
-
-@dataclass(frozen=True, slots=True)
-class Play:
-    """Play ``cards`` (first card first) and, after a wild card, declare ``suit``.
-
-    With several cards (R-MULTI) the first must be playable, the others share its rank,
-    and the last sets the active suit. Plays that differ only in the order of their
-    middle cards are the same action: the middle is kept sorted. ``suit`` is required
-    after a wild card (an 8, R-EIGHT) unless the play empties the hand (R-OUT), and
-    forbidden otherwise.
-    """
-
-    cards: tuple[Card, ...]
-    suit: Suit | None = None
-
-    def __post_init__(self) -> None:
-        cards = tuple(Card(c) for c in self.cards)
-        if len(cards) > 2:
-            cards = (cards[0], *sorted(cards[1:-1]), cards[-1])
-        object.__setattr__(self, "cards", cards)
-        if self.suit is not None:
-            object.__setattr__(self, "suit", Suit(self.suit))
-
-    def __str__(self) -> str:
-        text = "play " + " ".join(str(c) for c in self.cards)
-        return text + (f" and declare {self.suit.letter}" if self.suit is not None else "")
-
-
-@dataclass(frozen=True, slots=True)
-class Draw:
-    """Draw one card from the stock (R-DRAW)."""
-
-    def __str__(self) -> str:
-        return "draw"
-
-
-@dataclass(frozen=True, slots=True)
-class Pass:
-    """End the turn without playing (R-PASS)."""
-
-    def __str__(self) -> str:
-        return "pass"
-
-
-@dataclass(frozen=True, slots=True)
-class Take:
-    """Take the pending draw penalty: draw all of it and end the turn (R-COUNTER)."""
-
-    def __str__(self) -> str:
-        return "take"
-
-
-Action = Play | Draw | Pass | Take
-
-DRAW = Draw()
-PASS = Pass()
-TAKE = Take()
-
-
-_WORD_ACTIONS: dict[str, Action] = {"draw": DRAW, "pass": PASS, "take": TAKE}
-
-
-def format_action(action: Action) -> str:
-    """The compact text of an action: ``draw``, ``pass``, ``take``, or a play's cards in
-    order, joined by commas (``QS,QH``), with a declared suit after ``/`` (``8S/H``).
-
-    The one text form of an action: solo saves and the table's action records use it;
-    :func:`parse_action` reads it back.
-
-    >>> format_action(Play((Card.parse("8S"),), Suit.HEARTS))
-    '8S/H'
-    >>> format_action(Play((Card.parse("QS"), Card.parse("QH"))))
-    'QS,QH'
-    >>> format_action(TAKE)
-    'take'
-    """
-    if isinstance(action, Draw):
-        return "draw"
-    if isinstance(action, Pass):
-        return "pass"
-    if isinstance(action, Take):
-        return "take"
-    text = ",".join(str(c) for c in action.cards)
-    return text + (f"/{action.suit.letter}" if action.suit is not None else "")
-
-
-def parse_action(text: str) -> Action:
-    """The action that :func:`format_action` writes as ``text``.
-
-    Only that exact (canonical) text is accepted, so an action has one text: raises
-    :class:`~p2p8s.errors.MalformedInput` for anything else (lower case, ``10S`` for
-    ``TS``, an empty suit after ``/``, unsorted middle cards, a non-string).
-
-    >>> parse_action("QS,QH")
-    Play(cards=(Card.parse('QS'), Card.parse('QH')), suit=None)
-    >>> parse_action("8S/H") == Play((Card.parse("8S"),), Suit.HEARTS)
-    True
-    >>> parse_action("qs")
-    Traceback (most recent call last):
-    ...
-    p2p8s.errors.MalformedInput: action-not-canonical text=qs
-    """
-    if not isinstance(text, str):
-        raise MalformedInput(EngineCode.ACTION_TEXT, value=repr(text)[:40])
-    if text in _WORD_ACTIONS:
-        return _WORD_ACTIONS[text]
-    cards_text, slash, suit_text = text.partition("/")
-    try:
-        cards = tuple(Card.parse(c) for c in cards_text.split(","))
-        suit = Suit.parse(suit_text) if slash else None
-    except (ValueError, MalformedInput) as exc:
-        raise MalformedInput(EngineCode.BAD_ACTION, text=text[:40], error=exc) from None
-    play = Play(cards, suit)
-    if format_action(play) != text:
-        raise MalformedInput(EngineCode.ACTION_FORM, text=text[:40])
-    return play
-
-
-class EndedBy(StrEnum):
-    """How a round ended."""
-
-    OUT = "out"  #: a player played their last card (R-OUT)
-    BLOCKED = "blocked"  #: every seat passed in a row with nothing to draw (R-BLOCKED)
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One applied action, for logs and transcripts.
-
-    ``drawn`` holds the cards a Draw or Take moved into the hand (``None`` for a card
-    this node cannot see); ``reshuffled`` counts reshuffles the action caused.
-
-    The effect of the action as the engine applied it (R-NEXT), for narration that
-    must never recompute a rule: ``skipped`` lists, in order, the seats whose turn the
-    play's skips passed over (a seat may appear twice, or be the player, when the skips
-    go round the table); ``reversed`` is True when the direction of play flipped;
-    ``next_turn`` is the seat on turn afterwards (``None`` when the round ended) and
-    ``direction`` the direction of play afterwards (+1 clockwise, -1 counter-clockwise).
-    """
-
-    seat: int
-    action: Action
-    drawn: tuple[Card | None, ...] = ()
-    reshuffled: int = 0
-    penalty: int = 0  #: pending draw penalty after the action
-    skipped: tuple[int, ...] = ()
-    reversed: bool = False
-    next_turn: int | None = None
-    direction: int = 1
-
-
-# ----------------------------------------------------------------------------- decks
-
-
-class Deck(Protocol):
-    """Where the engine's cards come from: the stock, face down.
-
-    ``draw(seat)`` removes the top card and returns it as ``seat`` may see it (``None``
-    when this node may not see it; ``seat=None`` turns it face up for everyone).
-    ``bury(card, index)`` puts a face-up card back at ``index`` from the top (R-STARTER).
-    ``refill(cards)`` makes a new stock from discards given oldest first (R-RESHUFFLE);
-    the deck decides the new order.
-    """
-
-    def __len__(self) -> int: ...
-
-    def draw(self, seat: int | None) -> Card | None: ...
-
-    def bury(self, card: Card, index: int) -> None: ...
-
-    def refill(self, cards: Sequence[Card]) -> None: ...
-
-    def copy(self) -> Deck: ...
-
-
-Reshuffler = Callable[[Sequence[Card]], Sequence[Card]]
-
-
-def keep_order(cards: Sequence[Card]) -> list[Card]:
-    """The default reshuffle: the discards keep their order, oldest on top."""
-    return list(cards)
-
-
-class OrderedDeck:
-    """A stock whose order is known: ``cards`` top first.
-
-    ``reshuffler`` gives each new stock order (top first) from the discards (oldest
-    first); it must return a permutation of them. The default keeps their order.
-    """
-
-    __slots__ = ("_cards", "reshuffler")
-
-    def __init__(self, cards: Sequence[Card], reshuffler: Reshuffler = keep_order) -> None:
-        self._cards = list(reversed(cards))  # top at the end: draw is pop()
-        self.reshuffler = reshuffler
-
-    def __len__(self) -> int:
-        return len(self._cards)
-
-    def draw(self, seat: int | None) -> Card:
-        return self._cards.pop()
-
-    def bury(self, card: Card, index: int) -> None:
-        self._cards.insert(len(self._cards) - index, card)
-
-    def refill(self, cards: Sequence[Card]) -> None:
-        order = list(self.reshuffler(cards))
-        if Counter(order) != Counter(cards):
-            raise MalformedInput(EngineCode.RESHUFFLE_ORDER)
-        self._cards = order[::-1]
-
-    def copy(self) -> OrderedDeck:
-        twin = OrderedDeck.__new__(OrderedDeck)
-        twin._cards = list(self._cards)
-        twin.reshuffler = self.reshuffler
-        return twin
-
-    def top_first(self) -> list[Card]:
-        """The stock, top first."""
-        return self._cards[::-1]
+from p2p8s.ruletable import Declare, bury_index, deal_order
+from p2p8s.stock import Deck, OrderedDeck, Reshuffler, keep_order
+
+__all__ = [
+    "DRAW",
+    "LUCKY",
+    "PASS",
+    "TAKE",
+    "Action",
+    "Deck",
+    "Declare",
+    "Draw",
+    "EndedBy",
+    "EngineCode",
+    "Event",
+    "Lucky",
+    "OrderedDeck",
+    "Pass",
+    "Play",
+    "Reshuffler",
+    "Round",
+    "Take",
+    "format_action",
+    "keep_order",
+    "parse_action",
+]
 
 
 # ----------------------------------------------------------------------------- round
 
+#: Per card index: its rank 1..13, or for a joker a rank of its own (14..17) that no
+#: other card shares (R-ZW-DECK: no rank match); its suit 0..3, or -1 for a joker.
+_RANK: tuple[int, ...] = tuple(c % 13 + 1 if c < 52 else 14 + c - 52 for c in range(56))
+_SUIT: tuple[int, ...] = tuple(c // 13 if c < 52 else -1 for c in range(56))
+
+
 def _rank(c: int) -> int:
-    return c % 13 + 1
+    return _RANK[c]
 
 
 def _suit(c: int) -> int:
-    return c // 13
+    return _SUIT[c]
+
+
+def _suit_of(card: Card, active: Suit) -> Suit:
+    """The active suit after ``card``: its suit; a joker keeps ``active`` (R-ZW-PENALTY)."""
+    return active if card.suit is None else card.suit
 
 
 class Round:
@@ -715,7 +504,7 @@ class Round:
 
     def _penalty_pending(self) -> IllegalAction:
         table = self.rules.rule_table
-        counters = sorted({Card(c).rank for c in range(52) if table.counters(c)})
+        counters = sorted({_RANK[c] for c in table.deck_cards if table.counters(c)})
         return IllegalAction(EngineCode.PENALTY_PENDING, rule="R-COUNTER",
                              penalty=self.pending_draw, counters=counters)
 
@@ -780,12 +569,12 @@ class Round:
             self.ended_by = EndedBy.OUT
             self.winner = seat
             self.pending_draw = 0
-            self.suit, self.declared = last.suit, False
+            self.suit, self.declared = _suit_of(last, self.suit), False
             return Event(seat, play, (), 0, 0, direction=self.direction)
         if play.suit is not None:
             self.suit, self.declared = play.suit, True
         else:
-            self.suit, self.declared = last.suit, False
+            self.suit, self.declared = _suit_of(last, self.suit), False
         # R-NEXT: the cards' effects from the rule table, each card counting (R-MULTI)
         effect = self.rules.rule_table.effect(play.cards, self.players)
         before = self.direction

@@ -143,7 +143,7 @@ def explain(view: View, legal: Sequence[Action], action: Action) -> Note:
     own = wild != table.wild_rank
     hand = list(view.hand)
     nxt = (seat + view.direction) % n
-    counters = sorted({Card(c).rank for c in range(52) if table.counters(c)})
+    counters = sorted({Rank(c % 13 + 1) for c in range(52) if table.counters(c)})
     if isinstance(action, Take):
         if not any(table.counters(c) for c in hand):
             return Note.of(HintCode.NO_COUNTER, counters=counters)
@@ -182,14 +182,14 @@ def explain(view: View, legal: Sequence[Action], action: Action) -> Note:
         if view.hand_sizes[closest] <= 1:
             return Note.of(HintCode.DUMP_WILD, card=last, seat=closest, next=nxt,
                            value=table.value(last))
-        suit = int(action.suit) if action.suit is not None else last.suit
+        suit = int(action.suit) if action.suit is not None else int(last.suit or 0)
         return _declare_reason(view, know, rest, suit)
     if any(c.rank == wild for c in rest):
         return Note.of(HintCode.KEEP_WILD, card=cards[0], wild=Rank(wild), own=own)
     if len(cards) >= 3:
         return Note.of(HintCode.MANY, count=len(cards), hand=len(hand))
-    suit = last.suit
-    if know.void(nxt, suit):
+    suit = last.suit if last.suit is not None else -1  # a joker has no suit
+    if suit >= 0 and know.void(nxt, suit):
         return Note.of(HintCode.VOID_NEXT, cards=cards, suit=suit, seat=nxt, next=nxt)
     value = table.hand_value(cards)
     if len(cards) == 2:

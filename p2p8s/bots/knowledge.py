@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from p2p8s.bots.base import View
-from p2p8s.cards import ALL_CARDS, Card, Suit
+from p2p8s.cards import Card, Suit
 from p2p8s.cards import decks_for as _decks_for
 from p2p8s.engine import Draw, Pass, Play, Take
 
@@ -68,7 +68,7 @@ def _playable_set(suit: int, top_rank: int | None, declared: bool, wild: int) ->
 def read_table(view: View) -> TableKnowledge:
     """Replay the public log of ``view`` into :class:`TableKnowledge` (pure, O(log))."""
     n = view.players
-    deck = Counter(ALL_CARDS * _decks_for(n))
+    deck = Counter(view.rules.rule_table.deck_cards * _decks_for(n))
     deck.subtract(view.hand)
     deck.subtract(view.discard)
     unseen = +deck

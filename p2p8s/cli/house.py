@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import click
 
-from p2p8s.cards import decks_for
+from p2p8s.cards import deck_size, decks_for
 from p2p8s.rules import PRESET_NAMES, Ruleset, check_players
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -102,7 +102,7 @@ def house_ruleset(preset: str, singles: dict[str, Any], *, players: int | None =
     size = singles.get("hand_size")
     if players is not None and size is not None:
         check_players(players)
-        deck = 52 * decks_for(players)
+        deck = deck_size(decks_for(players), jokers=rules.rule_table.jokers)
         if size * players >= deck:
             raise click.UsageError(
                 f"--hand-size {size} cannot be dealt to {players} players from "

@@ -97,7 +97,7 @@ CARDS: dict[Enum, Template] = {
                                  t=shown("text")),
     CardsCode.NOT_A_CARD: derive("{t} is not a card (write rank+suit, like QS or 10H)",
                                  t=shown("text")),
-    CardsCode.BAD_INDEX: derive("card index {v} is outside 0..51", v=shown("value")),
+    CardsCode.BAD_INDEX: derive("card index {v} is outside 0..55", v=shown("value")),
     CardsCode.NO_SUCH_CARD: derive("no card with rank {r} and suit {s}",
                                    r=shown("rank"), s=shown("suit")),
 }
@@ -117,6 +117,10 @@ RULES: dict[Enum, Template] = {
                                   v=shown("value")),
     RulesCode.PLAYERS: derive("a game has 2 to 7 players, not {n}",
                               n=shown("players")),
+    RulesCode.BAD_PRESET: derive("unknown rules preset {v} (known: {k})", v=shown("value"),
+                                 k=lambda p: ", ".join(p["known"])),
+    RulesCode.PRESET_NEEDS_ACTIONS: "the {preset} rules need action cards on",
+    RulesCode.HAND_SIZE: derive("a hand size is 1 to 13 cards, not {v}", v=shown("value")),
 }
 
 
@@ -138,7 +142,7 @@ ENGINE: dict[Enum, Template] = {
     EngineCode.NO_PENALTY: "there is no draw penalty to take",
     EngineCode.ONLY_DRAWN: "after drawing you may only play the drawn card ({card}) or pass",
     EngineCode.NO_MATCH: derive(_needs, suit_name=lambda p: SUIT_MANY[p["suit"]],
-                                rank=lambda p: Card(p["top"]).rank.letter),
+                                rank=lambda p: str(Card(p["top"]))[0]),
     EngineCode.NOT_IN_HAND: "{card} is not in seat {seat}'s hand",
     EngineCode.NEEDS_SUIT: "playing {card} needs a suit to be declared",
     EngineCode.ONLY_WILD_DECLARES: "only a wild card declares a suit, not {card}",
@@ -162,6 +166,20 @@ ENGINE: dict[Enum, Template] = {
     EngineCode.STARTER_HIDDEN: "the starter must be turned face up",
     EngineCode.NO_STARTER: "no card in the stock can start the discard pile",
     EngineCode.HAND_SIZES: "hand sizes must be one non-negative number per seat",
+    EngineCode.NEEDS_CHOICE: derive("playing {card} needs a choice: {c}",
+                                    c=lambda p: " or ".join(map(str, p["choices"]))),
+    EngineCode.BAD_CHOICE: derive(lambda p: ("{card} offers {c}, not {declare}" if p["choices"]
+                                             else "nothing is declared with {card}"),
+                                  c=lambda p: " or ".join(map(str, p["choices"]))),
+    EngineCode.SKIP_PENDING: derive("you are skipped: play a {ranks} or miss your turn",
+                                    ranks=lambda p: either(Rank(r).letter
+                                                           for r in p["counters"])),
+    EngineCode.NO_SKIP: "no one is skipped",
+    EngineCode.NO_LUCKY: "the lucky card answers a draw penalty only",
+    EngineCode.ONE_WILD: "only one wild card may be played in a turn",
+    EngineCode.WILD_ON_WILD: "{card} on a declared wild card declares nothing",
+    EngineCode.PICK_PLAY_ONE: "after taking the penalty you may play one card only",
+    EngineCode.IN_THE_AIR: "you are in the air: draw a card first",
     PlayoutCode.STOCK_UNKNOWN: "a playout needs a round whose stock order is known",
     PlayoutCode.HAND_HIDDEN: "a playout needs every hand face up",
 }
