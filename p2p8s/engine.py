@@ -16,8 +16,16 @@ from a face-down slot when the hand does not show it.
 Readings of RULES.md where it leaves room (also printed by ``p2p8s rules``):
 
 - after drawing, only the drawn card may start a play (R-DRAW); same-rank cards from
-  the hand may follow it with multi-play;
-- after an unplayable draw under the limit the player must draw again (R-DRAW, R-PASS);
+  the hand may follow it with multi-play; with draw_when_playable on any playable card
+  may (R-DRAW-ANY), and a pass is allowed after any draw;
+- after an unplayable draw under the limit the player must draw again (R-DRAW, R-PASS)
+  unless draw_when_playable is on (R-DRAW-ANY);
+- RULES.md §11.2: a pending skip is a count; facing it a player plays skip cards (they
+  add) or passes — a missed turn that uses one skip, the rest pass on; a ``bounce``
+  play reverses until the next player's turn ends (several Js bounce once); the
+  lucky card and pick-and-play are single plays; a player in the air facing a penalty
+  takes it (or turns the lucky card) instead of drawing; a round that cannot resolve a
+  loser's tie (nothing left to draw) names no loser;
 - an all-wild multi-play means nothing by its order: :meth:`Round.legal_actions` lists
   it sorted, :meth:`Round.canonical` maps any order to that form, and :meth:`Round.apply`
   plays it in that order;
@@ -44,6 +52,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from itertools import combinations
 
 from p2p8s.actions import (
@@ -64,6 +73,20 @@ from p2p8s.actions import (
     parse_action,
 )
 from p2p8s.cards import Card, Suit
+from p2p8s.effects import (
+    _rank,
+    _suit,
+    _suit_of,
+    check_declarations,
+    declared_plays,
+    ends_round,
+    finish,
+    lucky,
+    lucky_error,
+    penalty_pending,
+    skip_pending,
+    take,
+)
 from p2p8s.errors import IllegalAction, MalformedInput
 from p2p8s.rules import Ruleset, check_players, deal_sizes, round_points
 from p2p8s.ruletable import Declare, bury_index, deal_order
@@ -96,23 +119,6 @@ __all__ = [
 
 # ----------------------------------------------------------------------------- round
 
-#: Per card index: its rank 1..13, or for a joker a rank of its own (14..17) that no
-#: other card shares (R-ZW-DECK: no rank match); its suit 0..3, or -1 for a joker.
-_RANK: tuple[int, ...] = tuple(c % 13 + 1 if c < 52 else 14 + c - 52 for c in range(56))
-_SUIT: tuple[int, ...] = tuple(c // 13 if c < 52 else -1 for c in range(56))
-
-
-def _rank(c: int) -> int:
-    return _RANK[c]
-
-
-def _suit(c: int) -> int:
-    return _SUIT[c]
-
-
-def _suit_of(card: Card, active: Suit) -> Suit:
-    """The active suit after ``card``: its suit; a joker keeps ``active`` (R-ZW-PENALTY)."""
-    return active if card.suit is None else card.suit
 
 
 class Round:
@@ -127,9 +133,16 @@ class Round:
     number in the countdown variant), ``ended_by``, ``winner``, ``log`` (events),
     ``last_drawn`` (the card drawn last this turn, ``None`` if none or face down),
     ``passes`` (passes in a row without a draw, R-BLOCKED), ``reshuffles`` (count).
+    RULES.md §11: ``pending_skip`` (skips the seat on turn faces, R-ZW-SEVEN),
+    ``bounce_seat`` (the seat after whose turn the direction flips back, R-ZW-JACK),
+    ``nopick`` (the pending penalty was declared ``nopick``), ``picking`` (the seat on
+    turn took a penalty and may play one card, R-ZW-PICKPLAY), ``air`` (per seat: in
+    the air, R-ZW-OUT), ``loser`` (R-ZW-SCORE; ``None`` otherwise).
     """
 
     __slots__ = (
+        "air",
+        "bounce_seat",
         "dealer",
         "deck",
         "declared",
@@ -140,8 +153,12 @@ class Round:
         "hands",
         "last_drawn",
         "log",
+        "loser",
+        "nopick",
         "passes",
         "pending_draw",
+        "pending_skip",
+        "picking",
         "players",
         "reshuffles",
         "rules",
@@ -170,6 +187,12 @@ class Round:
     winner: int | None
     reshuffles: int
     log: list[Event]
+    pending_skip: int
+    bounce_seat: int | None
+    nopick: bool
+    picking: bool
+    air: list[bool]
+    loser: int | None
 
     # ------------------------------------------------------------------ the deal
 
@@ -230,6 +253,11 @@ class Round:
         r.winner = None
         r.reshuffles = 0
         r.log = []
+        r.pending_skip = 0
+        r.bounce_seat = None
+        r.nopick = r.picking = False
+        r.air = [False] * players
+        r.loser = None
         return r
 
     def copy(self, *, log: bool = True) -> Round:
@@ -246,6 +274,9 @@ class Round:
         r.ended_by, r.winner = self.ended_by, self.winner
         r.reshuffles = self.reshuffles
         r.log = list(self.log) if log else []
+        r.pending_skip, r.bounce_seat = self.pending_skip, self.bounce_seat
+        r.nopick, r.picking = self.nopick, self.picking
+        r.air, r.loser = list(self.air), self.loser
         return r
 
     # ------------------------------------------------------------------ queries
@@ -272,22 +303,38 @@ class Round:
     def playable(self, card: Card, seat: int | None = None) -> bool:
         """Whether ``card`` may start a play by ``seat`` (default: on turn) now.
 
-        R-MATCH, R-EIGHT; under a pending penalty only a card that adds to it, a 2
-        (R-COUNTER).
+        R-MATCH, R-EIGHT (a joker fits on anything, a 2 also on a joker, R-ZW-PENALTY);
+        under a pending penalty only a card that adds to it or blocks it (R-COUNTER;
+        fitting the top card too with R-WC-PENALTY); under a pending skip only a skip
+        card (R-ZW-SEVEN).
         """
+        table = self.rules.rule_table
+        if self.pending_skip:
+            return table.rule(card).skip > 0
         if self.pending_draw:
-            return self.rules.rule_table.counters(card)
+            if not table.counters(card):
+                return False
+            return not table.counter_match or self._fits(card, seat)
+        return self._fits(card, seat)
+
+    def _fits(self, card: Card, seat: int | None) -> bool:
         s = self.turn if seat is None else seat
         rank = _rank(card)
         if rank == self.wild[s] or _suit(card) == self.suit:
             return True
-        return not self.declared and rank == _rank(self.discard[-1])
+        table = self.rules.rule_table
+        if table.rule(card).fits_any:
+            return True
+        top = self.discard[-1]
+        if not self.declared and rank == _rank(top):
+            return True
+        return rank in table.rule(top).accepts
 
     def playable_cards(self, seat: int | None = None) -> list[Card]:
         """The known cards of a hand that may start a play now (after a draw: the drawn
-        card only, if playable)."""
+        card only, if playable — any card with draw_when_playable, R-DRAW-ANY)."""
         s = self.turn if seat is None else seat
-        if self.drawn and s == self.turn:
+        if self.drawn and s == self.turn and not self.rules.draw_when_playable:
             d = self.last_drawn
             return [d] if d is not None and self.playable(d, s) else []
         return [c for c in self.hands[s] if c is not None and self.playable(c, s)]
@@ -334,17 +381,19 @@ class Round:
 
         A list of :class:`Play` (each in canonical form, each listed once — identical
         cards of a two-deck game do not repeat an action; a wild play once per
-        declarable suit), then ``DRAW`` and/or ``PASS`` when legal, or ``TAKE`` under a
-        pending penalty (R-COUNTER). Hidden cards of the seat on turn are not
-        enumerated (only its own node can).
+        declarable suit, a card with choices once per choice, a ``nopick`` card with
+        and without it), then ``DRAW`` and/or ``PASS`` when legal, or ``TAKE`` (and
+        ``LUCKY``, R-ZW-LUCKY) under a pending penalty (R-COUNTER). Hidden cards of the
+        seat on turn are not enumerated (only its own node can).
         """
         if self.ended_by is not None:
             return []
         seat = self.turn
+        plays = list(self._plays(seat, self.playable_cards(seat)))
         if self.pending_draw:
-            return [*self._plays(seat, self.playable_cards(seat)), TAKE]
-        first = self.playable_cards(seat)
-        actions: list[Action] = list(self._plays(seat, first))
+            lucky = [LUCKY] if lucky_error(self) is None else []
+            return [*plays, TAKE, *lucky]
+        actions: list[Action] = [*plays]
         if self._draw_error(seat) is None:
             actions.append(DRAW)
         if self._pass_error(seat) is None:
@@ -356,19 +405,21 @@ class Round:
 
         R-MULTI: further cards share the first card's rank; only the last card matters
         (it sets the suit), so the middle is sorted. An all-wild play is listed sorted
-        (its order means nothing); a play that empties the hand declares no suit (R-OUT).
-        Identical cards of a two-deck game (R-DECK) give one action, not two.
+        (its order means nothing); a play that ends the round declares nothing (R-OUT).
+        Identical cards of a two-deck game (R-DECK) give one action, not two. At most
+        one wild card with R-ZW-DRAW, one card after taking (R-ZW-PICKPLAY).
         """
         hand = self.hands[seat]
         known = [c for c in hand if c is not None]
-        size = len(hand)
+        table = self.rules.rule_table
+        multi = self.rules.multi_play and not self.picking
         seen: set[tuple[Card, ...]] = set()
         for f in sorted(set(firsts)):
             rest = list(known)
             rest.remove(f)
-            same = (sorted(c for c in rest if _rank(c) == _rank(f))
-                    if self.rules.multi_play else [])
             wild = _rank(f) == self.wild[seat]
+            same = (sorted(c for c in rest if _rank(c) == _rank(f))
+                    if multi and not (wild and table.one_wild_per_play) else [])
             for k in range(len(same) + 1):
                 for combo in combinations(same, k):
                     if wild:
@@ -380,11 +431,7 @@ class Round:
                         if cards in seen:
                             continue
                         seen.add(cards)
-                        if wild and len(cards) < size:
-                            for s in Suit:
-                                yield Play(cards, s)
-                        else:
-                            yield Play(cards)
+                        yield from declared_plays(self, seat, cards)
 
     # ------------------------------------------------------------------ apply
 
@@ -400,21 +447,23 @@ class Round:
         if self.ended_by is not None:
             raise IllegalAction(EngineCode.ROUND_OVER, rule="R-OUT")
         seat = self.turn
+        err: IllegalAction | None
         if isinstance(action, Play):
             self._check_play(seat, action)
-        elif isinstance(action, Draw):
+            return
+        if isinstance(action, Draw):
             err = self._draw_error(seat)
-            if err:
-                raise err
         elif isinstance(action, Pass):
             err = self._pass_error(seat)
-            if err:
-                raise err
         elif isinstance(action, Take):
-            if not self.pending_draw:
-                raise IllegalAction(EngineCode.NO_PENALTY, rule="R-COUNTER")
+            err = (None if self.pending_draw
+                   else IllegalAction(EngineCode.NO_PENALTY, rule="R-COUNTER"))
+        elif isinstance(action, Lucky):
+            err = lucky_error(self)
         else:
-            raise IllegalAction(EngineCode.NOT_AN_ACTION, value=repr(action)[:40])
+            err = IllegalAction(EngineCode.NOT_AN_ACTION, value=repr(action)[:40])
+        if err:
+            raise err
 
     def apply(self, action: Action) -> Event:
         """Perform ``action`` for the seat on turn and return its :class:`Event`.
@@ -434,28 +483,33 @@ class Round:
             self.drawn += 1
             self.last_drawn = card
             self.passes = 0
+            self.air[seat] = False
             event = Event(seat, action, (card,), self.reshuffles - before, self.pending_draw,
                           next_turn=self.turn, direction=self.direction)
         elif isinstance(action, Pass):
-            self.passes = 0 if self.drawn else self.passes + 1
+            missed = self.pending_skip > 0
+            if missed:
+                self.pending_skip -= 1  # R-ZW-SEVEN: the missed turn uses one skip
+            self.passes = 0 if self.drawn or self.picking or missed else self.passes + 1
             self._end_turn(1)
             if self.passes >= self.players:
                 self.ended_by = EndedBy.BLOCKED
-            event = Event(seat, action, (), 0, 0,
+            event = Event(seat, action, (), 0, self.pending_draw,
                           next_turn=None if self.ended_by else self.turn,
-                          direction=self.direction)
-        else:
+                          direction=self.direction, skip_pending=self.pending_skip,
+                          missed=missed)
+        elif isinstance(action, Take):
             before = self.reshuffles
-            got = []
-            for _ in range(self.pending_draw):
-                if not self.can_draw():
-                    break
-                got.append(self._draw_one(seat))
-            self.pending_draw = 0
-            self.passes = 0
-            self._end_turn(1)
+            got = take(self, seat, self.pending_draw)
             event = Event(seat, action, tuple(got), self.reshuffles - before, 0,
-                          next_turn=self.turn, direction=self.direction)
+                          next_turn=self.turn, direction=self.direction,
+                          pick_play=self.picking)
+        else:
+            event = lucky(self, seat)
+        if self.ended_by is not None:
+            end = finish(self)
+            if end is not None:
+                event = replace(event, end_draws=end, loser=self.loser)
         self.log.append(event)
         return event
 
@@ -463,19 +517,33 @@ class Round:
         cards = play.cards
         if not cards:
             raise IllegalAction(EngineCode.EMPTY_PLAY)
+        table = self.rules.rule_table
+        if len(cards) > 1 and self.picking:
+            raise IllegalAction(EngineCode.PICK_PLAY_ONE, rule="R-ZW-PICKPLAY")
         if len(cards) > 1 and not self.rules.multi_play:
             raise IllegalAction(EngineCode.MULTI_OFF, rule="R-MULTI")
         first = cards[0]
-        rank = first.rank
-        if any(c.rank != rank for c in cards):
+        rank = _rank(first)
+        if any(_rank(c) != rank for c in cards):
             raise IllegalAction(EngineCode.RANKS_DIFFER, rule="R-MULTI")
-        if self.pending_draw:
-            if not all(self.rules.rule_table.counters(c) for c in cards):
-                raise self._penalty_pending()
-        elif self.drawn:
+        wild = rank == self.wild[seat]
+        if wild and len(cards) > 1 and table.one_wild_per_play:
+            raise IllegalAction(EngineCode.ONE_WILD, rule="R-ZW-DRAW")
+        if self.pending_skip:
+            if not all(table.rule(c).skip for c in cards):
+                raise skip_pending(self)
+        elif self.pending_draw:
+            if not all(table.counters(c) for c in cards):
+                raise penalty_pending(self)
+            if table.counter_match and not self._fits(first, seat):
+                raise IllegalAction(EngineCode.NO_MATCH, rule="R-WC-PENALTY", card=first,
+                                    top=self.discard[-1], suit=self.suit,
+                                    declared=self.declared)
+        elif self.air[seat]:
+            raise IllegalAction(EngineCode.IN_THE_AIR, rule="R-ZW-OUT")
+        elif self.drawn and not self.rules.draw_when_playable:
             d = self.last_drawn
-            all_wild = rank == self.wild[seat]
-            if d is not None and (d not in cards if all_wild else first != d):
+            if d is not None and (d not in cards if wild else first != d):
                 raise IllegalAction(EngineCode.ONLY_DRAWN, rule="R-DRAW", card=d)
             if d is not None and not self.playable(d, seat):
                 raise self._no_match(first)
@@ -489,52 +557,50 @@ class Round:
         if missing > hidden:
             lacking = next(c for c, k in want.items() if k > have[c])
             raise IllegalAction(EngineCode.NOT_IN_HAND, card=lacking, seat=seat)
-        wild = rank == self.wild[seat]
-        out = len(cards) == len(hand)
-        if wild and not out and play.suit is None:
-            raise IllegalAction(EngineCode.NEEDS_SUIT, rule="R-EIGHT", card=first)
-        if play.suit is not None and not wild:
-            raise IllegalAction(EngineCode.ONLY_WILD_DECLARES, rule="R-EIGHT", card=first)
-        if play.suit is not None and out:
-            raise IllegalAction(EngineCode.OUT_DECLARES_NOTHING, rule="R-OUT")
+        check_declarations(self, seat, play, wild)
 
     def _no_match(self, card: Card) -> IllegalAction:
         return IllegalAction(EngineCode.NO_MATCH, rule="R-MATCH", card=card,
                              top=self.discard[-1], suit=self.suit, declared=self.declared)
 
-    def _penalty_pending(self) -> IllegalAction:
-        table = self.rules.rule_table
-        counters = sorted({_RANK[c] for c in table.deck_cards if table.counters(c)})
-        return IllegalAction(EngineCode.PENALTY_PENDING, rule="R-COUNTER",
-                             penalty=self.pending_draw, counters=counters)
-
     def _draw_error(self, seat: int) -> IllegalAction | None:
+        if self.pending_skip:
+            return skip_pending(self)
         if self.pending_draw:
-            return self._penalty_pending()
+            return penalty_pending(self)
+        if self.picking:
+            return IllegalAction(EngineCode.PICK_PLAY_ONE, rule="R-ZW-PICKPLAY")
         if not self.can_draw():
             return IllegalAction(EngineCode.NOTHING_TO_DRAW, rule="R-RESHUFFLE")
         limit = self.rules.draw_limit
         if self.drawn:
             d = self.last_drawn
-            if d is not None and self.playable(d, seat):
+            if (not self.rules.draw_when_playable and d is not None
+                    and self.playable(d, seat)):
                 return IllegalAction(EngineCode.DRAWN_PLAYABLE, rule="R-DRAW", card=d)
             if limit and self.drawn >= limit:
                 return IllegalAction(EngineCode.DRAW_LIMIT, rule="R-DRAW", limit=limit)
-        elif not self.rules.draw_when_playable and self.playable_cards(seat):
+        elif (not self.rules.draw_when_playable and not self.air[seat]
+              and self.playable_cards(seat)):
             return IllegalAction(EngineCode.PLAYABLE_NO_DRAW, rule="R-DRAW")
         return None
 
     def _pass_error(self, seat: int) -> IllegalAction | None:
+        if self.pending_skip or self.picking:
+            return None  # a missed turn (R-ZW-SEVEN); no pick and play (R-ZW-PICKPLAY)
         if self.pending_draw:
-            return self._penalty_pending()
+            return penalty_pending(self)
         if self.drawn:
             d = self.last_drawn
-            if d is None or self.playable(d, seat):
-                return None  # keep the drawn card and pass
+            if d is None or self.rules.draw_when_playable or self.playable(d, seat):
+                return None  # keep the drawn card and pass (R-DRAW-ANY: any time)
             limit = self.rules.draw_limit
             if (limit and self.drawn >= limit) or not self.can_draw():
                 return None
             return IllegalAction(EngineCode.DRAW_AGAIN, rule="R-PASS")
+        if self.air[seat]:
+            return (IllegalAction(EngineCode.IN_THE_AIR, rule="R-ZW-OUT")
+                    if self.can_draw() else None)
         if self.playable_cards(seat):
             return IllegalAction(EngineCode.MUST_PLAY, rule="R-PASS",
                                  or_draw=self.rules.draw_when_playable and self.can_draw())
@@ -542,17 +608,21 @@ class Round:
             return IllegalAction(EngineCode.MUST_DRAW, rule="R-PASS")
         return None
 
-    def _draw_one(self, seat: int) -> Card | None:
+    def _draw_one(self, seat: int | None) -> Card | None:
+        """Draw the top card into ``seat``'s hand (``None``: face up, into no hand),
+        refilling the stock first if it is empty (R-RESHUFFLE)."""
         if not len(self.deck):
             self.deck.refill(self.discard[:-1])
             self.discard = self.discard[-1:]
             self.reshuffles += 1
         card = self.deck.draw(seat)
-        self.hands[seat].append(card)
+        if seat is not None:
+            self.hands[seat].append(card)
         return card
 
     def _do_play(self, seat: int, play: Play) -> Event:
         hand = self.hands[seat]
+        ends = ends_round(self, seat, play.cards)
         for c in play.cards:
             if c in hand:
                 hand.remove(c)
@@ -562,35 +632,57 @@ class Round:
         self.drawn = 0
         self.last_drawn = None
         self.passes = 0
+        self.picking = False
         last = play.cards[-1]
-        if not hand:
+        if ends:
             # R-OUT / R-ACTION-OUT: the round ends at once; pending effects lapse and
             # a final wild card declares nothing
             self.ended_by = EndedBy.OUT
             self.winner = seat
-            self.pending_draw = 0
+            self.pending_draw = self.pending_skip = 0
             self.suit, self.declared = _suit_of(last, self.suit), False
             return Event(seat, play, (), 0, 0, direction=self.direction)
+        air = not hand  # R-ZW-OUT: in the air, the round goes on
+        self.air[seat] = air
         if play.suit is not None:
             self.suit, self.declared = play.suit, True
-        else:
+        elif not self.rules.rule_table.rule(last).fits_any:
             self.suit, self.declared = _suit_of(last, self.suit), False
         # R-NEXT: the cards' effects from the rule table, each card counting (R-MULTI)
-        effect = self.rules.rule_table.effect(play.cards, self.players)
+        table = self.rules.rule_table
+        effect = table.effect(play.cards, self.players, play.declare)
         before = self.direction
-        self.pending_draw += effect.penalty
+        blocked = effect.block and self.pending_draw > 0
+        if blocked:
+            self.pending_draw = 0  # R-ZW-PENALTY: an ace blocks
+        if effect.penalty:
+            self.pending_draw += effect.penalty
+            self.nopick = play.declare is Declare.NOPICK
         if effect.reverses % 2:
             self.direction = -self.direction
-        steps = 1 + effect.skips
+        steps = 1
+        if table.skip_counters:
+            # R-ZW-SEVEN: faced by the next player; a counter passes the skip on
+            self.pending_skip = effect.skips
+        else:
+            steps += effect.skips
         self._end_turn(steps)
+        if effect.bounce:
+            self.bounce_seat = self.turn  # R-ZW-JACK: back after this seat's turn
         skipped = tuple((seat + self.direction * j) % self.players for j in range(1, steps))
         return Event(seat, play, (), 0, self.pending_draw, skipped=skipped,
                      reversed=self.direction != before, next_turn=self.turn,
-                     direction=self.direction)
+                     direction=self.direction, skip_pending=self.pending_skip,
+                     bounce=effect.bounce, blocked=blocked,
+                     nopick=self.nopick and effect.penalty > 0, in_the_air=air)
 
     def _end_turn(self, steps: int) -> None:
         self.drawn = 0
         self.last_drawn = None
+        self.picking = False
+        if self.bounce_seat == self.turn:
+            self.direction = -self.direction  # R-ZW-JACK: the bounce flips back
+            self.bounce_seat = None
         self.turn = (self.turn + self.direction * steps) % self.players
 
     def __repr__(self) -> str:

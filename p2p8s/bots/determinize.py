@@ -115,4 +115,7 @@ def determinize(view: View, rng: random.Random, know: TableKnowledge | None = No
     r.winner = None
     r.reshuffles = know.reshuffles
     r.log = []
+    # RULES.md §11 state; the view does not carry it yet (table, classic: always these)
+    r.pending_skip, r.bounce_seat, r.nopick, r.picking = 0, None, False, False
+    r.air, r.loser = [False] * view.players, None
     return r

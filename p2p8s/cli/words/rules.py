@@ -254,6 +254,8 @@ SCENARIO: dict[Enum, Template] = {
     ScenarioCode.SUIT_NOT_PLAY: "{what}: only a play declares a suit",
     ScenarioCode.EMPTY_PLAY: "{what}: a play needs at least one card",
     ScenarioCode.SUIT_NOT_TEXT: "{what} must be one of C, D, H, S",
+    ScenarioCode.BAD_DECLARE: derive("{what} must be one of {k}, not {v}", v=shown("value"),
+                                     k=lambda p: ", ".join(p["known"])),
     ScenarioCode.NOT_TRUE: '{what}: write "{kind}": true',
     ScenarioCode.NUMBERS_NOT_COUNTDOWN: ('numbers belong to the countdown variant '
                                          '(set "variant": "countdown" in rules)'),
