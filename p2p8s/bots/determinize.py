@@ -67,7 +67,7 @@ def sample_hands(view: View, know: TableKnowledge, rng: random.Random,
             u = rng.random()
             if c in forb:
                 spill.append((u, i))
-            elif suit is not None and c // 13 == suit:
+            elif suit is not None and Card(c).suit == suit:
                 keyed.append((u ** (1.0 / declared_weight), i))
             else:
                 keyed.append((u, i))
