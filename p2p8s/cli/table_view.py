@@ -301,7 +301,7 @@ class TableScreen:
         """A new decision: what happened, the table again, then the prompt with the
         seconds left."""
         self._seat.table = table
-        self.ctl.asking_suit = None
+        self.ctl.asking = None
         if self._current(table):
             self.ctl.refresh()
         self._prompt(table, now)

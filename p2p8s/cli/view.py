@@ -10,16 +10,18 @@ with a screen reader.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from p2p8s.bots.base import View
-from p2p8s.cards import Card, Suit, sort_hand
+from p2p8s.cards import ALL_CARDS, JOKERS, Card, Rank, Suit, sort_hand
 from p2p8s.cli.look import SUIT_NAMES as SUIT_NAMES
 from p2p8s.cli.look import Look as Look
+from p2p8s.cli.words.phrases import either
 from p2p8s.cli.words.rules import describe_rules
-from p2p8s.engine import Action, Draw, EndedBy, Play, Take
+from p2p8s.engine import Action, Draw, EndedBy, Lucky, Play, Take
 from p2p8s.match import Match, RoundResult
 from p2p8s.rules import Ruleset, card_value
+from p2p8s.ruletable import CardRule, RuleTable, Scoring
 
 
 def numbered_hand(hand: Iterable[Card]) -> list[Card]:
@@ -74,13 +76,26 @@ def render_table(view: View, names: Sequence[str], look: Look, *, round_number: 
     else:
         top += f" · suit: {look.suit(view.suit)}"
     out.append(f"{top} · stock: {view.stock_size} · {whose}")
+    table = rules.rule_table
     if rules.action_cards:
         if view.pending_draw:
             out.append(look.paint(
-                f"Draw penalty: {view.pending_draw} cards waiting — play a 2 to pass it on, "
+                f"Draw penalty: {view.pending_draw} cards waiting — play "
+                f"{counter_words(rules, look)} to pass it on{_penalty_else(rules)}, "
                 "or take them.", "yellow"))
         else:
             out.append("Draw penalty: none.")
+    if view.pending_skip:  # R-ZW-SEVEN
+        who = "you" if view.turn == view.seat else _seat(names, view.turn)
+        skips = either([r.letter for r in ranks_with(table, lambda c: c.skip)])
+        out.append(look.paint(f"Skip waiting for {who}: play a {skips} to pass it on, or "
+                              "miss the turn (p).", "yellow"))
+    if view.bounce_seat is not None:  # R-ZW-JACK
+        out.append(f"Bounce: play turns back after {_seat(names, view.bounce_seat)}'s turn.")
+    air = [s for s, up in enumerate(view.air) if up]
+    if air:  # R-ZW-OUT
+        out.append("In the air (no cards, still in the round; they draw at their turn): "
+                   + ", ".join(_seat(names, s) for s in air) + ".")
     if rules.countdown and view.numbers:
         w = view.wild[view.seat]
         plural = {1: "aces", 11: "jacks", 12: "queens", 13: "kings"}.get(w, f"{w}s")
@@ -92,6 +107,37 @@ def render_table(view: View, names: Sequence[str], look: Look, *, round_number: 
     out.append("Last moves:" if moves else "Last moves: none yet — the round just started.")
     out.extend("  " + m for m in moves)
     return out
+
+
+def ranks_with(table: RuleTable, has: Callable[[CardRule], object]) -> list[Rank]:
+    """The ranks whose every card ``has`` something (jokers and single cards aside)."""
+    return [r for r in Rank if all(has(table.rule(Card.of(r, s))) for s in Suit)]
+
+
+def counter_words(rules: Ruleset, look: Look) -> str:
+    """What passes a penalty on (R-COUNTER, R-WC-PENALTY, R-ZW-PENALTY): ``a 2``,
+    ``a 2 or Q♠``, ``a 2 or a joker``, from the rule table.
+
+    >>> counter_words(Ruleset(), Look(ascii=True))
+    'a 2'
+    """
+    table = rules.rule_table
+    ranks = ranks_with(table, lambda c: c.penalty)
+    words = [f"a {r.letter}" for r in ranks]
+    words += [look.card(c) for c in ALL_CARDS
+              if table.rule(c).penalty and c.rank not in ranks]
+    if table.jokers and any(table.rule(j).penalty for j in JOKERS):
+        words.append("a joker")
+    return either(words) if words else "a penalty card"
+
+
+def _penalty_else(rules: Ruleset) -> str:
+    """The other ways out of a penalty: an ace's block, the lucky card (R-ZW-PENALTY)."""
+    table = rules.rule_table
+    blocks = ranks_with(table, lambda c: c.block)
+    text = "".join(f", an {r.letter} to block it" if r in (Rank.ACE, Rank.EIGHT)
+                   else f", a {r.letter} to block it" for r in blocks)
+    return text + (", l for the lucky card" if table.lucky else "")
 
 
 def playable_cards(view: View, legal: Sequence[Action]) -> set[Card]:
@@ -115,6 +161,10 @@ def render_hand(hand: Sequence[Card], playable: set[Card], look: Look, *,
         if items:
             label = f"{SUIT_NAMES[suit]:<8}"
             out.append(f"  {label} " + "  ".join(items).rstrip())
+    jokers = [f"{i:>2} {look.card(c, playable=c in playable)}{'*' if c in playable else ' '}"
+              for i, c in enumerate(cards, 1) if c.suit is None]
+    if jokers:  # R-ZW-DECK: jokers have no suit
+        out.append(f"  {'jokers':<8} " + "  ".join(jokers).rstrip())
     return out
 
 
@@ -124,11 +174,15 @@ def action_text(action: Action, look: Look) -> str:
         text = "play " + look.cards(action.cards)
         if action.suit is not None:
             text += f" and declare {look.suit(action.suit)}"
+        if action.declare is not None:
+            text += f" and declare {action.declare.value}"
         return text
     if isinstance(action, Take):
         return "take the draw penalty"
     if isinstance(action, Draw):
         return "draw a card"
+    if isinstance(action, Lucky):
+        return "turn the lucky card"
     return "pass"
 
 
@@ -148,11 +202,15 @@ def action_keys(action: Action, hand: Sequence[Card]) -> str:
         text = " ".join(str(i + 1) for i in used)
         if action.suit is not None:
             text += " " + action.suit.letter.lower()
+        if action.declare is not None:
+            text += " " + action.declare.value
         return text
     if isinstance(action, Take):
         return "t"
     if isinstance(action, Draw):
         return "d"
+    if isinstance(action, Lucky):
+        return "l"
     return "p"
 
 
@@ -193,8 +251,8 @@ def render_scores(match: Match, names: Sequence[str], look: Look) -> list[str]:
         for s in match.standings():
             out.append(f"  {_seat(names, s):<{width}}  number {match.numbers[s]}")
         return out
-    goal = ("lowest total wins once someone reaches it" if rules.action_cards
-            else "the first to reach it wins")
+    goal = ("lowest total wins once someone reaches it"
+            if rules.rule_table.scoring is Scoring.HAND else "the first to reach it wins")
     out = [f"Match table (target {match.target}, {goal}):"]
     shown = match.results[-8:]
     head = f"  {'':<{width}}" + "".join(f"{'R' + str(r.number):>6}" for r in shown)
