@@ -373,7 +373,7 @@ class Round:
 
     def _canonical_play(self, play: Play) -> Play:
         if play.cards and all(_rank(c) == self.wild[self.turn] for c in play.cards):
-            return Play(tuple(sorted(play.cards)), play.suit)
+            return Play(tuple(sorted(play.cards)), play.suit, play.declare)
         return play
 
     def legal_actions(self) -> list[Action]:
