@@ -417,8 +417,7 @@ class Round:
             wild = _rank(f) == self.wild[seat]
             same = (sorted(c for c in rest if _rank(c) == _rank(f))
                     if multi and not (wild and table.one_wild_per_play) else [])
-            if self.pending_draw:  # every card of a counter counters (R-WC-PENALTY: QS)
-                same = [c for c in same if table.counters(c)]
+            same = [c for c in same if table.counters(c)] if self.pending_draw else same
             for k in range(len(same) + 1):
                 for combo in combinations(same, k):
                     if wild:
