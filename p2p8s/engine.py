@@ -20,12 +20,9 @@ Readings of RULES.md where it leaves room (also printed by ``p2p8s rules``):
   may (R-DRAW-ANY), and a pass is allowed after any draw;
 - after an unplayable draw under the limit the player must draw again (R-DRAW, R-PASS)
   unless draw_when_playable is on (R-DRAW-ANY);
-- RULES.md §11.2: a pending skip is a count; facing it a player plays skip cards (they
-  add) or passes — a missed turn that uses one skip, the rest pass on; a ``bounce``
-  play reverses until the next player's turn ends (several Js bounce once); the
-  lucky card and pick-and-play are single plays; a player in the air facing a penalty
-  takes it (or turns the lucky card) instead of drawing; a round that cannot resolve a
-  loser's tie (nothing left to draw) names no loser;
+- §11.2: facing a skip a pass is the missed turn, a 7 passes the skip on; ``bounce``
+  lasts until the next player's turn ends; in the air, a penalty is taken (or the lucky
+  card turned) instead of the draw; an unresolvable loser's tie names no loser;
 - an all-wild multi-play means nothing by its order: :meth:`Round.legal_actions` lists
   it sorted, :meth:`Round.canonical` maps any order to that form, and :meth:`Round.apply`
   plays it in that order;
@@ -373,7 +370,7 @@ class Round:
 
     def _canonical_play(self, play: Play) -> Play:
         if play.cards and all(_rank(c) == self.wild[self.turn] for c in play.cards):
-            return Play(tuple(sorted(play.cards)), play.suit)
+            return Play(tuple(sorted(play.cards)), play.suit, play.declare)
         return play
 
     def legal_actions(self) -> list[Action]:
@@ -420,6 +417,7 @@ class Round:
             wild = _rank(f) == self.wild[seat]
             same = (sorted(c for c in rest if _rank(c) == _rank(f))
                     if multi and not (wild and table.one_wild_per_play) else [])
+            same = [c for c in same if table.counters(c)] if self.pending_draw else same
             for k in range(len(same) + 1):
                 for combo in combinations(same, k):
                     if wild:

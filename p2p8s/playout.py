@@ -67,7 +67,8 @@ from enum import IntEnum
 from functools import lru_cache
 from typing import NamedTuple
 
-from p2p8s.engine import EndedBy, EngineCode, OrderedDeck, Round
+from p2p8s.cards import Card
+from p2p8s.engine import DRAW, PASS, TAKE, Action, EndedBy, EngineCode, OrderedDeck, Play, Round
 from p2p8s.errors import Code, MalformedInput
 from p2p8s.rules import Ruleset, check_players, deal_sizes, round_points
 from p2p8s.ruletable import RuleTable, bury_index, deal_order
@@ -237,6 +238,8 @@ def playout_result(rnd: Round, rng: _random.Random, policy: Policy = Policy.GREE
     deck = rnd.deck
     if not isinstance(deck, OrderedDeck):
         raise MalformedInput(PlayoutCode.STOCK_UNKNOWN)
+    if _house(rnd.rules.rule_table):
+        return _engine_run(rnd.copy(log=False), rng, policy, trace, max_decisions)
     h1 = [0] * n
     h2 = [0] * n
     for s, hand in enumerate(rnd.hands):
@@ -309,6 +312,15 @@ def bench_result(rules: Ruleset, players: int, dealer: int, order: Sequence[int]
                  trace: list[TraceStep] | None = None) -> tuple[int, list[int], Outcome]:
     """:func:`bench_round` with the whole :class:`Outcome` as a third item (and an
     optional ``trace``, see :func:`playout_result`)."""
+    if _house(rules.rule_table):
+        def reshuffle(cards: Sequence[Card]) -> list[Card]:
+            new = list(cards)
+            rng.shuffle(new)
+            return new
+        rnd = Round.deal(rules, players=players, dealer=dealer,
+                         deck=OrderedDeck([Card(c) for c in order], reshuffle))
+        out = _engine_run(rnd, rng, policy, trace, MAX_DECISIONS)
+        return out.decisions, out.points, out
     hands, stock, discard = deal_state(rules, players, dealer, order)
     h1 = [0] * players
     h2 = [0] * players
@@ -329,6 +341,46 @@ def bench_result(rules: Ruleset, players: int, dealer: int, order: Sequence[int]
 
 
 # ------------------------------------------------------------------------ the loop
+
+
+def _house(table: RuleTable) -> bool:
+    """True for a table with rules of RULES.md §11 that the fast loop does not play
+    (wildcards, zimbabwe): those rounds are played by the engine (:func:`_engine_run`)."""
+    return (table.jokers or table.counter_match or table.skip_counters or table.lucky
+            or any(r.choices or r.block or r.fits_any for r in table.cards))
+
+
+def _engine_run(rnd: Round, rng: _random.Random, policy: Policy,
+                trace: list[TraceStep] | None, cap: int) -> Outcome:
+    """Play ``rnd`` (modified) to its end with the engine: a random play if any (GREEDY
+    and SMART: a non-wild one if any), else take, draw or pass; the step cap as in the
+    fast loop. Exact by construction (every action is the engine's), not fast."""
+    decisions = 0
+    while not rnd.over and decisions < cap:
+        legal = rnd.legal_actions()
+        plays = [a for a in legal if isinstance(a, Play)]
+        if plays and policy != Policy.RANDOM:
+            plain = [a for a in plays if not rnd.is_wild(a.cards[0])]
+            plays = plain or plays
+        if plays:
+            action: Action = plays[int(rng.random() * len(plays))]
+        else:
+            action = next((a for a in (TAKE, DRAW, PASS) if a in legal), legal[0])
+        event = rnd.apply(action)
+        decisions += 1
+        if trace is not None:
+            kind = str(action).split()[0] if not isinstance(action, Play) else "play"
+            cards = action.cards if isinstance(action, Play) else tuple(
+                c for c in event.drawn if c is not None)
+            trace.append((event.seat, kind, tuple(int(c) for c in cards),
+                          None if not isinstance(action, Play) or action.suit is None
+                          else int(action.suit)))
+    if rnd.over:
+        assert rnd.ended_by is not None
+        return Outcome(rnd.points(), rnd.ended_by, rnd.winner, decisions)
+    values = [rnd.hand_value(s) for s in range(rnd.players)]
+    return Outcome(round_points(rnd.rules, values, None), EndedBy.BLOCKED, None, decisions,
+                   True)
 
 
 def _run(rules: Ruleset, n: int, h1: list[int], h2: list[int], stock: list[int],

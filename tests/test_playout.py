@@ -416,3 +416,19 @@ def test_the_cap_never_cuts_a_real_round() -> None:
             assert not out.capped
             worst = max(worst, out.decisions)
     assert worst < MAX_DECISIONS // 5
+
+
+@pytest.mark.parametrize("preset", ["wildcards", "zimbabwe"])
+@pytest.mark.parametrize("players", range(2, 8))
+def test_house_presets_play_out_through_the_engine(preset: str, players: int) -> None:
+    """RULES.md §11 presets: the playout plays the engine's own actions; every round
+    ends (or is capped) and scores as Round.points does; jokers are dealt with zimbabwe."""
+    rules = Ruleset.for_preset(preset)
+    for seed in range(3):
+        order = standard_deck(decks_for(players), jokers=rules.rule_table.jokers)
+        random.Random(seed).shuffle(order)
+        trace: list[TraceStep] = []
+        decisions, points, out = bench_result(rules, players, 0, order,
+                                              random.Random(seed), Policy.GREEDY, trace)
+        assert decisions == len(trace) == out.decisions > 0
+        assert len(points) == players and (out.capped or out.ended_by is not None)
