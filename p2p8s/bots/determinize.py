@@ -115,7 +115,8 @@ def determinize(view: View, rng: random.Random, know: TableKnowledge | None = No
     r.winner = None
     r.reshuffles = know.reshuffles
     r.log = []
-    # RULES.md §11 state; the view does not carry it yet (table, classic: always these)
-    r.pending_skip, r.bounce_seat, r.nopick, r.picking = 0, None, False, False
-    r.air, r.loser = [False] * view.players, None
+    # the public turn state of RULES.md §11 (table, classic: always the defaults)
+    r.pending_skip, r.bounce_seat = view.pending_skip, view.bounce_seat
+    r.nopick, r.picking = view.nopick, view.picking and own
+    r.air, r.loser = list(view.air) or [False] * view.players, None
     return r

@@ -207,15 +207,16 @@ def board_lines(board: Board, look: Look, *, extras: Sequence[str] = ()) -> list
 class Controller:
     """Reads what the person types and tells them what happens, for ``source`` on
     ``screen`` in the ``look``'s style. ``coach`` (or None) remarks on the person's
-    first round; ``help`` is the answer to ``help``."""
+    first round; the answer to ``help`` is :func:`~p2p8s.cli.view.help_lines` for the
+    rules in play, its last line replaced by ``help_tail`` when given."""
 
     def __init__(self, source: Source, screen: Screen, look: Look, *,
-                 coach: Coach | None = None, help: Sequence[str] = v.HELP_LINES) -> None:
+                 coach: Coach | None = None, help_tail: Sequence[str] | None = None) -> None:
         self.source = source
         self.screen = screen
         self.look = look
         self.coach = coach
-        self.help = tuple(help)
+        self.help_tail = tuple(help_tail) if help_tail is not None else None
         self._explainer = Coach()
         #: a wild play waits for a suit, or a play for its declared choice (RULES.md §11)
         self.asking: NeedSuit | NeedChoice | None = None
@@ -402,7 +403,10 @@ class Controller:
         if cmd.name == "quit":
             return Leave()
         if cmd.name == "help":
-            self.say(Kind.ANSWER, *self.help)
+            lines = v.help_lines(view.rules) if view is not None else v.HELP_LINES
+            if self.help_tail is not None:
+                lines = (*lines[:-1], *self.help_tail)
+            self.say(Kind.ANSWER, *lines)
         elif cmd.name == "rules" and view is not None:
             self.say(Kind.ANSWER, *v.rules_lines(view.rules, view.players))
         elif cmd.name == "score":

@@ -27,6 +27,7 @@ from p2p8s.cli.errors import CliCode
 from p2p8s.cli.look import SUIT_NAMES, Look
 from p2p8s.cli.view import action_keys, action_text, numbered_hand
 from p2p8s.cli.words import Speaker
+from p2p8s.cli.words.cardrules import DECLARE_MEANS
 from p2p8s.coach import Coach
 from p2p8s.engine import DRAW, LUCKY, PASS, TAKE, Action, Play, Round
 from p2p8s.errors import IllegalAction, MalformedInput
@@ -93,14 +94,6 @@ WORDS: dict[str, Action | Command] = {
 #: single letters the choice prompt also takes.
 DECLARE_WORDS: dict[str, Declare] = {d.value: d for d in Declare}
 _DECLARE_LETTERS: dict[str, Declare] = {d.value[0]: d for d in Declare}
-
-#: What each declaration does, for the choice prompt.
-DECLARE_MEANS: dict[Declare, str] = {
-    Declare.SKIP: "the next player misses a turn",
-    Declare.REVERSE: "the direction of play turns",
-    Declare.BOUNCE: "the previous player moves once, then you again",
-    Declare.NOPICK: "the taker may not pick and play",
-}
 
 #: Answers that back out of the suit prompt.
 CANCEL_WORDS = ("cancel", "back")

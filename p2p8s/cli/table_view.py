@@ -152,7 +152,7 @@ class TableScreen:
         self._applied: list[str] = []
         self._seat = _Seat(self)
         self.ctl = Controller(self._seat, self, self.look,
-                              help=(*v.HELP_LINES[:-1], *TABLE_HELP))
+                              help_tail=TABLE_HELP)
         self._rng = random.Random()
 
     def say(self, *lines: str) -> None:

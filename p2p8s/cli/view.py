@@ -10,18 +10,25 @@ with a screen reader.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from p2p8s.bots.base import View
-from p2p8s.cards import ALL_CARDS, JOKERS, Card, Rank, Suit, sort_hand
+from p2p8s.cards import Card, Suit, sort_hand
 from p2p8s.cli.look import SUIT_NAMES as SUIT_NAMES
 from p2p8s.cli.look import Look as Look
+from p2p8s.cli.words.cardrules import (
+    counter_words,
+    effect_lines,
+    penalty_else,
+    ranks_with,
+    values_text,
+)
 from p2p8s.cli.words.phrases import either
 from p2p8s.cli.words.rules import describe_rules
 from p2p8s.engine import Action, Draw, EndedBy, Lucky, Play, Take
 from p2p8s.match import Match, RoundResult
 from p2p8s.rules import Ruleset, card_value
-from p2p8s.ruletable import CardRule, RuleTable, Scoring
+from p2p8s.ruletable import Scoring
 
 
 def numbered_hand(hand: Iterable[Card]) -> list[Card]:
@@ -81,7 +88,7 @@ def render_table(view: View, names: Sequence[str], look: Look, *, round_number: 
         if view.pending_draw:
             out.append(look.paint(
                 f"Draw penalty: {view.pending_draw} cards waiting — play "
-                f"{counter_words(rules, look)} to pass it on{_penalty_else(rules)}, "
+                f"{counter_words(rules, look)} to pass it on{penalty_else(rules)}, "
                 "or take them.", "yellow"))
         else:
             out.append("Draw penalty: none.")
@@ -107,37 +114,6 @@ def render_table(view: View, names: Sequence[str], look: Look, *, round_number: 
     out.append("Last moves:" if moves else "Last moves: none yet — the round just started.")
     out.extend("  " + m for m in moves)
     return out
-
-
-def ranks_with(table: RuleTable, has: Callable[[CardRule], object]) -> list[Rank]:
-    """The ranks whose every card ``has`` something (jokers and single cards aside)."""
-    return [r for r in Rank if all(has(table.rule(Card.of(r, s))) for s in Suit)]
-
-
-def counter_words(rules: Ruleset, look: Look) -> str:
-    """What passes a penalty on (R-COUNTER, R-WC-PENALTY, R-ZW-PENALTY): ``a 2``,
-    ``a 2 or Q♠``, ``a 2 or a joker``, from the rule table.
-
-    >>> counter_words(Ruleset(), Look(ascii=True))
-    'a 2'
-    """
-    table = rules.rule_table
-    ranks = ranks_with(table, lambda c: c.penalty)
-    words = [f"a {r.letter}" for r in ranks]
-    words += [look.card(c) for c in ALL_CARDS
-              if table.rule(c).penalty and c.rank not in ranks]
-    if table.jokers and any(table.rule(j).penalty for j in JOKERS):
-        words.append("a joker")
-    return either(words) if words else "a penalty card"
-
-
-def _penalty_else(rules: Ruleset) -> str:
-    """The other ways out of a penalty: an ace's block, the lucky card (R-ZW-PENALTY)."""
-    table = rules.rule_table
-    blocks = ranks_with(table, lambda c: c.block)
-    text = "".join(f", an {r.letter} to block it" if r in (Rank.ACE, Rank.EIGHT)
-                   else f", a {r.letter} to block it" for r in blocks)
-    return text + (", l for the lucky card" if table.lucky else "")
 
 
 def playable_cards(view: View, legal: Sequence[Action]) -> set[Card]:
@@ -300,6 +276,34 @@ HELP_LINES = (
 )
 
 
+def help_lines(rules: Ruleset) -> tuple[str, ...]:
+    """:data:`HELP_LINES` for the ruleset in play: no multi-play line with it off, no
+    take line without penalties, the wild rank as the ruleset has it, the declared
+    choices and the lucky card of RULES.md §11."""
+    table = rules.rule_table
+    out: list[str] = []
+    for line in HELP_LINES:
+        if line.startswith("  3 5") and not rules.multi_play:
+            continue
+        if line.startswith("  4 h") and rules.countdown:
+            line = ("  4 h      play your wild card and declare a suit: c d h s (or you will "
+                    "be asked)")
+        if line.startswith("  t "):
+            if not rules.action_cards or not any(table.rule(c).penalty
+                                                  for c in table.deck_cards):
+                continue
+            if table.lucky:
+                line = "  t        take the draw penalty    l   turn the lucky card"
+        out.append(line)
+        if line.startswith("  4 h"):
+            choosers = [c for c in table.deck_cards if table.declarations(c)]
+            if choosers:
+                words = sorted({d.value for c in choosers for d in table.declarations(c)})
+                out.append(f"  3 {words[-1]:<7}play card 3 and declare {either(words)} "
+                           "(or you will be asked)")
+    return tuple(out)
+
+
 def rules_lines(rules: Ruleset, players: int) -> list[str]:
     """The rules in short, for the ruleset being played (RULES.md in our own words)."""
     out = [
@@ -312,12 +316,28 @@ def rules_lines(rules: Ruleset, players: int) -> list[str]:
                   "your wild rank; declare a suit when you play it.")
     n = rules.draw_limit
     limit = f"up to {n} card{'' if n == 1 else 's'}" if n else "until one fits"
-    out.append(f"- Nothing fits? Draw ({limit}). A drawn card that fits may be played at "
-               "once; otherwise pass.")
+    if rules.draw_when_playable:  # R-DRAW-ANY
+        out.append(f"- You may draw even when a card fits ({limit}); after each draw play "
+                   "any card that fits, draw again or pass.")
+    else:
+        out.append(f"- Nothing fits? Draw ({limit}). A drawn card that fits may be played "
+                   "at once; otherwise pass.")
     if rules.multi_play:
         out.append("- Several cards of one rank may go together: the first must fit, the "
                    "last sets the suit.")
-    if rules.action_cards:
+    variant = effect_lines(rules, players)
+    if variant:
+        out.extend(variant)
+        table = rules.rule_table
+        values = values_text(table)
+        if table.scoring is Scoring.HAND:
+            out.append(f"- When someone goes out, everyone else scores their hand: {values}. "
+                       "Lowest total wins." + (" The highest hand is the round's loser."
+                                               if table.loser else ""))
+        else:
+            out.append(f"- Whoever goes out collects the others' hands: {values}. First to "
+                       "the target wins.")
+    elif rules.action_cards:
         out.append("- 2: the next player draws 2 unless they play a 2 too (the penalty "
                    "grows by 2). Only a 2 counters, not even an 8.")
         ace = ("an ace works like a queen (you move again)" if players == 2
@@ -331,6 +351,7 @@ def rules_lines(rules: Ruleset, players: int) -> list[str]:
     else:
         out.append("- Whoever goes out collects the others' hands: 8 = 50, J/Q/K = 10, "
                    "A = 1, others face value. First to the target wins.")
-    out.append("- The round ends the moment someone plays their last card. No undo.")
+    out.append("- The round ends the moment someone plays their last card. No undo."
+               if not rules.rule_table.in_the_air else "- No undo.")
     out.append("The full rules: run `p2p8s rules` in another terminal.")
     return out
