@@ -11,7 +11,11 @@ draw_when_playable, reshuffle, countdown wild ranks, 2..7 players);
 ``tests/test_playout.py`` checks transcripts against the engine. What the cards do,
 which may start the pile, their values and the scoring come from the ruleset's rule
 table (:mod:`p2p8s.ruletable`), turned once per table into bit masks and per-card
-numbers (:class:`_Consts`) that the loop reads.
+numbers (:class:`_Consts`) that the loop reads. A rule table with the turn rules of
+RULES.md §11 (the wildcards and zimbabwe presets: jokers, counterable skips, declared
+choices, blocks, the lucky card, pick-and-play, in the air, the loser) is played by the
+second loop, :mod:`p2p8s.playout_house`, with the same policies (its docstring gives
+what they do with the §11 choices) and the same entry points below.
 
 Two built-in policies (:class:`Policy`):
 
@@ -62,13 +66,17 @@ True
 from __future__ import annotations
 
 import random as _random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from enum import IntEnum
 from functools import lru_cache
 from typing import NamedTuple
 
 from p2p8s.engine import EndedBy, EngineCode, OrderedDeck, Round
 from p2p8s.errors import Code, MalformedInput
+from p2p8s.playout_bits import RANK_MASK as _RANK_MASK
+from p2p8s.playout_bits import SUIT_MASK as _SUIT_MASK
+from p2p8s.playout_bits import mask as _mask
+from p2p8s.playout_bits import refill as _refill
 from p2p8s.playout_house import run_house
 from p2p8s.rules import Ruleset, check_players, deal_sizes, round_points
 from p2p8s.ruletable import CARD_INDICES, RuleTable, bury_index, deal_order
@@ -116,23 +124,12 @@ MAX_DECISIONS = 5000
 
 # ------------------------------------------------------------------------ tables
 
-_SUIT_MASK: tuple[int, ...] = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
-#: _RANK_MASK[r] (r = 1..13): the four cards of rank r; index 0 is empty.
-_RANK_MASK: tuple[int, ...] = (0, *(sum(1 << (s * 13 + r - 1) for s in range(4))
-                                    for r in range(1, 14)))
 _RANK: tuple[int, ...] = tuple(c % 13 + 1 for c in range(52))
 _SUIT: tuple[int, ...] = tuple(c // 13 for c in range(52))
 #: _ACCEPT[c]: cards that match an undeclared top card c (its suit or its rank).
 _ACCEPT: tuple[int, ...] = tuple(_SUIT_MASK[c // 13] | _RANK_MASK[c % 13 + 1]
                                  for c in range(52))
 _LOW13 = (1 << 13) - 1
-
-
-def _mask(cards: Sequence[int] | range) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
 
 
 class _Consts:
@@ -194,16 +191,6 @@ def _consts(table: RuleTable, players: int) -> _Consts:
 def _mask_value(m: int, t: Sequence[Sequence[int]]) -> int:
     return (t[0][m & _LOW13] + t[1][m >> 13 & _LOW13] + t[2][m >> 26 & _LOW13]
             + t[3][m >> 39])
-
-
-def _refill(stock: list[int], discard: list[int], shuffle: Callable[[list[int]], None]
-            ) -> None:
-    """R-RESHUFFLE: the discards under the top card, shuffled, become the stock (top at
-    the end); ``stock`` is refilled in place, so a bound ``stock.pop`` stays valid."""
-    stock[:] = discard[:-1]
-    del discard[:-1]
-    shuffle(stock)
-    stock.reverse()
 
 
 # ------------------------------------------------------------------------ public API

@@ -38,6 +38,10 @@ import random as _random
 from collections.abc import Callable, Sequence
 
 from p2p8s.actions import EndedBy
+from p2p8s.playout_bits import RANK_MASK as _RANK_MASK
+from p2p8s.playout_bits import SUIT_MASK as _SUIT_MASK
+from p2p8s.playout_bits import mask as _mask
+from p2p8s.playout_bits import refill as _refill
 from p2p8s.rules import Ruleset, round_points
 from p2p8s.ruletable import CARD_INDICES, Declare, RuleTable
 
@@ -47,9 +51,6 @@ Step = tuple[int, str, tuple[int, ...], int | None]
 Result = tuple[list[int], EndedBy, int | None, int, bool, int | None]
 
 _N = CARD_INDICES
-_SUIT_MASK: tuple[int, ...] = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
-_RANK_MASK: tuple[int, ...] = (0, *(sum(1 << (s * 13 + r - 1) for s in range(4))
-                                    for r in range(1, 14)))
 #: the rank-match mask of each card (a joker matches no rank, R-ZW-DECK)
 _SAME: tuple[int, ...] = tuple(_RANK_MASK[c % 13 + 1] if c < 52 else 0 for c in range(_N))
 _SUIT: tuple[int, ...] = tuple(c // 13 if c < 52 else -1 for c in range(_N))
@@ -57,13 +58,6 @@ _RANK: tuple[int, ...] = tuple(c % 13 + 1 if c < 52 else 0 for c in range(_N))
 
 #: per card, for one declaration: (penalty, skips, reverses, block, bounce)
 _Eff = tuple[int, int, int, bool, bool]
-
-
-def _mask(cards: Sequence[int] | range) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
 
 
 class HouseConsts:
@@ -121,15 +115,6 @@ def _value(m: int, values: Sequence[int]) -> int:
         v += values[b.bit_length() - 1]
         m ^= b
     return v
-
-
-def _refill(stock: list[int], discard: list[int], shuffle: Callable[[list[int]], None]
-            ) -> None:
-    # R-RESHUFFLE, as p2p8s.playout: the discards under the top, shuffled, top at the end
-    stock[:] = discard[:-1]
-    del discard[:-1]
-    shuffle(stock)
-    stock.reverse()
 
 
 def _pick(m: int, random: Callable[[], float]) -> int:
@@ -205,22 +190,13 @@ def run_house(rules: Ruleset, table: RuleTable, n: int, h1: list[int], h2: list[
         c = -1
         if pskip:
             # R-ZW-SEVEN: a skip card of one's own, or the missed turn
-            m = (h | h2[seat]) & SKIPPERS
+            m = h & SKIPPERS
             if m:
                 c = _pick(m, random)
             else:
                 pskip -= 1
-                if trace is not None:
-                    trace.append((seat, "pass", (), None))
-                decisions += 1
+                kind = "pass"
                 passes = 0
-                drawn = 0
-                picking = False
-                if bounce == seat:
-                    direction = -direction
-                    bounce = -1
-                turn = (turn + direction) % n
-                continue
         elif pending:
             # R-COUNTER, R-WC-PENALTY, R-ZW-PENALTY
             m = h & COUNTERS
@@ -230,17 +206,17 @@ def run_house(rules: Ruleset, table: RuleTable, n: int, h1: list[int], h2: list[
                 c = _pick(m, random)
             else:
                 kind = "take"
-                got: list[int] = []
+                count = pending
                 if lucky_ok and (stock or (reshuffle and len(discard) > 1)) and (
                         random() < 0.5 if not greedy else pending > 2):
                     # R-ZW-LUCKY: turn the stock's top card
                     kind = "lucky"
                     if not stock:
                         _refill(stock, discard, shuffle)
-                    d = pop()
+                    d = stock[-1]
                     e = E0[d]
-                    if e[3] or e[0]:
-                        discard.append(d)
+                    if e[3] or e[0]:  # an ace blocks, a penalty card adds: played
+                        discard.append(pop())
                         top = d
                         if d < 52:
                             suit = d // 13
@@ -249,59 +225,35 @@ def run_house(rules: Ruleset, table: RuleTable, n: int, h1: list[int], h2: list[
                         pending = 0 if e[3] else pending + e[0]
                         nopick = False
                         passes = 0
-                        if trace is not None:
-                            trace.append((seat, "lucky", (d,), None))
-                        decisions += 1
-                        drawn = 0
-                        picking = False
-                        if bounce == seat:
-                            direction = -direction
-                            bounce = -1
-                        turn = (turn + direction) % n
-                        continue
-                    bit = 1 << d
-                    if h & bit:
-                        h2[seat] |= bit
+                        count = -1
+                        got = [d]
                     else:
-                        h |= bit
-                    got.append(d)
-                # take the penalty (what there is), reshuffling as needed
-                took = 0
-                for _ in range(pending):
-                    if not stock:
-                        if reshuffle and len(discard) > 1:
-                            _refill(stock, discard, shuffle)
+                        count += 1  # taken with the penalty
+                if count >= 0:
+                    # take the penalty (what there is), reshuffling as needed
+                    got = []
+                    for _ in range(count):
+                        if not stock:
+                            if reshuffle and len(discard) > 1:
+                                _refill(stock, discard, shuffle)
+                            else:
+                                break
+                        d = pop()
+                        bit = 1 << d
+                        if h & bit:
+                            h2[seat] |= bit
                         else:
-                            break
-                    d = pop()
-                    bit = 1 << d
-                    if h & bit:
-                        h2[seat] |= bit
-                    else:
-                        h |= bit
-                    took += 1
-                    if trace is not None:
+                            h |= bit
                         got.append(d)
-                h1[seat] = h
-                if trace is not None:
-                    trace.append((seat, kind, tuple(got), None))
-                decisions += 1
-                pending = 0
-                passes = 0
-                if took:
-                    air[seat] = False
-                pick = pick_play and not nopick and bool(h | h2[seat])
-                nopick = False
-                if pick:
-                    picking = True  # R-ZW-PICKPLAY: the same seat may play one card
-                else:
-                    drawn = 0
-                    picking = False
-                    if bounce == seat:
-                        direction = -direction
-                        bounce = -1
-                    turn = (turn + direction) % n
-                continue
+                    h1[seat] = h
+                    if len(got) > count - pending:
+                        air[seat] = False
+                    pending = 0
+                    passes = 0
+                    if pick_play and not nopick and (h or h2[seat]):
+                        c = -3  # R-ZW-PICKPLAY: the same seat may play one card
+                        picking = True
+                    nopick = False
         else:
             if drawn and not dwp:
                 m = 0
@@ -331,59 +283,51 @@ def run_house(rules: Ruleset, table: RuleTable, n: int, h1: list[int], h2: list[
                 else:
                     c = _pick(m, random)
             elif c < 0:
+                kind = "pass"
                 if picking:
-                    # no pick and play: the turn ends
-                    if trace is not None:
-                        trace.append((seat, "pass", (), None))
-                    decisions += 1
-                    passes = 0
-                    drawn = 0
-                    picking = False
-                    if bounce == seat:
-                        direction = -direction
-                        bounce = -1
-                    turn = (turn + direction) % n
-                    continue
-                # R-DRAW, R-DRAW-ANY: draw while nothing fits and it is allowed
-                while not limit or drawn < limit:
-                    if not stock:
-                        if reshuffle and len(discard) > 1:
-                            _refill(stock, discard, shuffle)
+                    passes = 0  # no pick and play: the turn ends
+                else:
+                    # R-DRAW, R-DRAW-ANY: draw while nothing fits and it is allowed
+                    while not limit or drawn < limit:
+                        if not stock:
+                            if reshuffle and len(discard) > 1:
+                                _refill(stock, discard, shuffle)
+                            else:
+                                break
+                        d = pop()
+                        bit = 1 << d
+                        if h & bit:
+                            h2[seat] |= bit
                         else:
-                            break
-                    d = pop()
-                    bit = 1 << d
-                    if h & bit:
-                        h2[seat] |= bit
-                    else:
-                        h |= bit
-                    drawn += 1
-                    decisions += 1
-                    passes = 0
-                    air[seat] = False
-                    if trace is not None:
-                        trace.append((seat, "draw", (d,), None))
-                    if (acc | w) >> d & 1:
-                        c = d
-                        break
-                if c < 0:
-                    # R-PASS
-                    h1[seat] = h
-                    if trace is not None:
-                        trace.append((seat, "pass", (), None))
-                    decisions += 1
-                    if drawn:
+                            h |= bit
+                        drawn += 1
+                        decisions += 1
                         passes = 0
-                    else:
-                        passes += 1
-                    drawn = 0
-                    if bounce == seat:
-                        direction = -direction
-                        bounce = -1
-                    turn = (turn + direction) % n
-                    if passes >= n:
-                        break  # R-BLOCKED
-                    continue
+                        air[seat] = False
+                        if trace is not None:
+                            trace.append((seat, "draw", (d,), None))
+                        if (acc | w) >> d & 1:
+                            c = d
+                            break
+                    h1[seat] = h
+                    if c < 0:  # R-PASS
+                        passes = 0 if drawn else passes + 1
+        if c < 0:
+            # the turn ends without a play: a pass, a missed turn, a take, the lucky card
+            decisions += 1
+            if trace is not None:
+                trace.append((seat, kind, () if kind == "pass" else tuple(got), None))
+            if c == -3:
+                continue  # pick and play
+            drawn = 0
+            picking = False
+            if bounce == seat:
+                direction = -direction
+                bounce = -1
+            turn = (turn + direction) % n
+            if passes >= n:
+                break  # R-BLOCKED
+            continue
         # ---- play c (GREEDY, SMART with multi_play: every other card of its rank)
         bit = 1 << c
         if two and h2[seat] & bit:

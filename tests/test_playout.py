@@ -4,7 +4,9 @@ Both sides play the same policy from one seeded choice stream: the engine side p
 among the first cards of :meth:`Round.legal_actions` (distinct, ascending) with
 ``int(rng.random() * k)`` exactly where the fast path does, and the engine's deck
 reshuffles with ``rng.shuffle`` on the same discards. Transcripts, points, the way the
-round ended and the winner must be identical, for every rules knob of RULES.md §2.
+round ended and the winner must be identical, for every rules knob of RULES.md §2,
+and for the presets of RULES.md §11 (p2p8s.playout_house: declared choices, the lucky
+card, pick-and-play, in the air and the loser too).
 """
 
 from __future__ import annotations
@@ -74,36 +76,49 @@ def _pick(cands: list[Card], rng: random.Random) -> Card:
 def _suit_counts(rest: list[Card]) -> list[int]:
     counts = [0, 0, 0, 0]
     for c in rest:
-        counts[c // 13] += 1
+        if c.suit is not None:
+            counts[c.suit] += 1
     return counts
 
 
-def _most_held(rest: list[Card]) -> int:
-    counts = _suit_counts(rest)
-    return counts.index(max(counts))
-
-
 def _play(r: Round, first: Card, policy: Policy, rng: random.Random) -> Play:
+    """The play of the playouts' policy starting with ``first`` (R-MULTI, R-EIGHT, the
+    declarations of RULES.md §11)."""
     seat = r.turn
+    table = r.rules.rule_table
     hand = [c for c in r.hands[seat] if c is not None]
     rest = list(hand)
     rest.remove(first)
     wild = first.rank == r.wild[seat]
-    if wild:
-        if not rest:
-            return Play((first,))
-        suit = _most_held(rest) if policy != Policy.RANDOM else int(rng.random() * 4)
-        return Play((first,), Suit(suit))
-    if policy != Policy.RANDOM and r.rules.multi_play:
-        same = sorted(c for c in rest if c.rank == first.rank)
+    cards: tuple[Card, ...] = (first,)
+    if (policy != Policy.RANDOM and r.rules.multi_play and not r.picking and not wild
+            and first.rank is not None):
+        same = sorted(c for c in rest if c.rank == first.rank
+                      and (not r.pending_draw or table.counters(c)))
         if same:
             for c in same:
                 rest.remove(c)
             counts = _suit_counts(rest)
             last = max(same, key=lambda c: (counts[c // 13], -c))
             same.remove(last)
-            return Play((first, *same, last))
-    return Play((first,))
+            cards = (first, *same, last)
+    if ends_round(r, seat, cards):
+        return Play(cards)
+    suit: Suit | None = None
+    if wild and not wild_on_wild(r, seat):
+        if policy != Policy.RANDOM:
+            counts = _suit_counts(rest)
+            suit = Suit(counts.index(max(counts)))
+        else:
+            suit = Suit(int(rng.random() * 4))
+    rule = table.rule(first)
+    declare: Declare | None = None
+    if rule.choices:
+        k = len(rule.choices)
+        declare = rule.choices[int(rng.random() * k)] if k > 1 else rule.choices[0]
+    elif rule.nopick and (policy != Policy.RANDOM or rng.random() < 0.5):
+        declare = Declare.NOPICK
+    return Play(cards, suit, declare)
 
 
 def _smart_first(r: Round, firsts: list[Card], rng: random.Random) -> Card:
@@ -132,11 +147,20 @@ def _smart_first(r: Round, firsts: list[Card], rng: random.Random) -> Card:
 
 
 def engine_choose(r: Round, policy: Policy, rng: random.Random) -> Action:
-    """The policy of :mod:`p2p8s.playout`, on the engine's legal actions."""
+    """The policy of :mod:`p2p8s.playout` and :mod:`p2p8s.playout_house`, on the
+    engine's legal actions."""
     legal = r.legal_actions()
     firsts = sorted({a.cards[0] for a in legal if isinstance(a, Play)})
-    if r.pending_draw:
-        action: Action = _play(r, _pick(firsts, rng), policy, rng) if firsts else TAKE
+    if r.pending_skip or r.pending_draw:
+        if firsts:
+            action: Action = _play(r, _pick(firsts, rng), policy, rng)
+        elif r.pending_skip:
+            action = PASS
+        elif LUCKY in legal and (rng.random() < 0.5 if policy == Policy.RANDOM
+                                 else r.pending_draw > 2):
+            action = LUCKY
+        else:
+            action = TAKE
     elif firsts:
         if policy == Policy.SMART:
             first = _smart_first(r, firsts, rng)
@@ -153,7 +177,7 @@ def engine_choose(r: Round, policy: Policy, rng: random.Random) -> Action:
     return action
 
 
-def _step(event_action: Action, seat: int, drawn: tuple[Card | None, ...]) -> TraceStep:
+def _plain_step(event_action: Action, seat: int, drawn: tuple[Card | None, ...]) -> TraceStep:
     a = event_action
     if isinstance(a, Play):
         return (seat, "play", tuple(int(c) for c in a.cards),
@@ -167,19 +191,35 @@ def _step(event_action: Action, seat: int, drawn: tuple[Card | None, ...]) -> Tr
     return (seat, "pass", (), None)
 
 
+def _step(ev: Event) -> TraceStep:
+    a = ev.action
+    if isinstance(a, Play):
+        kind = "play" if a.declare is None else f"play!{a.declare}"
+        return (ev.seat, kind, tuple(int(c) for c in a.cards),
+                None if a.suit is None else int(a.suit))
+    if isinstance(a, Lucky):
+        assert ev.lucky is not None
+        got = tuple(int(c) for c in ev.drawn if c is not None) or (int(ev.lucky),)
+        return (ev.seat, "lucky", got, None)
+    return _plain_step(a, ev.seat, ev.drawn)
+
+
 def engine_run(r: Round, policy: Policy, rng: random.Random, box: _Box,
-               cap: int = 20_000) -> tuple[list[TraceStep], Outcome]:
-    """Play ``r`` to its end through Round.apply; the transcript and the outcome."""
+              cap: int = MAX_DECISIONS) -> tuple[list[TraceStep], Outcome]:
+    """Play ``r`` through Round.apply to its end, or ``cap`` actions (then scored as
+    blocked, as the playouts' step cap); the transcript and the outcome."""
     box.rng = rng
     trace: list[TraceStep] = []
     for _ in range(cap):
         if r.over:
             break
-        seat = r.turn
-        ev = r.apply(engine_choose(r, policy, rng))
-        trace.append(_step(ev.action, seat, ev.drawn))
-    assert r.ended_by is not None, "the engine round did not end"
-    return trace, Outcome(r.points(), r.ended_by, r.winner, len(trace))
+        trace.append(_step(r.apply(engine_choose(r, policy, rng))))
+    if not r.over:
+        values = [r.hand_value(s) for s in range(r.players)]
+        return trace, Outcome(round_points(r.rules, values, None), EndedBy.BLOCKED, None,
+                              len(trace), True)
+    assert r.ended_by is not None
+    return trace, Outcome(r.points(), r.ended_by, r.winner, len(trace), False, r.loser)
 
 
 # ------------------------------------------------------------------ configurations
@@ -316,6 +356,7 @@ def test_finished_round_returns_its_points() -> None:
     box = _Box()
     r = _deal(Ruleset(), 3, 5, box)
     engine_run(r, Policy.RANDOM, random.Random(3), box)
+    assert r.over
     out = playout_result(r, random.Random(0))
     assert out == Outcome(r.points(), r.ended_by, r.winner, 0)  # type: ignore[arg-type]
 
@@ -426,9 +467,9 @@ def test_the_cap_never_cuts_a_real_round() -> None:
 
 @pytest.mark.parametrize("preset", ["wildcards", "zimbabwe"])
 @pytest.mark.parametrize("players", range(2, 8))
-def test_house_presets_play_out_through_the_engine(preset: str, players: int) -> None:
-    """RULES.md §11 presets: the playout plays the engine's own actions; every round
-    ends (or is capped) and scores as Round.points does; jokers are dealt with zimbabwe."""
+def test_house_presets_play_whole_rounds(preset: str, players: int) -> None:
+    """RULES.md §11 presets: every round ends (or is capped); jokers are dealt with
+    zimbabwe."""
     rules = Ruleset.for_preset(preset)
     for seed in range(3):
         order = standard_deck(decks_for(players), jokers=rules.rule_table.jokers)
@@ -441,112 +482,6 @@ def test_house_presets_play_out_through_the_engine(preset: str, players: int) ->
 
 
 # ------------------------------------------------------------------ RULES.md §11 presets
-
-
-def _house_counts(rest: list[Card]) -> list[int]:
-    counts = [0, 0, 0, 0]
-    for c in rest:
-        if c.suit is not None:
-            counts[c.suit] += 1
-    return counts
-
-
-def _house_play(r: Round, first: Card, policy: Policy, rng: random.Random) -> Play:
-    """The play of p2p8s.playout_house's policy starting with ``first``."""
-    seat = r.turn
-    table = r.rules.rule_table
-    hand = [c for c in r.hands[seat] if c is not None]
-    rest = list(hand)
-    rest.remove(first)
-    wild = first.rank == r.wild[seat]
-    cards: tuple[Card, ...] = (first,)
-    if (policy != Policy.RANDOM and r.rules.multi_play and not r.picking and not wild
-            and first.rank is not None):
-        same = sorted(c for c in rest if c.rank == first.rank
-                      and (not r.pending_draw or table.counters(c)))
-        if same:
-            for c in same:
-                rest.remove(c)
-            counts = _house_counts(rest)
-            last = max(same, key=lambda c: (counts[c // 13], -c))
-            same.remove(last)
-            cards = (first, *same, last)
-    if ends_round(r, seat, cards):
-        return Play(cards)
-    suit: Suit | None = None
-    if wild and not wild_on_wild(r, seat):
-        if policy != Policy.RANDOM:
-            counts = _house_counts(rest)
-            suit = Suit(counts.index(max(counts)))
-        else:
-            suit = Suit(int(rng.random() * 4))
-    rule = table.rule(first)
-    declare: Declare | None = None
-    if rule.choices:
-        k = len(rule.choices)
-        declare = rule.choices[int(rng.random() * k)] if k > 1 else rule.choices[0]
-    elif rule.nopick and (policy != Policy.RANDOM or rng.random() < 0.5):
-        declare = Declare.NOPICK
-    return Play(cards, suit, declare)
-
-
-def house_choose(r: Round, policy: Policy, rng: random.Random) -> Action:
-    """The policy of p2p8s.playout_house on the engine's legal actions."""
-    legal = r.legal_actions()
-    firsts = sorted({a.cards[0] for a in legal if isinstance(a, Play)})
-    if r.pending_skip or r.pending_draw:
-        if firsts:
-            action: Action = _house_play(r, _pick(firsts, rng), policy, rng)
-        elif r.pending_skip:
-            action = PASS
-        elif LUCKY in legal and (rng.random() < 0.5 if policy == Policy.RANDOM
-                                 else r.pending_draw > 2):
-            action = LUCKY
-        else:
-            action = TAKE
-    elif firsts:
-        if policy == Policy.SMART:
-            first = _smart_first(r, firsts, rng)
-        elif policy == Policy.GREEDY:
-            w = r.wild[r.turn]
-            plain = [c for c in firsts if c.rank != w]
-            first = _pick(plain, rng) if plain else firsts[0]
-        else:
-            first = _pick(firsts, rng)
-        action = _house_play(r, first, policy, rng)
-    else:
-        action = DRAW if DRAW in legal else PASS
-    assert r.canonical(action) in legal, (action, legal)
-    return action
-
-
-def _house_step(ev: Event) -> TraceStep:
-    a = ev.action
-    if isinstance(a, Play):
-        kind = "play" if a.declare is None else f"play!{a.declare}"
-        return (ev.seat, kind, tuple(int(c) for c in a.cards),
-                None if a.suit is None else int(a.suit))
-    if isinstance(a, Lucky):
-        assert ev.lucky is not None
-        got = tuple(int(c) for c in ev.drawn if c is not None) or (int(ev.lucky),)
-        return (ev.seat, "lucky", got, None)
-    return _step(a, ev.seat, ev.drawn)
-
-
-def house_run(r: Round, policy: Policy, rng: random.Random, box: _Box,
-              cap: int = MAX_DECISIONS) -> tuple[list[TraceStep], Outcome]:
-    box.rng = rng
-    trace: list[TraceStep] = []
-    for _ in range(cap):
-        if r.over:
-            break
-        trace.append(_house_step(r.apply(house_choose(r, policy, rng))))
-    if not r.over:
-        values = [r.hand_value(s) for s in range(r.players)]
-        return trace, Outcome(round_points(r.rules, values, None), EndedBy.BLOCKED, None,
-                              len(trace), True)
-    assert r.ended_by is not None
-    return trace, Outcome(r.points(), r.ended_by, r.winner, len(trace), False, r.loser)
 
 
 HOUSE = [
@@ -594,7 +529,7 @@ def test_house_playout_matches_engine_from_deal_and_midround(rules: Ruleset,
             if r.over or (steps == -1 and (r.pending_draw or r.pending_skip)) or (
                     steps == -2 and (r.picking or any(r.air))) or (steps == -3 and r.drawn):
                 break
-            r.apply(house_choose(r, policy, walk))
+            r.apply(engine_choose(r, policy, walk))
         states.update(name for name, on in [
             ("skip", r.pending_skip), ("penalty", r.pending_draw), ("picking", r.picking),
             ("air", any(r.air)), ("drawn", r.drawn), ("bounce", r.bounce_seat is not None)]
@@ -603,7 +538,7 @@ def test_house_playout_matches_engine_from_deal_and_midround(rules: Ruleset,
         fast_trace: list[TraceStep] = []
         fast = playout_result(r, random.Random(seed + 2), policy, fast_trace)
         assert _snapshot(r) == before, "playout modified the round"
-        eng_trace, eng = house_run(r, policy, random.Random(seed + 2), box)
+        eng_trace, eng = engine_run(r, policy, random.Random(seed + 2), box)
         assert fast_trace == eng_trace, (players, seed)
         assert fast == eng, (players, seed)
     assert "penalty" in states
@@ -627,7 +562,7 @@ def test_house_bench_round_matches_engine_deal_and_play(preset: str, policy: Pol
         trace: list[TraceStep] = []
         decisions, points, out = bench_result(rules, players, dealer, order,
                                               random.Random(seed), policy, trace)
-        eng_trace, eng = house_run(r, policy, random.Random(seed), box)
+        eng_trace, eng = engine_run(r, policy, random.Random(seed), box)
         assert trace == eng_trace, (players, seed)
         assert out == eng and (decisions, points) == (eng.decisions, eng.points)
         kinds.update(k for _, k, _, _ in trace)
