@@ -246,7 +246,7 @@ def run_house(rules: Ruleset, table: RuleTable, n: int, h1: list[int], h2: list[
                             h |= bit
                         got.append(d)
                     h1[seat] = h
-                    if len(got) > count - pending:
+                    if got:
                         air[seat] = False
                     pending = 0
                     passes = 0
