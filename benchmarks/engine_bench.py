@@ -11,7 +11,10 @@ random 2, else take it), through
   defaults) with the same policy, if ``pyspiel`` is importable
   (``pip install 'p2p8s[bench]'`` or ``pip install open-spiel``),
 
-and prints rounds/s, decisions/s and the ratio fast path / OpenSpiel in decisions/s.
+and the same for every other preset (classic, countdown, and through
+:mod:`p2p8s.playout_house` wildcards and zimbabwe, RULES.md §11; ``--presets``), and
+prints rounds/s, decisions/s and the ratio fast path (table rules) / OpenSpiel in
+decisions/s.
 A decision is one applied action: play, draw, pass or take for p2p8s; one non-chance
 ``apply_action`` (a play, a draw, a pass or a suit nomination) for OpenSpiel. Every
 measurement includes dealing: a fresh shuffled deck (``random.Random.shuffle``) per

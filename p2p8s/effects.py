@@ -159,6 +159,7 @@ def lucky(r: Round, seat: int) -> Event:
                      next_turn=r.turn, direction=r.direction, lucky=card,
                      lucky_played=True, blocked=rule.block)
     r.hands[seat].append(card)
+    r.air[seat] = False  # holding the lucky card, even if no penalty card is left
     got = [card, *take(r, seat, r.pending_draw)]
     return Event(seat, LUCKY, tuple(got), r.reshuffles - before, 0,
                  next_turn=r.turn, direction=r.direction, lucky=card,

@@ -11,7 +11,11 @@ draw_when_playable, reshuffle, countdown wild ranks, 2..7 players);
 ``tests/test_playout.py`` checks transcripts against the engine. What the cards do,
 which may start the pile, their values and the scoring come from the ruleset's rule
 table (:mod:`p2p8s.ruletable`), turned once per table into bit masks and per-card
-numbers (:class:`_Consts`) that the loop reads.
+numbers (:class:`_Consts`) that the loop reads. A rule table with the turn rules of
+RULES.md §11 (the wildcards and zimbabwe presets: jokers, counterable skips, declared
+choices, blocks, the lucky card, pick-and-play, in the air, the loser) is played by the
+second loop, :mod:`p2p8s.playout_house`, with the same policies (its docstring gives
+what they do with the §11 choices) and the same entry points below.
 
 Two built-in policies (:class:`Policy`):
 
@@ -62,16 +66,20 @@ True
 from __future__ import annotations
 
 import random as _random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from enum import IntEnum
 from functools import lru_cache
 from typing import NamedTuple
 
-from p2p8s.cards import Card
-from p2p8s.engine import DRAW, PASS, TAKE, Action, EndedBy, EngineCode, OrderedDeck, Play, Round
+from p2p8s.engine import EndedBy, EngineCode, OrderedDeck, Round
 from p2p8s.errors import Code, MalformedInput
+from p2p8s.playout_bits import RANK_MASK as _RANK_MASK
+from p2p8s.playout_bits import SUIT_MASK as _SUIT_MASK
+from p2p8s.playout_bits import mask as _mask
+from p2p8s.playout_bits import refill as _refill
+from p2p8s.playout_house import run_house
 from p2p8s.rules import Ruleset, check_players, deal_sizes, round_points
-from p2p8s.ruletable import RuleTable, bury_index, deal_order
+from p2p8s.ruletable import CARD_INDICES, RuleTable, bury_index, deal_order
 
 
 class PlayoutCode(Code):
@@ -92,7 +100,8 @@ class Policy(IntEnum):
 class Outcome(NamedTuple):
     """How a playout ended: per-seat round points (as :meth:`Round.points`), the way
     the round ended, the seat that went out (``None`` if blocked) the number of
-    actions applied (play, draw, pass, take) and whether the step cap ended it."""
+    actions applied (play, draw, pass, take, lucky), whether the step cap ended it and
+    the round's loser (R-ZW-SCORE; ``None`` for other presets, as :attr:`Round.loser`)."""
 
     points: list[int]
     ended_by: EndedBy
@@ -101,6 +110,7 @@ class Outcome(NamedTuple):
     #: True if the playout hit the step cap (:data:`MAX_DECISIONS`) and was scored as
     #: a blocked round instead of being played to its end.
     capped: bool = False
+    loser: int | None = None
 
 
 #: One recorded action of a traced playout: ``(seat, kind, cards, suit)`` with ``kind``
@@ -114,23 +124,12 @@ MAX_DECISIONS = 5000
 
 # ------------------------------------------------------------------------ tables
 
-_SUIT_MASK: tuple[int, ...] = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
-#: _RANK_MASK[r] (r = 1..13): the four cards of rank r; index 0 is empty.
-_RANK_MASK: tuple[int, ...] = (0, *(sum(1 << (s * 13 + r - 1) for s in range(4))
-                                    for r in range(1, 14)))
 _RANK: tuple[int, ...] = tuple(c % 13 + 1 for c in range(52))
 _SUIT: tuple[int, ...] = tuple(c // 13 for c in range(52))
 #: _ACCEPT[c]: cards that match an undeclared top card c (its suit or its rank).
 _ACCEPT: tuple[int, ...] = tuple(_SUIT_MASK[c // 13] | _RANK_MASK[c % 13 + 1]
                                  for c in range(52))
 _LOW13 = (1 << 13) - 1
-
-
-def _mask(cards: Sequence[int] | range) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
 
 
 class _Consts:
@@ -153,7 +152,7 @@ class _Consts:
         self.counters = _mask([c for c in cards if table.counters(c)])
         self.action = _mask([c for c in cards if table.rule(c).action])
         self.attackers = _mask([c for c in cards if effects[c].penalty or effects[c].skips])
-        self.starter = tuple(table.starter(c) for c in cards)
+        self.starter = tuple(table.starter(c) for c in range(CARD_INDICES))
         self.values13, self.groups = _values(table)
 
 
@@ -194,16 +193,6 @@ def _mask_value(m: int, t: Sequence[Sequence[int]]) -> int:
             + t[3][m >> 39])
 
 
-def _refill(stock: list[int], discard: list[int], shuffle: Callable[[list[int]], None]
-            ) -> None:
-    """R-RESHUFFLE: the discards under the top card, shuffled, become the stock (top at
-    the end); ``stock`` is refilled in place, so a bound ``stock.pop`` stays valid."""
-    stock[:] = discard[:-1]
-    del discard[:-1]
-    shuffle(stock)
-    stock.reverse()
-
-
 # ------------------------------------------------------------------------ public API
 
 
@@ -234,12 +223,10 @@ def playout_result(rnd: Round, rng: _random.Random, policy: Policy = Policy.GREE
         raise ValueError("max_decisions must be positive")
     n = rnd.players
     if rnd.ended_by is not None:
-        return Outcome(rnd.points(), rnd.ended_by, rnd.winner, 0)
+        return Outcome(rnd.points(), rnd.ended_by, rnd.winner, 0, False, rnd.loser)
     deck = rnd.deck
     if not isinstance(deck, OrderedDeck):
         raise MalformedInput(PlayoutCode.STOCK_UNKNOWN)
-    if _house(rnd.rules.rule_table):
-        return _engine_run(rnd.copy(log=False), rng, policy, trace, max_decisions)
     h1 = [0] * n
     h2 = [0] * n
     for s, hand in enumerate(rnd.hands):
@@ -257,8 +244,16 @@ def playout_result(rnd: Round, rng: _random.Random, policy: Policy = Policy.GREE
     stock.reverse()  # top at the end
     discard: list[int] = list(rnd.discard)
     top = discard[-1]
-    acc = _SUIT_MASK[rnd.suit] if rnd.declared else _SUIT_MASK[rnd.suit] | _RANK_MASK[_RANK[top]]
     last = -1 if rnd.last_drawn is None else int(rnd.last_drawn)
+    table = rnd.rules.rule_table
+    if _house(table):
+        return Outcome(*run_house(
+            rnd.rules, table, n, h1, h2, stock, discard, int(rnd.suit), rnd.declared,
+            rnd.turn, rnd.direction, rnd.pending_draw, rnd.drawn, last, rnd.passes,
+            list(rnd.wild), rnd.pending_skip,
+            -1 if rnd.bounce_seat is None else rnd.bounce_seat, rnd.nopick, rnd.picking,
+            list(rnd.air), rng, int(policy), trace, max_decisions))
+    acc = _SUIT_MASK[rnd.suit] if rnd.declared else _SUIT_MASK[rnd.suit] | _RANK_MASK[_RANK[top]]
     return _run(rnd.rules, n, h1, h2, stock, discard, acc, rnd.turn, rnd.direction,
                 rnd.pending_draw, rnd.drawn, last, rnd.passes, list(rnd.wild),
                 rng, policy, trace, max_decisions)
@@ -312,15 +307,6 @@ def bench_result(rules: Ruleset, players: int, dealer: int, order: Sequence[int]
                  trace: list[TraceStep] | None = None) -> tuple[int, list[int], Outcome]:
     """:func:`bench_round` with the whole :class:`Outcome` as a third item (and an
     optional ``trace``, see :func:`playout_result`)."""
-    if _house(rules.rule_table):
-        def reshuffle(cards: Sequence[Card]) -> list[Card]:
-            new = list(cards)
-            rng.shuffle(new)
-            return new
-        rnd = Round.deal(rules, players=players, dealer=dealer,
-                         deck=OrderedDeck([Card(c) for c in order], reshuffle))
-        out = _engine_run(rnd, rng, policy, trace, MAX_DECISIONS)
-        return out.decisions, out.points, out
     hands, stock, discard = deal_state(rules, players, dealer, order)
     h1 = [0] * players
     h2 = [0] * players
@@ -334,7 +320,14 @@ def bench_result(rules: Ruleset, players: int, dealer: int, order: Sequence[int]
                 a |= bit
         h1[s], h2[s] = a, b
     top = discard[0]
-    wild = [rules.rule_table.wild_rank] * players
+    table = rules.rule_table
+    wild = [table.wild_rank] * players
+    if _house(table):
+        out = Outcome(*run_house(
+            rules, table, players, h1, h2, stock, discard, top // 13, False,
+            (dealer + 1) % players, 1, 0, 0, -1, 0, wild, 0, -1, False, False,
+            [False] * players, rng, int(policy), trace, MAX_DECISIONS))
+        return out.decisions, out.points, out
     out = _run(rules, players, h1, h2, stock, discard, _ACCEPT[top], (dealer + 1) % players,
                1, 0, 0, -1, 0, wild, rng, policy, trace, MAX_DECISIONS)
     return out.decisions, out.points, out
@@ -344,43 +337,10 @@ def bench_result(rules: Ruleset, players: int, dealer: int, order: Sequence[int]
 
 
 def _house(table: RuleTable) -> bool:
-    """True for a table with rules of RULES.md §11 that the fast loop does not play
-    (wildcards, zimbabwe): those rounds are played by the engine (:func:`_engine_run`)."""
+    """True for a table with rules of RULES.md §11 (wildcards, zimbabwe): those rounds
+    are played by :func:`p2p8s.playout_house.run_house`."""
     return (table.jokers or table.counter_match or table.skip_counters or table.lucky
             or any(r.choices or r.block or r.fits_any for r in table.cards))
-
-
-def _engine_run(rnd: Round, rng: _random.Random, policy: Policy,
-                trace: list[TraceStep] | None, cap: int) -> Outcome:
-    """Play ``rnd`` (modified) to its end with the engine: a random play if any (GREEDY
-    and SMART: a non-wild one if any), else take, draw or pass; the step cap as in the
-    fast loop. Exact by construction (every action is the engine's), not fast."""
-    decisions = 0
-    while not rnd.over and decisions < cap:
-        legal = rnd.legal_actions()
-        plays = [a for a in legal if isinstance(a, Play)]
-        if plays and policy != Policy.RANDOM:
-            plain = [a for a in plays if not rnd.is_wild(a.cards[0])]
-            plays = plain or plays
-        if plays:
-            action: Action = plays[int(rng.random() * len(plays))]
-        else:
-            action = next((a for a in (TAKE, DRAW, PASS) if a in legal), legal[0])
-        event = rnd.apply(action)
-        decisions += 1
-        if trace is not None:
-            kind = str(action).split()[0] if not isinstance(action, Play) else "play"
-            cards = action.cards if isinstance(action, Play) else tuple(
-                c for c in event.drawn if c is not None)
-            trace.append((event.seat, kind, tuple(int(c) for c in cards),
-                          None if not isinstance(action, Play) or action.suit is None
-                          else int(action.suit)))
-    if rnd.over:
-        assert rnd.ended_by is not None
-        return Outcome(rnd.points(), rnd.ended_by, rnd.winner, decisions)
-    values = [rnd.hand_value(s) for s in range(rnd.players)]
-    return Outcome(round_points(rnd.rules, values, None), EndedBy.BLOCKED, None, decisions,
-                   True)
 
 
 def _run(rules: Ruleset, n: int, h1: list[int], h2: list[int], stock: list[int],

@@ -15,6 +15,7 @@ from p2p8s.cards import Card, Suit, parse_cards, standard_deck
 from p2p8s.cli.words import PLAIN
 from p2p8s.engine import (
     DRAW,
+    LUCKY,
     PASS,
     TAKE,
     Deck,
@@ -380,3 +381,20 @@ def test_event_effects(players: int, play: str, skipped: tuple[int, ...], revers
     assert (e.skipped, e.reversed, e.next_turn, e.direction) == (skipped, reversed_, nxt,
                                                                   direction)
     assert e.next_turn == r.turn and e.direction == r.direction
+
+
+def test_a_player_in_the_air_who_keeps_the_lucky_card_is_down_again() -> None:
+    """R-ZW-LUCKY, R-ZW-OUT: in the air, facing a penalty with one card left to draw
+    (reshuffle off), the lucky card is taken: the player holds it and is no longer in
+    the air, so they may pick and play it."""
+    rules = Ruleset.for_preset("zimbabwe", reshuffle=False)
+    order = parse_cards(["3C", "4C", "5D", "6D", "9H", "9C"])
+    r = Round.deal(rules, players=2, dealer=0, deck=OrderedDeck(order), hand_size=2)
+    assert str(r.top) == "9H" and r.stock_size == 1
+    r.hands[1] = []
+    r.air[1] = True
+    r.turn, r.pending_draw = 1, 2
+    event = r.apply(LUCKY)
+    assert event.lucky == Card.parse("9C") and event.drawn == (Card.parse("9C"),)
+    assert r.hands[1] == [Card.parse("9C")] and not r.air[1] and r.picking
+    assert Play((Card.parse("9C"),)) in r.legal_actions()

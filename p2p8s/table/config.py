@@ -62,8 +62,8 @@ class TableConfig:
 
     @property
     def deck_size(self) -> int:
-        """52 cards, or 104 with 6 or 7 players (R-DECK); 54 or 108 with the jokers of
-        R-ZW-DECK."""
+        """52 cards, or 104 with 6 or 7 players (R-DECK); plus 2 jokers per deck when
+        the rules deal them (R-ZW-DECK: 54 or 108)."""
         return deck_size(decks_for(self.players), jokers=self.rules.rule_table.jokers)
 
     @property
