@@ -199,6 +199,8 @@ def render_round_end(result: RoundResult, names: Sequence[str], match: Match,
         headline = f"Round {result.number} is over: {who} went out."
     else:
         headline = f"Round {result.number} is over: nobody can move, the round is blocked."
+    if result.loser is not None:  # R-ZW-SCORE
+        headline += f" {_seat(names, result.loser)} holds the highest hand: the round's loser."
     out.append(look.paint(f"══ {headline} ══", "bold"))
     rules = match.rules
     width = max(len(n) for n in names)

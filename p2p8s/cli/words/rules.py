@@ -53,6 +53,8 @@ def describe_rules(rules: Ruleset, speaker: Speaker = PLAIN) -> str:
         parts.append(say("may draw when able to play"))
     if not rules.reshuffle:
         parts.append(say("no reshuffle"))
+    if rules.hand_size is not None:
+        parts.append(say("hand size {n}", n=rules.hand_size))
     if rules.target is not None and not rules.countdown:
         parts.append(say("target {n}", n=rules.target))
     return ", ".join(parts)
@@ -81,6 +83,8 @@ def describe_changes(rules: Ruleset, speaker: Speaker = PLAIN, *,
                      else say("no drawing when able to play"))
     if rules.reshuffle != base.reshuffle:
         parts.append(say("reshuffle") if rules.reshuffle else say("no reshuffle"))
+    if rules.hand_size is not None:
+        parts.append(say("hand size {n}", n=rules.hand_size))
     if rules.target is not None and not rules.countdown and (
             players is None or rules.target != default_target(base, players, solo=False)):
         parts.append(say("target {n}", n=rules.target))
