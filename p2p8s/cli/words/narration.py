@@ -136,7 +136,9 @@ TEMPLATES: dict[Code, Template] = {
     Said.LUCKY_TAKEN: lambda sp, p: (sp.format(" and took it with the penalty: {cards}", **p)
                                      if "cards" in p else sp.format(
                                          " and took it with the penalty: {n} card{n:s}", **p)),
-    Said.IN_THE_AIR: " and is in the air: no cards left, still in the round",
+    Said.IN_THE_AIR: lambda sp, p: (f" {sp.who(p['seat'], start=True)} "
+                                    f"{'are' if p['seat'] == sp.me else 'is'} in the air: no "
+                                    "cards left, still in the round."),
     Said.LOSER: lambda sp, p: (f" {sp.who(p['seat'], start=True)} "
                                f"{'are' if p['seat'] == sp.me else 'is'} the round's loser "
                                "(the highest hand)."),
@@ -285,7 +287,7 @@ def turn_line(events: Sequence[Event], sp: Speaker, *, rules: Ruleset,
     if out and isinstance(last.action, Play):
         line = line[:-1] + sp.say(Said.WENT_OUT)
     elif last.in_the_air:
-        line = line[:-1] + sp.say(Said.IN_THE_AIR) + "."
+        line += sp.say(Said.IN_THE_AIR, seat=seat)
     if last.end_draws:
         line += sp.say(Said.END_DRAWS, seats=sorted({s for s, _ in last.end_draws}))
     if last.loser is not None:
