@@ -89,8 +89,8 @@ def score_play(style: Style, ctx: _Context, play: Play) -> float:
     rest = list(ctx.hand)
     for c in cards:
         rest.remove(c)
-    if not rest:
-        return 1e6  # R-OUT: going out beats everything
+    if not rest:  # R-OUT: going out beats everything (nopick still denies a pick-play)
+        return 1e6 + (1.0 if play.declare is Declare.NOPICK else 0.0)
     wild = view.wild[view.seat]
     table = view.rules.rule_table
     value = table.hand_value(cards)
