@@ -115,8 +115,8 @@ _HANDS = {"table": "Everyone gets 7 cards; with 5 to 7 players 5 each.",
           "zimbabwe": "Everyone gets 7 cards (the host may deal 5 to 8: --hand-size)."}
 
 _VARIANT = """
-The cards of {title} (RULES.md §11; where they differ from the turn and the end of the
-round above, these win)
+The cards of {title} (RULES.md §11)
+  Where they differ from the turn and the end of the round above, these win.
 {lines}
 {deck}
 Scoring ({title})
