@@ -336,6 +336,7 @@ def bench_result(rules: Ruleset, players: int, dealer: int, order: Sequence[int]
 # ------------------------------------------------------------------------ the loop
 
 
+@lru_cache(maxsize=16)
 def _house(table: RuleTable) -> bool:
     """True for a table with rules of RULES.md §11 (wildcards, zimbabwe): those rounds
     are played by :func:`p2p8s.playout_house.run_house`."""
