@@ -69,12 +69,12 @@ import random as _random
 from collections.abc import Sequence
 from enum import IntEnum
 from functools import lru_cache
-from typing import NamedTuple
 
 from p2p8s.engine import EndedBy, EngineCode, OrderedDeck, Round
 from p2p8s.errors import Code, MalformedInput
 from p2p8s.playout_bits import RANK_MASK as _RANK_MASK
 from p2p8s.playout_bits import SUIT_MASK as _SUIT_MASK
+from p2p8s.playout_bits import Outcome
 from p2p8s.playout_bits import mask as _mask
 from p2p8s.playout_bits import refill as _refill
 from p2p8s.playout_house import run_house
@@ -95,22 +95,6 @@ class Policy(IntEnum):
     RANDOM = 0  #: the benchmark policy: random playable card, random suit
     GREEDY = 1  #: non-wild first, most-held suit, shed same ranks
     SMART = 2  #: the expert's default: GREEDY, but expensive cards first, attacks
-
-
-class Outcome(NamedTuple):
-    """How a playout ended: per-seat round points (as :meth:`Round.points`), the way
-    the round ended, the seat that went out (``None`` if blocked) the number of
-    actions applied (play, draw, pass, take, lucky), whether the step cap ended it and
-    the round's loser (R-ZW-SCORE; ``None`` for other presets, as :attr:`Round.loser`)."""
-
-    points: list[int]
-    ended_by: EndedBy
-    winner: int | None
-    decisions: int
-    #: True if the playout hit the step cap (:data:`MAX_DECISIONS`) and was scored as
-    #: a blocked round instead of being played to its end.
-    capped: bool = False
-    loser: int | None = None
 
 
 #: One recorded action of a traced playout: ``(seat, kind, cards, suit)`` with ``kind``
@@ -247,12 +231,12 @@ def playout_result(rnd: Round, rng: _random.Random, policy: Policy = Policy.GREE
     last = -1 if rnd.last_drawn is None else int(rnd.last_drawn)
     table = rnd.rules.rule_table
     if _house(table):
-        return Outcome(*run_house(
+        return run_house(
             rnd.rules, table, n, h1, h2, stock, discard, int(rnd.suit), rnd.declared,
             rnd.turn, rnd.direction, rnd.pending_draw, rnd.drawn, last, rnd.passes,
             list(rnd.wild), rnd.pending_skip,
             -1 if rnd.bounce_seat is None else rnd.bounce_seat, rnd.nopick, rnd.picking,
-            list(rnd.air), rng, int(policy), trace, max_decisions))
+            list(rnd.air), rng, int(policy), trace, max_decisions)
     acc = _SUIT_MASK[rnd.suit] if rnd.declared else _SUIT_MASK[rnd.suit] | _RANK_MASK[_RANK[top]]
     return _run(rnd.rules, n, h1, h2, stock, discard, acc, rnd.turn, rnd.direction,
                 rnd.pending_draw, rnd.drawn, last, rnd.passes, list(rnd.wild),
@@ -323,10 +307,10 @@ def bench_result(rules: Ruleset, players: int, dealer: int, order: Sequence[int]
     table = rules.rule_table
     wild = [table.wild_rank] * players
     if _house(table):
-        out = Outcome(*run_house(
+        out = run_house(
             rules, table, players, h1, h2, stock, discard, top // 13, False,
             (dealer + 1) % players, 1, 0, 0, -1, 0, wild, 0, -1, False, False,
-            [False] * players, rng, int(policy), trace, MAX_DECISIONS))
+            [False] * players, rng, int(policy), trace, MAX_DECISIONS)
         return out.decisions, out.points, out
     out = _run(rules, players, h1, h2, stock, discard, _ACCEPT[top], (dealer + 1) % players,
                1, 0, 0, -1, 0, wild, rng, policy, trace, MAX_DECISIONS)
@@ -336,6 +320,7 @@ def bench_result(rules: Ruleset, players: int, dealer: int, order: Sequence[int]
 # ------------------------------------------------------------------------ the loop
 
 
+@lru_cache(maxsize=16)
 def _house(table: RuleTable) -> bool:
     """True for a table with rules of RULES.md §11 (wildcards, zimbabwe): those rounds
     are played by :func:`p2p8s.playout_house.run_house`."""

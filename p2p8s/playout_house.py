@@ -40,6 +40,7 @@ from collections.abc import Callable, Sequence
 from p2p8s.actions import EndedBy
 from p2p8s.playout_bits import RANK_MASK as _RANK_MASK
 from p2p8s.playout_bits import SUIT_MASK as _SUIT_MASK
+from p2p8s.playout_bits import Outcome
 from p2p8s.playout_bits import mask as _mask
 from p2p8s.playout_bits import refill as _refill
 from p2p8s.rules import Ruleset, round_points
@@ -47,8 +48,6 @@ from p2p8s.ruletable import CARD_INDICES, Declare, RuleTable
 
 #: One recorded action: ``(seat, kind, cards, suit)`` (see the module docstring).
 Step = tuple[int, str, tuple[int, ...], int | None]
-#: A finished playout: ``(points, ended_by, winner, decisions, capped, loser)``.
-Result = tuple[list[int], EndedBy, int | None, int, bool, int | None]
 
 _N = CARD_INDICES
 #: the rank-match mask of each card (a joker matches no rank, R-ZW-DECK)
@@ -134,7 +133,7 @@ def run_house(rules: Ruleset, table: RuleTable, n: int, h1: list[int], h2: list[
               direction: int, pending: int, drawn: int, last: int, passes: int,
               wild: Sequence[int], pskip: int, bounce: int, nopick: bool, picking: bool,
               air: list[bool], rng: _random.Random, policy: int, trace: list[Step] | None,
-              cap: int) -> Result:
+              cap: int) -> Outcome:
     """Play a §11 round to its end, or until ``cap`` actions were applied (then it is
     scored as blocked, without the end draws). Mutates the given lists. ``rules`` is
     the :class:`~p2p8s.rules.Ruleset` (its knobs and scoring); ``suit``/``declared``
@@ -469,7 +468,7 @@ def run_house(rules: Ruleset, table: RuleTable, n: int, h1: list[int], h2: list[
     vals = [_value(h1[s], values) + _value(h2[s], values) for s in range(n)]
     won = winner if winner >= 0 else None
     ended_by = EndedBy.OUT if won is not None else EndedBy.BLOCKED
-    return round_points(rules, vals, won), ended_by, won, decisions, capped, loser
+    return Outcome(round_points(rules, vals, won), ended_by, won, decisions, capped, loser)
 
 
 def _give(h1: list[int], h2: list[int], seat: int, card: int) -> None:
