@@ -253,6 +253,9 @@ class Coach:
                 if card is not None:
                     out += (self._joker(table, card) if card.joker
                             else self._effect(view, card, kind))
+            joker = next((c for c in firsts if c.joker), None)
+            if joker is not None:
+                out += self._joker(table, joker)
             chooser = next((c for c in firsts if table.rule(c).choices), None)
             if chooser is not None:
                 out += self._choice(table, chooser)

@@ -219,3 +219,46 @@ def test_help_and_rules_lines_follow_the_preset() -> None:
     assert not any("points" in line or "penalty" in line for line in short)
     wild = "\n".join(v.rules_lines(WILDCARDS, 4))
     assert "Q♠: adds 5" in wild and "declare skip" in wild and "collects" in wild
+
+
+def test_the_coach_explains_each_new_card_once_when_it_matters() -> None:
+    r = _round(ZIMBABWE, [["X1", "JH", "2H"], ["AS", "5S", "9S"], ["5D", "6D", "9D"],
+                          ["5C", "6C", "9C"]], "3H")
+    coach = Coach()
+    notes = coach.before_move(view_of(r, 0), r.legal_actions())
+    codes = {n.code for n in notes}
+    assert {CoachCode.JOKER, CoachCode.CHOICE} <= codes
+    assert coach.before_move(view_of(r, 0), r.legal_actions()) == []  # once each
+    r.apply(Play((Card.parse("X1"),)))
+    notes = coach.before_move(view_of(r, 1), r.legal_actions())
+    codes = {n.code for n in notes}
+    assert {CoachCode.BLOCK, CoachCode.COUNTER, CoachCode.LUCKY} <= codes
+    counter = next(n for n in notes if n.code is CoachCode.COUNTER)
+    text = Speaker(NAMES).note(counter)
+    assert "block it with an ace" in text and "lucky card" in text
+    assert "you may still play one card" in text and "Taking ends your turn" not in text
+    r.apply(TAKE)
+    assert r.picking
+    notes = coach.before_move(view_of(r, 1), r.legal_actions())
+    assert [n.code for n in notes] == [CoachCode.PICK_PLAY]
+
+
+def test_the_coach_speaks_of_points_only_where_they_count() -> None:
+    speaker = Speaker(NAMES)
+    for rules, words in ((Ruleset.for_preset("countdown"), None),
+                         (Ruleset.classic(), "worth 50 points to whoever goes out"),
+                         (Ruleset(), "held too long it costs 50 points")):
+        r = Round.deal(rules, players=2, dealer=1, deck=OrderedDeck(standard_deck()),
+                       hand_size=7)
+        note = next(n for n in Coach()._eight(view_of(r, 0)))
+        text = speaker.note(note)
+        if words is None:
+            assert "points" not in text
+        else:
+            assert words in text
+    wild = Coach().before_move(view_of(_four(), 0), _four().legal_actions())
+    choice = next(n for n in wild if n.code is CoachCode.CHOICE)
+    assert speaker.note(choice) == (
+        "Coach: with a 4 you choose: skip (the next player misses a turn) or reverse (the "
+        "direction of play turns). Type it with the card (like `3 reverse`), or you will "
+        "be asked.")
