@@ -24,7 +24,7 @@ from p2p8s.bots.hints import hint
 from p2p8s.cli import view as v
 from p2p8s.cli.controller import Act, AskHint, Board, Controller, Kind, Leave, Redraw, board_lines
 from p2p8s.cli.errors import CliCode
-from p2p8s.cli.house import house_choice, house_options, house_ruleset
+from p2p8s.cli.house import HouseChoice, house_choice, house_options
 from p2p8s.cli.moves import NOTHING_TO_DECIDE, CardChoice, Command, parse_input, word_of
 from p2p8s.cli.terminal import InputClosed, Terminal
 from p2p8s.cli.words import PLAIN
@@ -37,7 +37,7 @@ from p2p8s.match import Match
 from p2p8s.solo import HUMAN, Phase, SoloSession, SoloSettings, get_bot
 from p2p8s.store import saves
 from p2p8s.store.paths import settings_path
-from p2p8s.store.settings import PlaySettings, SettingsFile, load_settings
+from p2p8s.store.settings import SINGLES, PlaySettings, SettingsFile, load_settings
 
 #: The computer player that takes your seat with a bare ``--auto``.
 AUTO_DEFAULT = "expert"
@@ -280,12 +280,9 @@ def _new_seed() -> int:
 def _solo_settings(play: PlaySettings) -> SoloSettings:
     """The match's settings from the remembered options; raises click.UsageError for
     house rules that contradict the preset or cannot be dealt."""
-    singles = {"multi_play": play.multi, "draw_limit": play.draw_limit,
-               "draw_when_playable": play.draw_when_playable, "reshuffle": play.reshuffle,
-               "hand_size": play.hand_size, "target": play.target}
-    rules = house_ruleset(play.preset, {k: v for k, v in singles.items() if v is not None},
-                          players=play.opponents + 1)
-    return SoloSettings(opponents=play.opponents, rules=rules)
+    choice = HouseChoice(**{name: getattr(play, name) for name in SINGLES})
+    return SoloSettings(opponents=play.opponents,
+                        rules=choice.ruleset(base=play.preset, players=play.opponents + 1))
 
 
 def _load_or_start(term: Terminal, play: PlaySettings, *, new: bool, seed: int | None,
@@ -349,9 +346,8 @@ def play(opponents: int | None, seed: int | None, new: bool, auto: str | None,
         # has no target) would contradict them
         preset = "table"
     play_settings = settings.play.merged(
-        opponents=opponents, preset=preset, multi=choice.multi, draw_limit=choice.draw_limit,
-        draw_when_playable=choice.draw_when_playable, reshuffle=choice.reshuffle,
-        hand_size=choice.hand_size, ascii=ascii_)
+        opponents=opponents, preset=preset, ascii=ascii_,
+        **{name: getattr(choice, name) for name in SINGLES if name != "target"})
     if target_given:
         play_settings = replace(play_settings, target=choice.target)
     _solo_settings(play_settings)  # validate before remembering
