@@ -9,9 +9,8 @@ import click
 
 from p2p8s.cards import Card, Rank, Suit, parse_cards
 from p2p8s.cli.house import PRESETS, HouseChoice
-from p2p8s.cli.words.cardrules import effect_lines, values_text
+from p2p8s.cli.words.cardrules import describe_rules, effect_lines, values_text
 from p2p8s.cli.words.phrases import article, either, rank_name
-from p2p8s.cli.words.rules import describe_rules
 from p2p8s.rules import Ruleset
 from p2p8s.ruletable import CardRule, RuleTable, Scoring
 

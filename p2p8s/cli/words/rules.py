@@ -12,83 +12,17 @@ of cards, rulesets, the engine, the match, the fast playouts and scenario files.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from enum import Enum
 
 from p2p8s.cards import Card, CardsCode, Rank
-from p2p8s.cli.words import PLAIN, Speaker, Template
+from p2p8s.cli.words import Template
+from p2p8s.cli.words.cardrules import describe_changes, describe_rules
 from p2p8s.cli.words.phrases import SUIT_MANY, Params, derive, either, notation, shown
 from p2p8s.engine import EngineCode
 from p2p8s.match import MatchCode
 from p2p8s.playout import PlayoutCode
-from p2p8s.rules import RulesCode, Ruleset, default_target
+from p2p8s.rules import RulesCode
 from p2p8s.scenario import ScenarioCode
-
-#: The preset's name as a ruleset's one-liner starts (RULES.md §11).
-_PRESET_WORDS = {"table": "table rules", "classic": "classic", "countdown": "countdown",
-                 "wildcards": "wild cards", "zimbabwe": "zimbabwe"}
-
-
-def _multi(rules: Ruleset, say: Callable[..., str]) -> str:
-    return say("multi-play") if rules.multi_play else say("one card a turn")
-
-
-def _draw(rules: Ruleset, say: Callable[..., str]) -> str:
-    return (say("draw limit {n}", n=rules.draw_limit) if rules.draw_limit
-            else say("draw until playable"))
-
-
-def describe_rules(rules: Ruleset, speaker: Speaker = PLAIN) -> str:
-    """The ruleset in one line, for a table card, a lobby, a round's header or a log
-    report (its options as RULES.md §2 names them).
-
-    >>> describe_rules(Ruleset())
-    'table rules, multi-play, draw limit 3'
-    >>> describe_rules(Ruleset.classic(draw_limit=0, target=50))
-    'classic, multi-play, draw until playable, target 50'
-    """
-    say = speaker.format  # each phrase through the translation hook
-    parts = [say(_PRESET_WORDS[rules.name]), _multi(rules, say), _draw(rules, say)]
-    if rules.draw_when_playable:
-        parts.append(say("may draw when able to play"))
-    if not rules.reshuffle:
-        parts.append(say("no reshuffle"))
-    if rules.hand_size is not None:
-        parts.append(say("hand size {n}", n=rules.hand_size))
-    if rules.target is not None and not rules.countdown:
-        parts.append(say("target {n}", n=rules.target))
-    return ", ".join(parts)
-
-
-def describe_changes(rules: Ruleset, speaker: Speaker = PLAIN, *,
-                     players: int | None = None) -> str:
-    """The house rules changed on top of the preset, in one line ("" when none): what a
-    joiner reads before sitting down. A target that is the friends' table default for
-    ``players`` is no change (R-TARGET-TABLE).
-
-    >>> describe_changes(Ruleset.classic(multi_play=False, reshuffle=False))
-    'one card a turn, no reshuffle'
-    >>> describe_changes(Ruleset(target=100), players=4)
-    ''
-    """
-    say = speaker.format
-    base = Ruleset.for_preset(rules.name)
-    parts = []
-    if rules.multi_play != base.multi_play:
-        parts.append(_multi(rules, say))
-    if rules.draw_limit != base.draw_limit:
-        parts.append(_draw(rules, say))
-    if rules.draw_when_playable != base.draw_when_playable:
-        parts.append(say("may draw when able to play") if rules.draw_when_playable
-                     else say("no drawing when able to play"))
-    if rules.reshuffle != base.reshuffle:
-        parts.append(say("reshuffle") if rules.reshuffle else say("no reshuffle"))
-    if rules.hand_size is not None:
-        parts.append(say("hand size {n}", n=rules.hand_size))
-    if rules.target is not None and not rules.countdown and (
-            players is None or rules.target != default_target(base, players, solo=False)):
-        parts.append(say("target {n}", n=rules.target))
-    return ", ".join(parts)
 
 
 def _last_seat(p: Params) -> int:
@@ -276,3 +210,5 @@ SCENARIO: dict[Enum, Template] = {
 }
 
 TEMPLATES: dict[Enum, Template] = {**CARDS, **RULES, **ENGINE, **MATCH, **SCENARIO}
+
+__all__ = ["TEMPLATES", "describe_changes", "describe_rules"]
