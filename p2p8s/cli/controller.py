@@ -103,7 +103,8 @@ class Board:
 @dataclass(frozen=True, slots=True)
 class Prompt:
     """What the person is asked: ``text`` without the closing ``": "``; ``suit``: the
-    suit prompt (else the move prompt, to which a table adds the seconds left)."""
+    suit prompt or the choice prompt of a declared choice (else the move prompt, to which
+    a table adds the seconds left)."""
 
     text: str
     suit: bool = False
