@@ -11,7 +11,10 @@ random 2, else take it), through
   defaults) with the same policy, if ``pyspiel`` is importable
   (``pip install 'p2p8s[bench]'`` or ``pip install open-spiel``),
 
-and prints rounds/s, decisions/s and the ratio fast path / OpenSpiel in decisions/s.
+and the same for every other preset (classic, countdown, and through
+:mod:`p2p8s.playout_house` wildcards and zimbabwe, RULES.md §11; ``--presets``), and
+prints rounds/s, decisions/s and the ratio fast path (table rules) / OpenSpiel in
+decisions/s.
 A decision is one applied action: play, draw, pass or take for p2p8s; one non-chance
 ``apply_action`` (a play, a draw, a pass or a suit nomination) for OpenSpiel. Every
 measurement includes dealing: a fresh shuffled deck (``random.Random.shuffle``) per
@@ -32,20 +35,20 @@ from p2p8s.cards import Card, Suit, decks_for, standard_deck
 from p2p8s.cli.words.rules import describe_rules
 from p2p8s.engine import DRAW, PASS, TAKE, Action, OrderedDeck, Play, Round
 from p2p8s.playout import Policy, bench_round
-from p2p8s.rules import Ruleset
+from p2p8s.rules import PRESET_NAMES, Ruleset
 
 RULES = Ruleset()  # table rules: action cards on, multi_play on, draw_limit 3
 
 Runner = Callable[[random.Random, int], int]  # (rng, round number) -> decisions
 
 
-def fast_runner(players: int) -> Runner:
+def fast_runner(players: int, rules: Ruleset = RULES) -> Runner:
     """One round on the fast path per call."""
-    deck = [int(c) for c in standard_deck(decks_for(players))]
+    deck = [int(c) for c in standard_deck(decks_for(players), jokers=rules.rule_table.jokers)]
 
     def run(rng: random.Random, i: int) -> int:
         rng.shuffle(deck)
-        return bench_round(RULES, players, i % players, deck, rng, Policy.RANDOM)[0]
+        return bench_round(rules, players, i % players, deck, rng, Policy.RANDOM)[0]
 
     return run
 
@@ -56,6 +59,9 @@ def engine_choose(r: Round, rng: random.Random) -> Action:
     firsts = sorted({a.cards[0] for a in legal if isinstance(a, Play)})
     if firsts:
         c = firsts[int(rng.random() * len(firsts))] if len(firsts) > 1 else firsts[0]
+        if r.rules.preset != "table":  # a suit or a declared choice (RULES.md §11)
+            ones = [a for a in legal if isinstance(a, Play) and a.cards == (c,)]
+            return ones[int(rng.random() * len(ones))]
         hand = r.hands[r.turn]
         if c.rank == r.wild[r.turn] and len(hand) > 1:
             return Play((c,), Suit(int(rng.random() * 4)))
@@ -65,9 +71,9 @@ def engine_choose(r: Round, rng: random.Random) -> Action:
     return DRAW if DRAW in legal else PASS
 
 
-def engine_runner(players: int) -> Runner:
+def engine_runner(players: int, rules: Ruleset = RULES) -> Runner:
     """One round through the full engine per call."""
-    deck = standard_deck(decks_for(players))
+    deck = standard_deck(decks_for(players), jokers=rules.rule_table.jokers)
 
     def run(rng: random.Random, i: int) -> int:
         rng.shuffle(deck)
@@ -77,10 +83,10 @@ def engine_runner(players: int) -> Runner:
             rng.shuffle(new)
             return new
 
-        r = Round.deal(RULES, players=players, dealer=i % players,
+        r = Round.deal(rules, players=players, dealer=i % players,
                        deck=OrderedDeck(deck, reshuffle))
         n = 0
-        while r.ended_by is None:
+        while r.ended_by is None and n < 5000:
             r.apply(engine_choose(r, rng))
             n += 1
         return n
@@ -157,6 +163,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--slices", type=int, default=4,
                     help="alternate the engines this many times per measurement")
     ap.add_argument("--no-engine", action="store_true", help="skip the full engine")
+    ap.add_argument("--presets", nargs="*", default=list(PRESET_NAMES),
+                    help="presets measured beside table rules (RULES.md §11)")
     args = ap.parse_args(argv)
     try:
         import pyspiel  # type: ignore[import-not-found,unused-ignore]
@@ -166,13 +174,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"p2p8s engine benchmark: {describe_rules(RULES)}; policy: a random playable card "
           "(random suit after an 8), else draw, else pass; {:.1f} s per line".format(
               args.seconds))
-    print(f"{'players':>7}  {'engine':<22} {'rounds/s':>10} {'decisions/s':>12} "
+    print(f"{'players':>7}  {'engine':<24} {'rounds/s':>10} {'decisions/s':>12} "
           f"{'decisions/round':>15}")
     ratios: list[str] = []
     for players in args.players:
         runs: list[tuple[str, Runner]] = [("p2p8s fast path", fast_runner(players))]
         if not args.no_engine:
             runs.append(("p2p8s full engine", engine_runner(players)))
+        for name in args.presets:
+            if name == "table":
+                continue
+            rules = Ruleset.for_preset(name)
+            runs.append((f"fast path {name}", fast_runner(players, rules)))
+            if not args.no_engine:
+                runs.append((f"full engine {name}", engine_runner(players, rules)))
         if pyspiel is not None:
             runs.append(("OpenSpiel crazy_eights", openspiel_runner(pyspiel, players)))
         figures: dict[str, tuple[float, float, float]] = {}
@@ -187,7 +202,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 measure(run, args.seconds / args.slices, rngs[name], tallies[name])
         for name, _ in runs:
             rps, dps, dpr = figures[name] = tallies[name].figures()
-            print(f"{players:>7}  {name:<22} {rps:>10,.0f} {dps:>12,.0f} {dpr:>15.1f}",
+            print(f"{players:>7}  {name:<24} {rps:>10,.0f} {dps:>12,.0f} {dpr:>15.1f}",
                   flush=True)
         if pyspiel is not None:
             ours, theirs = figures["p2p8s fast path"], figures["OpenSpiel crazy_eights"]

@@ -1,16 +1,21 @@
-"""Cards, ranks, suits and decks (R-DECK, notation of RULES.md §1).
+"""Cards, ranks, suits and decks (R-DECK, R-ZW-DECK, notation of RULES.md §1).
 
-A :class:`Card` is an ``int`` in ``0..51``: ``suit * 13 + (rank - 1)``, with ranks
-``A=1 .. K=13`` and suits ``C D H S = 0..3``. Instances are interned, so cards compare,
-hash and sort like the ints they are, and a 104-card two-deck game simply holds each
-card twice (identical cards are interchangeable, R-DECK).
+A :class:`Card` is an ``int`` in ``0..55``: a French card is ``suit * 13 + (rank - 1)``
+(``0..51``), with ranks ``A=1 .. K=13`` and suits ``C D H S = 0..3``; the jokers
+``X1 .. X4`` of the zimbabwe preset (R-ZW-DECK) are ``52..55`` and have no rank and no
+suit (:attr:`Card.rank` and :attr:`Card.suit` are ``None``). Instances are interned, so
+cards compare, hash and sort like the ints they are, and a 104-card two-deck game simply
+holds each French card twice (identical cards are interchangeable, R-DECK); each joker
+is a card of its own.
 
 >>> Card.parse("QS")
 Card.parse('QS')
 >>> str(Card.parse("10h")), Card.parse("QS").rank, Card.parse("QS").suit
 ('TH', <Rank.QUEEN: 12>, <Suit.SPADES: 3>)
->>> len(standard_deck(2))
-104
+>>> len(standard_deck(2)), len(standard_deck(2, jokers=True))
+(104, 108)
+>>> Card.parse("x2"), Card.parse("X2").rank, Card.parse("X2").joker
+(Card.parse('X2'), None, True)
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ class CardsCode(Code):
     NOT_A_SUIT = "not-a-suit"  #: ``text``
     NOT_A_RANK = "not-a-rank"  #: ``text``
     NOT_A_CARD = "not-a-card"  #: ``text``
-    BAD_INDEX = "card-index"  #: ``value`` is not 0..51
+    BAD_INDEX = "card-index"  #: ``value`` is not 0..55
     NO_SUCH_CARD = "no-such-card"  #: ``rank``, ``suit``
 
 
@@ -101,7 +106,8 @@ RANK_LETTERS = "A23456789TJQK"
 
 
 class Card(int):
-    """One playing card; an interned ``int`` ``suit * 13 + rank - 1`` in ``0..51``.
+    """One playing card; an interned ``int``: ``suit * 13 + rank - 1`` in ``0..51``, or
+    a joker ``X1 .. X4`` in ``52..55`` (R-ZW-DECK).
 
     Build one with :meth:`parse`, :meth:`of` or ``Card(index)``.
     """
@@ -121,34 +127,41 @@ class Card(int):
 
     @classmethod
     def of(cls, rank: Rank | int, suit: Suit | int) -> Card:
-        """The card of ``rank`` (1..13) and ``suit`` (0..3)."""
+        """The French card of ``rank`` (1..13) and ``suit`` (0..3)."""
         if not 1 <= rank <= 13 or not 0 <= suit <= 3:
             raise MalformedInput(CardsCode.NO_SUCH_CARD, rank=rank, suit=suit)
         return cls._interned[suit * 13 + rank - 1]
 
     @classmethod
     def parse(cls, text: str) -> Card:
-        """Parse rank+suit text such as ``QS``, ``10h``, ``T♥``.
+        """Parse rank+suit text such as ``QS``, ``10h``, ``T♥``, or a joker ``X1``..``X4``.
 
         Raises :class:`~p2p8s.errors.MalformedInput` naming the bad text.
         """
         if not isinstance(text, str) or len(text.strip()) < 2:
             raise MalformedInput(CardsCode.NOT_A_CARD, text=text)
         t = text.strip()
+        if t.upper() in _JOKER_TEXT:
+            return cls._interned[JOKER_BASE + _JOKER_TEXT.index(t.upper())]
         try:
             return cls.of(Rank.parse(t[:-1]), Suit.parse(t[-1]))
         except MalformedInput:
             raise MalformedInput(CardsCode.NOT_A_CARD, text=text) from None
 
     @property
-    def rank(self) -> Rank:
-        """The card's rank."""
+    def rank(self) -> Rank | None:
+        """The card's rank; ``None`` for a joker."""
         return _RANKS[self]
 
     @property
-    def suit(self) -> Suit:
-        """The card's suit."""
+    def suit(self) -> Suit | None:
+        """The card's suit; ``None`` for a joker."""
         return _SUITS[self]
+
+    @property
+    def joker(self) -> bool:
+        """True for a joker (R-ZW-DECK)."""
+        return self >= JOKER_BASE
 
     def __str__(self) -> str:
         return _TEXT[self]
@@ -157,29 +170,60 @@ class Card(int):
         return f"Card.parse({_TEXT[self]!r})"
 
     def pretty(self, *, ascii: bool = False) -> str:
-        """Display text: ``Q♠``, ``10♥`` (or ``QS``, ``10H`` with ``ascii``)."""
-        r = "10" if self.rank == Rank.TEN else self.rank.letter
-        return r + (self.suit.letter if ascii else self.suit.glyph)
+        """Display text: ``Q♠``, ``10♥`` (or ``QS``, ``10H`` with ``ascii``); a joker
+        is ``🃏1`` (``X1`` with ``ascii``)."""
+        rank, suit = self.rank, self.suit
+        if rank is None or suit is None:
+            return _TEXT[self] if ascii else "🃏" + _TEXT[self][1:]
+        r = "10" if rank == Rank.TEN else rank.letter
+        return r + (suit.letter if ascii else suit.glyph)
 
 
-_RANKS = [Rank(i % 13 + 1) for i in range(52)]
-_SUITS = [Suit(i // 13) for i in range(52)]
-_TEXT = [RANK_LETTERS[i % 13] + "CDHS"[i // 13] for i in range(52)]
-Card._interned = [int.__new__(Card, i) for i in range(52)]
+#: Index of the first joker, ``X1`` (R-ZW-DECK); ``X1 .. X4`` are ``52..55``.
+JOKER_BASE = 52
+#: Jokers per deck (R-ZW-DECK).
+JOKERS_PER_DECK = 2
+_JOKER_TEXT = tuple(f"X{i + 1}" for i in range(2 * JOKERS_PER_DECK))
+_RANKS: list[Rank | None] = [Rank(i % 13 + 1) for i in range(52)] + [None] * 4
+_SUITS: list[Suit | None] = [Suit(i // 13) for i in range(52)] + [None] * 4
+_TEXT = [RANK_LETTERS[i % 13] + "CDHS"[i // 13] for i in range(52)] + list(_JOKER_TEXT)
+Card._interned = [int.__new__(Card, i) for i in range(52 + 2 * JOKERS_PER_DECK)]
 
-#: All 52 cards, clubs A..K, diamonds, hearts, spades.
-ALL_CARDS: tuple[Card, ...] = tuple(Card._interned)
+#: All 52 French cards, clubs A..K, diamonds, hearts, spades (no jokers).
+ALL_CARDS: tuple[Card, ...] = tuple(Card._interned[:52])
+#: The jokers ``X1 .. X4`` (R-ZW-DECK): ``X1 X2`` with one deck, all four with two.
+JOKERS: tuple[Card, ...] = tuple(Card._interned[JOKER_BASE:])
+#: Every card index there is: the French cards, then the jokers.
+EVERY_CARD: tuple[Card, ...] = tuple(Card._interned)
 
 
-def standard_deck(decks: int = 1) -> list[Card]:
-    """The deck in canonical order (``decks`` copies of :data:`ALL_CARDS`), R-DECK.
+def deck_size(decks: int = 1, *, jokers: bool = False) -> int:
+    """Cards in the deck: 52 per deck, plus 2 jokers per deck with ``jokers``."""
+    return (52 + (JOKERS_PER_DECK if jokers else 0)) * decks
 
-    Deck position ``k`` of a 104-card deck holds ``Card(k % 52)``; the cryptographic
+
+def deck_card(k: int, size: int) -> Card:
+    """The face of deck position ``k`` of a deck of ``size`` cards (52, 54, 104, 108):
+    positions ``0 .. 52*decks-1`` hold ``Card(k % 52)``, the rest the jokers in order
+    (``X1``, ``X2``, …). Raises MalformedInput for a bad size or position."""
+    decks = 2 if size > 54 else 1
+    if size not in (deck_size(decks), deck_size(decks, jokers=True)) or not 0 <= k < size:
+        raise MalformedInput(CardsCode.BAD_INDEX, value=k)
+    french = 52 * decks
+    return ALL_CARDS[k % 52] if k < french else JOKERS[k - french]
+
+
+def standard_deck(decks: int = 1, *, jokers: bool = False) -> list[Card]:
+    """The deck in canonical order (``decks`` copies of :data:`ALL_CARDS`, then with
+    ``jokers`` two jokers per deck: ``X1 X2`` or ``X1 .. X4``), R-DECK, R-ZW-DECK.
+
+    Deck position ``k`` holds :func:`deck_card` ``(k, len(deck))``; the cryptographic
     shuffle names cards by that position.
     """
     if decks not in (1, 2):
         raise ValueError("p2p8s uses one or two decks")
-    return list(ALL_CARDS) * decks
+    size = deck_size(decks, jokers=jokers)
+    return [deck_card(k, size) for k in range(size)]
 
 
 def decks_for(players: int) -> int:
@@ -193,5 +237,5 @@ def parse_cards(texts: Iterable[str]) -> list[Card]:
 
 
 def sort_hand(cards: Iterable[Card]) -> list[Card]:
-    """Cards sorted for display: by suit (C D H S), then rank A..K."""
+    """Cards sorted for display: by suit (C D H S), then rank A..K, jokers last."""
     return sorted(cards)

@@ -10,7 +10,11 @@ Topics (each explained once, :attr:`Coach.seen` remembers which):
 ``match`` (what fits), ``eight`` (wild 8s), ``declared`` (a declared suit), ``penalty``
 (the 2), ``counter`` (facing a penalty), ``skip`` (Q), ``reverse`` (A), ``multi``
 (several cards at once), ``draw`` (drawing and the draw limit), ``drawn`` (a drawn card
-that fits), ``limit`` (the draw limit reached).
+that fits), ``limit`` (the draw limit reached); and the cards of RULES.md §11:
+``choice`` (a card that declares skip, reverse or bounce), ``joker`` (fits on anything,
+adds a penalty), ``block`` (an ace blocks a penalty), ``lucky`` (the lucky card),
+``pickplay`` (play one card after taking), ``nopick`` (a penalty without pick and play)
+and ``air`` (an empty hand that is not out).
 
 >>> from p2p8s.cards import parse_cards
 >>> coach = Coach()
@@ -27,7 +31,7 @@ from p2p8s.bots.base import View
 from p2p8s.cards import Card, Rank, Suit
 from p2p8s.engine import Action, Draw, Event, Pass, Play, Take
 from p2p8s.errors import Code, IllegalAction, Note
-from p2p8s.ruletable import TABLE, RuleTable
+from p2p8s.ruletable import TABLE, Declare, RuleTable
 
 #: The effects of a card (fields of :class:`~p2p8s.ruletable.CardRule`) the coach explains,
 #: in the order it explains them; each is also the name of its topic.
@@ -35,25 +39,39 @@ _EFFECTS = ("penalty", "skip", "reverse")
 
 #: Every topic the coach knows, in no particular order.
 TOPICS = ("match", "eight", "declared", "penalty", "counter", "skip", "reverse", "multi",
-          "draw", "drawn", "limit")
+          "draw", "drawn", "limit", "choice", "joker", "block", "lucky", "pickplay", "nopick",
+          "air")
 
 
 class CoachCode(Code):
     """What the coach says; the parameters are named after the colon."""
 
     MATCH = "coach-match"  #: what fits
-    EIGHT = "coach-eight"  #: ``wild`` rank; ``own``: a countdown number; ``value`` points
+    EIGHT = "coach-eight"  #: ``wild`` rank; ``own``: a countdown number; ``value`` points;
+    #: ``scoring``: ``hand`` (it costs its holder), ``collect`` (the winner collects it)
+    #: or None (countdown: no points)
     DECLARED = "coach-declared"  #: ``seat`` declared ``suit``
-    PENALTY = "coach-penalty"  #: ``rank`` adds ``penalty`` cards (R-TWO)
+    PENALTY = "coach-penalty"  #: ``rank`` adds ``penalty`` cards (R-TWO); ``pick``: the
+    #: taker may still play one card (R-ZW-PICKPLAY); ``fits``: a counter must fit too
     COUNTER = "coach-counter"  #: ``pending``; ``counters`` ranks, ``wild`` rank;
-    #: ``passed``: the penalty a counter passes on, or None when the player holds none
-    SKIP = "coach-skip"  #: ``rank`` skips; ``heads_up``: two players (R-QUEEN)
+    #: ``passed``: the penalty a counter passes on, or None when the player holds none;
+    #: ``blocks`` ranks that block it, ``lucky``: the lucky card, ``pick``: pick and play
+    SKIP = "coach-skip"  #: ``rank`` skips; ``heads_up``: two players (R-QUEEN);
+    #: ``passes``: the skip is passed on by a card of the same rank (R-ZW-SEVEN)
     REVERSE = "coach-reverse"  #: ``rank`` reverses; ``heads_up``: two players, where it
     #: works ``like`` a rank that skips (the highest; None if none does) (R-ACE)
     MULTI = "coach-multi"  #: several cards of a rank (R-MULTI)
-    DRAW = "coach-draw"  #: nothing fits: draw, up to ``limit`` (0: until one fits)
+    DRAW = "coach-draw"  #: nothing fits: draw, up to ``limit`` (0: until one fits);
+    #: ``any``: after a draw any fitting card may go (R-DRAW-ANY)
     DRAWN = "coach-drawn"  #: the drawn card fits
     LIMIT = "coach-limit"  #: the draw ``limit`` is reached (0: nothing left to draw)
+    CHOICE = "coach-choice"  #: ``rank`` declares one of ``choices`` (R-WC-SKIP, R-ZW-JACK)
+    JOKER = "coach-joker"  #: a joker adds ``penalty``, fits on anything (R-ZW-PENALTY)
+    BLOCK = "coach-block"  #: ``rank`` blocks a pending penalty (R-ZW-PENALTY)
+    LUCKY = "coach-lucky"  #: the lucky card may be turned (R-ZW-LUCKY)
+    PICK_PLAY = "coach-pick-play"  #: after taking, one card may still go (R-ZW-PICKPLAY)
+    NOPICK = "coach-nopick"  #: ``seat`` declared nopick with a penalty (R-ZW-PICKPLAY)
+    AIR = "coach-air"  #: ``seat`` is in the air (R-ZW-OUT); ``you``: the player is
     # why a play is refused
     ONE_CARD = "coach-one-card"  #: multi-play is off
     RANKS_DIFFER = "coach-ranks-differ"  #: ``card`` and ``other`` differ in rank
@@ -69,9 +87,22 @@ def _ace_high(rank: Rank) -> int:
     return 14 if rank == Rank.ACE else int(rank)
 
 
+def _rank(card: Card) -> Rank:
+    """A card's rank; a joker (no rank, R-ZW-DECK) counts as a 2 until the coach
+    explains jokers."""
+    return card.rank or Rank.TWO
+
+
 def _counters(table: RuleTable) -> list[Rank]:
-    """The ranks whose cards answer a pending penalty (R-COUNTER)."""
-    return sorted({Card(c).rank for c in range(52) if table.counters(c)})
+    """The ranks whose cards answer a pending penalty (R-COUNTER; jokers aside)."""
+    return sorted({c.rank for c in table.deck_cards if c.rank and table.counters(c)
+                   and not table.rule(c).block})
+
+
+def _ranks(table: RuleTable, has: str) -> list[Rank]:
+    """The ranks with a card whose rule has the field ``has`` set."""
+    return sorted({c.rank for c in table.deck_cards if c.rank and getattr(table.rule(c), has)},
+                  key=_ace_high)
 
 
 class Coach:
@@ -106,23 +137,35 @@ class Coach:
         assert isinstance(play, Play)
         out: list[Note] = []
         last = play.cards[-1]
+        table = view.rules.rule_table
         if len(play.cards) > 1:
             out += self._multi()
+        if last.joker:
+            out += self._joker(table, last)
+        if event.blocked:
+            out += self._block(table)
+        if play.declare is not None and play.declare is not Declare.NOPICK:
+            out += self._choice(table, last)
+        if event.nopick:
+            out += self._once("nopick", CoachCode.NOPICK, seat=event.seat)
+        if event.in_the_air:
+            out += self._air(view, event.seat)
         if last.rank == view.wild[event.seat] and play.suit is not None:
             out += self._eight(view)
             out += self._once("declared", CoachCode.DECLARED, seat=event.seat, suit=play.suit)
         rule = view.rules.rule_table.rule(last)
         kind = next((k for k in _EFFECTS if getattr(rule, k)), None)
-        return out if kind is None else out + self._effect(view, last, kind)
+        return out if kind is None or last.joker else out + self._effect(view, last, kind)
 
     def _effect(self, view: View, card: Card, kind: str) -> list[Note]:
         """The topic of ``card``'s effect ``kind`` in the rule table (:data:`_EFFECTS`)."""
         if kind == "penalty":
-            return self._penalty(card.rank, view.rules.rule_table.rule(card).penalty)
-        if kind == "skip":
-            return self._once(kind, CoachCode.SKIP, rank=card.rank, heads_up=view.players == 2)
+            return self._penalty(_rank(card), view.rules.rule_table.rule(card).penalty)
         table = view.rules.rule_table
-        skips = {Card(c).rank for c in range(52) if table.rule(c).skip}
+        if kind == "skip":
+            return self._once(kind, CoachCode.SKIP, rank=card.rank, heads_up=view.players == 2,
+                              passes=table.skip_counters)
+        skips = {c.rank for c in table.deck_cards if c.rank and table.rule(c).skip}
         like = max(skips, key=_ace_high) if skips else None
         return self._once(kind, CoachCode.REVERSE, rank=card.rank, heads_up=view.players == 2,
                           like=like)
@@ -132,10 +175,29 @@ class Coach:
         wild = view.wild[view.seat]
         return self._once("eight", CoachCode.EIGHT, wild=Rank(wild),
                           own=wild != table.wild_rank,
-                          value=table.value(Card.of(table.wild_rank, Suit.CLUBS)))
+                          value=table.value(Card.of(table.wild_rank, Suit.CLUBS)),
+                          scoring=None if view.rules.countdown else str(table.scoring))
 
-    def _penalty(self, rank: Rank, penalty: int) -> list[Note]:
-        return self._once("penalty", CoachCode.PENALTY, rank=rank, penalty=penalty)
+    def _penalty(self, rank: Rank, penalty: int, table: RuleTable = TABLE) -> list[Note]:
+        return self._once("penalty", CoachCode.PENALTY, rank=rank, penalty=penalty,
+                          pick=table.pick_play, fits=table.counter_match)
+
+    def _joker(self, table: RuleTable, card: Card) -> list[Note]:
+        return self._once("joker", CoachCode.JOKER, penalty=table.rule(card).penalty)
+
+    def _block(self, table: RuleTable) -> list[Note]:
+        blocks = _ranks(table, "block")
+        return self._once("block", CoachCode.BLOCK, rank=blocks[0]) if blocks else []
+
+    def _choice(self, table: RuleTable, card: Card) -> list[Note]:
+        choices = [d for d in table.declarations(card) if d is not Declare.NOPICK]
+        if not choices or card.rank is None:
+            return []
+        return self._once("choice", CoachCode.CHOICE, rank=card.rank,
+                          choices=[str(d) for d in choices])
+
+    def _air(self, view: View, seat: int) -> list[Note]:
+        return self._once("air", CoachCode.AIR, seat=seat, you=seat == view.seat)
 
     def _multi(self) -> list[Note]:
         return self._once("multi", CoachCode.MULTI)
@@ -147,17 +209,32 @@ class Coach:
         out: list[Note] = []
         table = view.rules.rule_table
         plays = [a for a in legal if isinstance(a, Play)]
+        if view.air and view.air[view.seat]:
+            return self._air(view, view.seat)
+        if view.picking:
+            return self._once("pickplay", CoachCode.PICK_PLAY)
+        if view.pending_skip:
+            card = next((p.cards[0] for p in plays), None)
+            skip = card or next((c for c in table.deck_cards if table.rule(c).skip), None)
+            return [] if skip is None else self._effect(view, skip, "skip")
         if view.pending_draw:
-            counter = plays[0].cards[0] if plays else None
+            counter = next((p.cards[0] for p in plays if table.rule(p.cards[0]).penalty),
+                           None)
             if counter is not None:
-                out += self._penalty(counter.rank, table.rule(counter).penalty)
+                out += (self._joker(table, counter) if counter.joker else
+                        self._penalty(_rank(counter), table.rule(counter).penalty, table))
             else:
                 out += self._penalties(table)
+            if any(table.rule(p.cards[0]).block for p in plays):
+                out += self._block(table)
             passed = (view.pending_draw + table.rule(counter).penalty
                       if counter is not None else None)
             out += self._once("counter", CoachCode.COUNTER, pending=view.pending_draw,
                               counters=_counters(table), wild=Rank(table.wild_rank),
-                              passed=passed)
+                              passed=passed, blocks=_ranks(table, "block"),
+                              lucky=table.lucky, pick=table.pick_play)
+            if table.lucky:
+                out += self._once("lucky", CoachCode.LUCKY)
             return out
         if view.drawn:
             if plays:
@@ -174,19 +251,28 @@ class Coach:
             for kind in _EFFECTS:
                 card = next((c for c in firsts if getattr(table.rule(c), kind)), None)
                 if card is not None:
-                    out += self._effect(view, card, kind)
+                    out += (self._joker(table, card) if card.joker
+                            else self._effect(view, card, kind))
+            joker = next((c for c in firsts if c.joker), None)
+            if joker is not None:
+                out += self._joker(table, joker)
+            chooser = next((c for c in firsts if table.rule(c).choices), None)
+            if chooser is not None:
+                out += self._choice(table, chooser)
             if view.rules.multi_play and any(len(p.cards) > 1 for p in plays):
                 out += self._multi()
         elif any(isinstance(a, Draw) for a in legal):
-            out += self._once("draw", CoachCode.DRAW, limit=view.rules.draw_limit)
+            out += self._once("draw", CoachCode.DRAW, limit=view.rules.draw_limit,
+                              any=view.rules.draw_when_playable)
         elif any(isinstance(a, Take) for a in legal):
             pass
         return out
 
     def _penalties(self, table: RuleTable) -> list[Note]:
         """The penalty topic for the first card that adds a penalty (none in hand)."""
-        card = next((Card(c) for c in range(52) if table.rule(c).penalty), None)
-        return [] if card is None else self._penalty(card.rank, table.rule(card).penalty)
+        card = next((c for c in table.deck_cards if c.rank and table.rule(c).penalty), None)
+        return [] if card is None else self._penalty(_rank(card), table.rule(card).penalty,
+                                                     table)
 
     # ------------------------------------------------------------------ refusals
 
@@ -197,7 +283,8 @@ class Coach:
         itself (the engine's reason) when there is no better one."""
         note = self.why_not_text(
             top=view.top, suit=view.suit, declared=view.declared, pending=view.pending_draw,
-            drawn=view.last_drawn if view.drawn else None, cards=cards,
+            drawn=(view.last_drawn if view.drawn and not view.rules.draw_when_playable
+                   else None), cards=cards,
             wild=view.wild[view.seat], multi=view.rules.multi_play,
             table=view.rules.rule_table)
         if note is None:
@@ -217,6 +304,8 @@ class Coach:
         other = next((x for x in cards if x.rank != first.rank), None)
         if other is not None:
             return Note.of(CoachCode.RANKS_DIFFER, card=first, other=other)
+        if table.rule(first).fits_any or table.rule(first).block:
+            return None  # the joker, the ace of R-ZW-PENALTY: the engine says why not
         if pending:
             if table.counters(first):
                 return None

@@ -16,8 +16,13 @@ from a face-down slot when the hand does not show it.
 Readings of RULES.md where it leaves room (also printed by ``p2p8s rules``):
 
 - after drawing, only the drawn card may start a play (R-DRAW); same-rank cards from
-  the hand may follow it with multi-play;
-- after an unplayable draw under the limit the player must draw again (R-DRAW, R-PASS);
+  the hand may follow it with multi-play; with draw_when_playable on any playable card
+  may (R-DRAW-ANY), and a pass is allowed after any draw;
+- after an unplayable draw under the limit the player must draw again (R-DRAW, R-PASS)
+  unless draw_when_playable is on (R-DRAW-ANY);
+- §11.2: facing a skip a pass is the missed turn, a 7 passes the skip on; ``bounce``
+  lasts until the next player's turn ends; in the air, a penalty is taken (or the lucky
+  card turned) instead of the draw; an unresolvable loser's tie names no loser;
 - an all-wild multi-play means nothing by its order: :meth:`Round.legal_actions` lists
   it sorted, :meth:`Round.canonical` maps any order to that form, and :meth:`Round.apply`
   plays it in that order;
@@ -43,287 +48,74 @@ the hand sizes and the scoring are read from the ruleset's rule table
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from enum import StrEnum
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from itertools import combinations
-from typing import Protocol
 
+from p2p8s.actions import (
+    DRAW,
+    LUCKY,
+    PASS,
+    TAKE,
+    Action,
+    Draw,
+    EndedBy,
+    EngineCode,
+    Event,
+    Lucky,
+    Pass,
+    Play,
+    Take,
+    format_action,
+    parse_action,
+)
 from p2p8s.cards import Card, Suit
-from p2p8s.errors import Code, IllegalAction, MalformedInput
+from p2p8s.effects import (
+    _rank,
+    _suit,
+    _suit_of,
+    check_declarations,
+    declared_plays,
+    ends_round,
+    finish,
+    lucky,
+    lucky_error,
+    penalty_pending,
+    skip_pending,
+    take,
+)
+from p2p8s.errors import IllegalAction, MalformedInput
 from p2p8s.rules import Ruleset, check_players, deal_sizes, round_points
-from p2p8s.ruletable import bury_index, deal_order
-
-
-class EngineCode(Code):
-    """Why the engine refuses an action (IllegalAction) or its input (MalformedInput).
-
-    The parameters each code carries are named after the colon.
-    """
-
-    ROUND_OVER = "round-over"  #: (R-OUT)
-    NOT_AN_ACTION = "not-an-action"  #: ``value`` (its repr) is not an action
-    EMPTY_PLAY = "empty-play"
-    MULTI_OFF = "multi-play-off"  #: (R-MULTI)
-    RANKS_DIFFER = "ranks-differ"  #: (R-MULTI)
-    PENALTY_PENDING = "penalty-pending"  #: ``penalty``; ``counters`` ranks (R-COUNTER)
-    NO_PENALTY = "no-penalty"  #: nothing to take (R-COUNTER)
-    ONLY_DRAWN = "only-drawn-card"  #: ``card`` drawn (R-DRAW)
-    NO_MATCH = "no-match"  #: ``card``; ``top``, ``suit``, ``declared`` (R-MATCH)
-    NOT_IN_HAND = "not-in-hand"  #: ``card``, ``seat``
-    NEEDS_SUIT = "needs-suit"  #: ``card`` (R-EIGHT)
-    ONLY_WILD_DECLARES = "only-wild-declares"  #: ``card`` (R-EIGHT)
-    OUT_DECLARES_NOTHING = "out-declares-nothing"  #: (R-OUT)
-    NOTHING_TO_DRAW = "nothing-to-draw"  #: (R-RESHUFFLE)
-    DRAWN_PLAYABLE = "drawn-playable"  #: ``card`` (R-DRAW)
-    DRAW_LIMIT = "draw-limit"  #: ``limit`` (R-DRAW)
-    PLAYABLE_NO_DRAW = "playable-no-draw"  #: (R-DRAW)
-    DRAW_AGAIN = "draw-again"  #: (R-PASS)
-    MUST_PLAY = "must-play"  #: ``or_draw``: drawing is allowed too (R-PASS)
-    MUST_DRAW = "must-draw"  #: (R-PASS)
-    ACTION_TEXT = "action-text"  #: ``value`` (its repr) is not an action's text
-    BAD_ACTION = "bad-action"  #: ``text``; ``error`` the MalformedInput of its parts
-    ACTION_FORM = "action-not-canonical"  #: ``text``
-    RESHUFFLE_ORDER = "reshuffle-order"  #: not a permutation of the discards
-    DEALER = "dealer-seat"  #: ``players`` (and the refused ``dealer`` when known)
-    WILD_RANKS = "wild-ranks"
-    DECK_TOO_SMALL = "deck-too-small"  #: ``cards`` in the deck, ``needed``
-    STARTER_HIDDEN = "starter-hidden"
-    NO_STARTER = "no-starter"  #: (R-STARTER)
-    HAND_SIZES = "hand-sizes"
-
-# --------------------------------------------------------------------------- actions
-
-
-@dataclass(frozen=True, slots=True)
-class Play:
-    """Play ``cards`` (first card first) and, after a wild card, declare ``suit``.
-
-    With several cards (R-MULTI) the first must be playable, the others share its rank,
-    and the last sets the active suit. Plays that differ only in the order of their
-    middle cards are the same action: the middle is kept sorted. ``suit`` is required
-    after a wild card (an 8, R-EIGHT) unless the play empties the hand (R-OUT), and
-    forbidden otherwise.
-    """
-
-    cards: tuple[Card, ...]
-    suit: Suit | None = None
-
-    def __post_init__(self) -> None:
-        cards = tuple(Card(c) for c in self.cards)
-        if len(cards) > 2:
-            cards = (cards[0], *sorted(cards[1:-1]), cards[-1])
-        object.__setattr__(self, "cards", cards)
-        if self.suit is not None:
-            object.__setattr__(self, "suit", Suit(self.suit))
-
-    def __str__(self) -> str:
-        text = "play " + " ".join(str(c) for c in self.cards)
-        return text + (f" and declare {self.suit.letter}" if self.suit is not None else "")
-
-
-@dataclass(frozen=True, slots=True)
-class Draw:
-    """Draw one card from the stock (R-DRAW)."""
-
-    def __str__(self) -> str:
-        return "draw"
-
-
-@dataclass(frozen=True, slots=True)
-class Pass:
-    """End the turn without playing (R-PASS)."""
-
-    def __str__(self) -> str:
-        return "pass"
-
-
-@dataclass(frozen=True, slots=True)
-class Take:
-    """Take the pending draw penalty: draw all of it and end the turn (R-COUNTER)."""
-
-    def __str__(self) -> str:
-        return "take"
-
-
-Action = Play | Draw | Pass | Take
-
-DRAW = Draw()
-PASS = Pass()
-TAKE = Take()
-
-
-_WORD_ACTIONS: dict[str, Action] = {"draw": DRAW, "pass": PASS, "take": TAKE}
-
-
-def format_action(action: Action) -> str:
-    """The compact text of an action: ``draw``, ``pass``, ``take``, or a play's cards in
-    order, joined by commas (``QS,QH``), with a declared suit after ``/`` (``8S/H``).
-
-    The one text form of an action: solo saves and the table's action records use it;
-    :func:`parse_action` reads it back.
-
-    >>> format_action(Play((Card.parse("8S"),), Suit.HEARTS))
-    '8S/H'
-    >>> format_action(Play((Card.parse("QS"), Card.parse("QH"))))
-    'QS,QH'
-    >>> format_action(TAKE)
-    'take'
-    """
-    if isinstance(action, Draw):
-        return "draw"
-    if isinstance(action, Pass):
-        return "pass"
-    if isinstance(action, Take):
-        return "take"
-    text = ",".join(str(c) for c in action.cards)
-    return text + (f"/{action.suit.letter}" if action.suit is not None else "")
-
-
-def parse_action(text: str) -> Action:
-    """The action that :func:`format_action` writes as ``text``.
-
-    Only that exact (canonical) text is accepted, so an action has one text: raises
-    :class:`~p2p8s.errors.MalformedInput` for anything else (lower case, ``10S`` for
-    ``TS``, an empty suit after ``/``, unsorted middle cards, a non-string).
-
-    >>> parse_action("QS,QH")
-    Play(cards=(Card.parse('QS'), Card.parse('QH')), suit=None)
-    >>> parse_action("8S/H") == Play((Card.parse("8S"),), Suit.HEARTS)
-    True
-    >>> parse_action("qs")
-    Traceback (most recent call last):
-    ...
-    p2p8s.errors.MalformedInput: action-not-canonical text=qs
-    """
-    if not isinstance(text, str):
-        raise MalformedInput(EngineCode.ACTION_TEXT, value=repr(text)[:40])
-    if text in _WORD_ACTIONS:
-        return _WORD_ACTIONS[text]
-    cards_text, slash, suit_text = text.partition("/")
-    try:
-        cards = tuple(Card.parse(c) for c in cards_text.split(","))
-        suit = Suit.parse(suit_text) if slash else None
-    except (ValueError, MalformedInput) as exc:
-        raise MalformedInput(EngineCode.BAD_ACTION, text=text[:40], error=exc) from None
-    play = Play(cards, suit)
-    if format_action(play) != text:
-        raise MalformedInput(EngineCode.ACTION_FORM, text=text[:40])
-    return play
-
-
-class EndedBy(StrEnum):
-    """How a round ended."""
-
-    OUT = "out"  #: a player played their last card (R-OUT)
-    BLOCKED = "blocked"  #: every seat passed in a row with nothing to draw (R-BLOCKED)
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One applied action, for logs and transcripts.
-
-    ``drawn`` holds the cards a Draw or Take moved into the hand (``None`` for a card
-    this node cannot see); ``reshuffled`` counts reshuffles the action caused.
-
-    The effect of the action as the engine applied it (R-NEXT), for narration that
-    must never recompute a rule: ``skipped`` lists, in order, the seats whose turn the
-    play's skips passed over (a seat may appear twice, or be the player, when the skips
-    go round the table); ``reversed`` is True when the direction of play flipped;
-    ``next_turn`` is the seat on turn afterwards (``None`` when the round ended) and
-    ``direction`` the direction of play afterwards (+1 clockwise, -1 counter-clockwise).
-    """
-
-    seat: int
-    action: Action
-    drawn: tuple[Card | None, ...] = ()
-    reshuffled: int = 0
-    penalty: int = 0  #: pending draw penalty after the action
-    skipped: tuple[int, ...] = ()
-    reversed: bool = False
-    next_turn: int | None = None
-    direction: int = 1
-
-
-# ----------------------------------------------------------------------------- decks
-
-
-class Deck(Protocol):
-    """Where the engine's cards come from: the stock, face down.
-
-    ``draw(seat)`` removes the top card and returns it as ``seat`` may see it (``None``
-    when this node may not see it; ``seat=None`` turns it face up for everyone).
-    ``bury(card, index)`` puts a face-up card back at ``index`` from the top (R-STARTER).
-    ``refill(cards)`` makes a new stock from discards given oldest first (R-RESHUFFLE);
-    the deck decides the new order.
-    """
-
-    def __len__(self) -> int: ...
-
-    def draw(self, seat: int | None) -> Card | None: ...
-
-    def bury(self, card: Card, index: int) -> None: ...
-
-    def refill(self, cards: Sequence[Card]) -> None: ...
-
-    def copy(self) -> Deck: ...
-
-
-Reshuffler = Callable[[Sequence[Card]], Sequence[Card]]
-
-
-def keep_order(cards: Sequence[Card]) -> list[Card]:
-    """The default reshuffle: the discards keep their order, oldest on top."""
-    return list(cards)
-
-
-class OrderedDeck:
-    """A stock whose order is known: ``cards`` top first.
-
-    ``reshuffler`` gives each new stock order (top first) from the discards (oldest
-    first); it must return a permutation of them. The default keeps their order.
-    """
-
-    __slots__ = ("_cards", "reshuffler")
-
-    def __init__(self, cards: Sequence[Card], reshuffler: Reshuffler = keep_order) -> None:
-        self._cards = list(reversed(cards))  # top at the end: draw is pop()
-        self.reshuffler = reshuffler
-
-    def __len__(self) -> int:
-        return len(self._cards)
-
-    def draw(self, seat: int | None) -> Card:
-        return self._cards.pop()
-
-    def bury(self, card: Card, index: int) -> None:
-        self._cards.insert(len(self._cards) - index, card)
-
-    def refill(self, cards: Sequence[Card]) -> None:
-        order = list(self.reshuffler(cards))
-        if Counter(order) != Counter(cards):
-            raise MalformedInput(EngineCode.RESHUFFLE_ORDER)
-        self._cards = order[::-1]
-
-    def copy(self) -> OrderedDeck:
-        twin = OrderedDeck.__new__(OrderedDeck)
-        twin._cards = list(self._cards)
-        twin.reshuffler = self.reshuffler
-        return twin
-
-    def top_first(self) -> list[Card]:
-        """The stock, top first."""
-        return self._cards[::-1]
+from p2p8s.ruletable import Declare, bury_index, deal_order
+from p2p8s.stock import Deck, OrderedDeck, Reshuffler, keep_order
+
+__all__ = [
+    "DRAW",
+    "LUCKY",
+    "PASS",
+    "TAKE",
+    "Action",
+    "Deck",
+    "Declare",
+    "Draw",
+    "EndedBy",
+    "EngineCode",
+    "Event",
+    "Lucky",
+    "OrderedDeck",
+    "Pass",
+    "Play",
+    "Reshuffler",
+    "Round",
+    "Take",
+    "format_action",
+    "keep_order",
+    "parse_action",
+]
 
 
 # ----------------------------------------------------------------------------- round
 
-def _rank(c: int) -> int:
-    return c % 13 + 1
-
-
-def _suit(c: int) -> int:
-    return c // 13
 
 
 class Round:
@@ -338,9 +130,16 @@ class Round:
     number in the countdown variant), ``ended_by``, ``winner``, ``log`` (events),
     ``last_drawn`` (the card drawn last this turn, ``None`` if none or face down),
     ``passes`` (passes in a row without a draw, R-BLOCKED), ``reshuffles`` (count).
+    RULES.md §11: ``pending_skip`` (skips the seat on turn faces, R-ZW-SEVEN),
+    ``bounce_seat`` (the seat after whose turn the direction flips back, R-ZW-JACK),
+    ``nopick`` (the pending penalty was declared ``nopick``), ``picking`` (the seat on
+    turn took a penalty and may play one card, R-ZW-PICKPLAY), ``air`` (per seat: in
+    the air, R-ZW-OUT), ``loser`` (R-ZW-SCORE; ``None`` otherwise).
     """
 
     __slots__ = (
+        "air",
+        "bounce_seat",
         "dealer",
         "deck",
         "declared",
@@ -351,8 +150,12 @@ class Round:
         "hands",
         "last_drawn",
         "log",
+        "loser",
+        "nopick",
         "passes",
         "pending_draw",
+        "pending_skip",
+        "picking",
         "players",
         "reshuffles",
         "rules",
@@ -381,6 +184,12 @@ class Round:
     winner: int | None
     reshuffles: int
     log: list[Event]
+    pending_skip: int
+    bounce_seat: int | None
+    nopick: bool
+    picking: bool
+    air: list[bool]
+    loser: int | None
 
     # ------------------------------------------------------------------ the deal
 
@@ -441,6 +250,11 @@ class Round:
         r.winner = None
         r.reshuffles = 0
         r.log = []
+        r.pending_skip = 0
+        r.bounce_seat = None
+        r.nopick = r.picking = False
+        r.air = [False] * players
+        r.loser = None
         return r
 
     def copy(self, *, log: bool = True) -> Round:
@@ -457,6 +271,9 @@ class Round:
         r.ended_by, r.winner = self.ended_by, self.winner
         r.reshuffles = self.reshuffles
         r.log = list(self.log) if log else []
+        r.pending_skip, r.bounce_seat = self.pending_skip, self.bounce_seat
+        r.nopick, r.picking = self.nopick, self.picking
+        r.air, r.loser = list(self.air), self.loser
         return r
 
     # ------------------------------------------------------------------ queries
@@ -483,22 +300,38 @@ class Round:
     def playable(self, card: Card, seat: int | None = None) -> bool:
         """Whether ``card`` may start a play by ``seat`` (default: on turn) now.
 
-        R-MATCH, R-EIGHT; under a pending penalty only a card that adds to it, a 2
-        (R-COUNTER).
+        R-MATCH, R-EIGHT (a joker fits on anything, a 2 also on a joker, R-ZW-PENALTY);
+        under a pending penalty only a card that adds to it or blocks it (R-COUNTER;
+        fitting the top card too with R-WC-PENALTY); under a pending skip only a skip
+        card (R-ZW-SEVEN).
         """
+        table = self.rules.rule_table
+        if self.pending_skip:
+            return table.rule(card).skip > 0
         if self.pending_draw:
-            return self.rules.rule_table.counters(card)
+            if not table.counters(card):
+                return False
+            return not table.counter_match or self._fits(card, seat)
+        return self._fits(card, seat)
+
+    def _fits(self, card: Card, seat: int | None) -> bool:
         s = self.turn if seat is None else seat
         rank = _rank(card)
         if rank == self.wild[s] or _suit(card) == self.suit:
             return True
-        return not self.declared and rank == _rank(self.discard[-1])
+        table = self.rules.rule_table
+        if table.rule(card).fits_any:
+            return True
+        top = self.discard[-1]
+        if not self.declared and rank == _rank(top):
+            return True
+        return rank in table.rule(top).accepts
 
     def playable_cards(self, seat: int | None = None) -> list[Card]:
         """The known cards of a hand that may start a play now (after a draw: the drawn
-        card only, if playable)."""
+        card only, if playable — any card with draw_when_playable, R-DRAW-ANY)."""
         s = self.turn if seat is None else seat
-        if self.drawn and s == self.turn:
+        if self.drawn and s == self.turn and not self.rules.draw_when_playable:
             d = self.last_drawn
             return [d] if d is not None and self.playable(d, s) else []
         return [c for c in self.hands[s] if c is not None and self.playable(c, s)]
@@ -537,7 +370,7 @@ class Round:
 
     def _canonical_play(self, play: Play) -> Play:
         if play.cards and all(_rank(c) == self.wild[self.turn] for c in play.cards):
-            return Play(tuple(sorted(play.cards)), play.suit)
+            return Play(tuple(sorted(play.cards)), play.suit, play.declare)
         return play
 
     def legal_actions(self) -> list[Action]:
@@ -545,17 +378,19 @@ class Round:
 
         A list of :class:`Play` (each in canonical form, each listed once — identical
         cards of a two-deck game do not repeat an action; a wild play once per
-        declarable suit), then ``DRAW`` and/or ``PASS`` when legal, or ``TAKE`` under a
-        pending penalty (R-COUNTER). Hidden cards of the seat on turn are not
-        enumerated (only its own node can).
+        declarable suit, a card with choices once per choice, a ``nopick`` card with
+        and without it), then ``DRAW`` and/or ``PASS`` when legal, or ``TAKE`` (and
+        ``LUCKY``, R-ZW-LUCKY) under a pending penalty (R-COUNTER). Hidden cards of the
+        seat on turn are not enumerated (only its own node can).
         """
         if self.ended_by is not None:
             return []
         seat = self.turn
+        plays = list(self._plays(seat, self.playable_cards(seat)))
         if self.pending_draw:
-            return [*self._plays(seat, self.playable_cards(seat)), TAKE]
-        first = self.playable_cards(seat)
-        actions: list[Action] = list(self._plays(seat, first))
+            lucky = [LUCKY] if lucky_error(self) is None else []
+            return [*plays, TAKE, *lucky]
+        actions: list[Action] = [*plays]
         if self._draw_error(seat) is None:
             actions.append(DRAW)
         if self._pass_error(seat) is None:
@@ -567,19 +402,22 @@ class Round:
 
         R-MULTI: further cards share the first card's rank; only the last card matters
         (it sets the suit), so the middle is sorted. An all-wild play is listed sorted
-        (its order means nothing); a play that empties the hand declares no suit (R-OUT).
-        Identical cards of a two-deck game (R-DECK) give one action, not two.
+        (its order means nothing); a play that ends the round declares nothing (R-OUT).
+        Identical cards of a two-deck game (R-DECK) give one action, not two. At most
+        one wild card with R-ZW-DRAW, one card after taking (R-ZW-PICKPLAY).
         """
         hand = self.hands[seat]
         known = [c for c in hand if c is not None]
-        size = len(hand)
+        table = self.rules.rule_table
+        multi = self.rules.multi_play and not self.picking
         seen: set[tuple[Card, ...]] = set()
         for f in sorted(set(firsts)):
             rest = list(known)
             rest.remove(f)
-            same = (sorted(c for c in rest if _rank(c) == _rank(f))
-                    if self.rules.multi_play else [])
             wild = _rank(f) == self.wild[seat]
+            same = (sorted(c for c in rest if _rank(c) == _rank(f))
+                    if multi and not (wild and table.one_wild_per_play) else [])
+            same = [c for c in same if table.counters(c)] if self.pending_draw else same
             for k in range(len(same) + 1):
                 for combo in combinations(same, k):
                     if wild:
@@ -591,11 +429,7 @@ class Round:
                         if cards in seen:
                             continue
                         seen.add(cards)
-                        if wild and len(cards) < size:
-                            for s in Suit:
-                                yield Play(cards, s)
-                        else:
-                            yield Play(cards)
+                        yield from declared_plays(self, seat, cards)
 
     # ------------------------------------------------------------------ apply
 
@@ -611,21 +445,23 @@ class Round:
         if self.ended_by is not None:
             raise IllegalAction(EngineCode.ROUND_OVER, rule="R-OUT")
         seat = self.turn
+        err: IllegalAction | None
         if isinstance(action, Play):
             self._check_play(seat, action)
-        elif isinstance(action, Draw):
+            return
+        if isinstance(action, Draw):
             err = self._draw_error(seat)
-            if err:
-                raise err
         elif isinstance(action, Pass):
             err = self._pass_error(seat)
-            if err:
-                raise err
         elif isinstance(action, Take):
-            if not self.pending_draw:
-                raise IllegalAction(EngineCode.NO_PENALTY, rule="R-COUNTER")
+            err = (None if self.pending_draw
+                   else IllegalAction(EngineCode.NO_PENALTY, rule="R-COUNTER"))
+        elif isinstance(action, Lucky):
+            err = lucky_error(self)
         else:
-            raise IllegalAction(EngineCode.NOT_AN_ACTION, value=repr(action)[:40])
+            err = IllegalAction(EngineCode.NOT_AN_ACTION, value=repr(action)[:40])
+        if err:
+            raise err
 
     def apply(self, action: Action) -> Event:
         """Perform ``action`` for the seat on turn and return its :class:`Event`.
@@ -645,28 +481,33 @@ class Round:
             self.drawn += 1
             self.last_drawn = card
             self.passes = 0
+            self.air[seat] = False
             event = Event(seat, action, (card,), self.reshuffles - before, self.pending_draw,
                           next_turn=self.turn, direction=self.direction)
         elif isinstance(action, Pass):
-            self.passes = 0 if self.drawn else self.passes + 1
+            missed = self.pending_skip > 0
+            if missed:
+                self.pending_skip -= 1  # R-ZW-SEVEN: the missed turn uses one skip
+            self.passes = 0 if self.drawn or self.picking or missed else self.passes + 1
             self._end_turn(1)
             if self.passes >= self.players:
                 self.ended_by = EndedBy.BLOCKED
-            event = Event(seat, action, (), 0, 0,
+            event = Event(seat, action, (), 0, self.pending_draw,
                           next_turn=None if self.ended_by else self.turn,
-                          direction=self.direction)
-        else:
+                          direction=self.direction, skip_pending=self.pending_skip,
+                          missed=missed)
+        elif isinstance(action, Take):
             before = self.reshuffles
-            got = []
-            for _ in range(self.pending_draw):
-                if not self.can_draw():
-                    break
-                got.append(self._draw_one(seat))
-            self.pending_draw = 0
-            self.passes = 0
-            self._end_turn(1)
+            got = take(self, seat, self.pending_draw)
             event = Event(seat, action, tuple(got), self.reshuffles - before, 0,
-                          next_turn=self.turn, direction=self.direction)
+                          next_turn=self.turn, direction=self.direction,
+                          pick_play=self.picking)
+        else:
+            event = lucky(self, seat)
+        if self.ended_by is not None:
+            end = finish(self)
+            if end is not None:
+                event = replace(event, end_draws=end, loser=self.loser)
         self.log.append(event)
         return event
 
@@ -674,19 +515,33 @@ class Round:
         cards = play.cards
         if not cards:
             raise IllegalAction(EngineCode.EMPTY_PLAY)
+        table = self.rules.rule_table
+        if len(cards) > 1 and self.picking:
+            raise IllegalAction(EngineCode.PICK_PLAY_ONE, rule="R-ZW-PICKPLAY")
         if len(cards) > 1 and not self.rules.multi_play:
             raise IllegalAction(EngineCode.MULTI_OFF, rule="R-MULTI")
         first = cards[0]
-        rank = first.rank
-        if any(c.rank != rank for c in cards):
+        rank = _rank(first)
+        if any(_rank(c) != rank for c in cards):
             raise IllegalAction(EngineCode.RANKS_DIFFER, rule="R-MULTI")
-        if self.pending_draw:
-            if not all(self.rules.rule_table.counters(c) for c in cards):
-                raise self._penalty_pending()
-        elif self.drawn:
+        wild = rank == self.wild[seat]
+        if wild and len(cards) > 1 and table.one_wild_per_play:
+            raise IllegalAction(EngineCode.ONE_WILD, rule="R-ZW-DRAW")
+        if self.pending_skip:
+            if not all(table.rule(c).skip for c in cards):
+                raise skip_pending(self)
+        elif self.pending_draw:
+            if not all(table.counters(c) for c in cards):
+                raise penalty_pending(self)
+            if table.counter_match and not self._fits(first, seat):
+                raise IllegalAction(EngineCode.NO_MATCH, rule="R-WC-PENALTY", card=first,
+                                    top=self.discard[-1], suit=self.suit,
+                                    declared=self.declared)
+        elif self.air[seat]:
+            raise IllegalAction(EngineCode.IN_THE_AIR, rule="R-ZW-OUT")
+        elif self.drawn and not self.rules.draw_when_playable:
             d = self.last_drawn
-            all_wild = rank == self.wild[seat]
-            if d is not None and (d not in cards if all_wild else first != d):
+            if d is not None and (d not in cards if wild else first != d):
                 raise IllegalAction(EngineCode.ONLY_DRAWN, rule="R-DRAW", card=d)
             if d is not None and not self.playable(d, seat):
                 raise self._no_match(first)
@@ -700,52 +555,50 @@ class Round:
         if missing > hidden:
             lacking = next(c for c, k in want.items() if k > have[c])
             raise IllegalAction(EngineCode.NOT_IN_HAND, card=lacking, seat=seat)
-        wild = rank == self.wild[seat]
-        out = len(cards) == len(hand)
-        if wild and not out and play.suit is None:
-            raise IllegalAction(EngineCode.NEEDS_SUIT, rule="R-EIGHT", card=first)
-        if play.suit is not None and not wild:
-            raise IllegalAction(EngineCode.ONLY_WILD_DECLARES, rule="R-EIGHT", card=first)
-        if play.suit is not None and out:
-            raise IllegalAction(EngineCode.OUT_DECLARES_NOTHING, rule="R-OUT")
+        check_declarations(self, seat, play, wild)
 
     def _no_match(self, card: Card) -> IllegalAction:
         return IllegalAction(EngineCode.NO_MATCH, rule="R-MATCH", card=card,
                              top=self.discard[-1], suit=self.suit, declared=self.declared)
 
-    def _penalty_pending(self) -> IllegalAction:
-        table = self.rules.rule_table
-        counters = sorted({Card(c).rank for c in range(52) if table.counters(c)})
-        return IllegalAction(EngineCode.PENALTY_PENDING, rule="R-COUNTER",
-                             penalty=self.pending_draw, counters=counters)
-
     def _draw_error(self, seat: int) -> IllegalAction | None:
+        if self.pending_skip:
+            return skip_pending(self)
         if self.pending_draw:
-            return self._penalty_pending()
+            return penalty_pending(self)
+        if self.picking:
+            return IllegalAction(EngineCode.PICK_PLAY_ONE, rule="R-ZW-PICKPLAY")
         if not self.can_draw():
             return IllegalAction(EngineCode.NOTHING_TO_DRAW, rule="R-RESHUFFLE")
         limit = self.rules.draw_limit
         if self.drawn:
             d = self.last_drawn
-            if d is not None and self.playable(d, seat):
+            if (not self.rules.draw_when_playable and d is not None
+                    and self.playable(d, seat)):
                 return IllegalAction(EngineCode.DRAWN_PLAYABLE, rule="R-DRAW", card=d)
             if limit and self.drawn >= limit:
                 return IllegalAction(EngineCode.DRAW_LIMIT, rule="R-DRAW", limit=limit)
-        elif not self.rules.draw_when_playable and self.playable_cards(seat):
+        elif (not self.rules.draw_when_playable and not self.air[seat]
+              and self.playable_cards(seat)):
             return IllegalAction(EngineCode.PLAYABLE_NO_DRAW, rule="R-DRAW")
         return None
 
     def _pass_error(self, seat: int) -> IllegalAction | None:
+        if self.pending_skip or self.picking:
+            return None  # a missed turn (R-ZW-SEVEN); no pick and play (R-ZW-PICKPLAY)
         if self.pending_draw:
-            return self._penalty_pending()
+            return penalty_pending(self)
         if self.drawn:
             d = self.last_drawn
-            if d is None or self.playable(d, seat):
-                return None  # keep the drawn card and pass
+            if d is None or self.rules.draw_when_playable or self.playable(d, seat):
+                return None  # keep the drawn card and pass (R-DRAW-ANY: any time)
             limit = self.rules.draw_limit
             if (limit and self.drawn >= limit) or not self.can_draw():
                 return None
             return IllegalAction(EngineCode.DRAW_AGAIN, rule="R-PASS")
+        if self.air[seat]:
+            return (IllegalAction(EngineCode.IN_THE_AIR, rule="R-ZW-OUT")
+                    if self.can_draw() else None)
         if self.playable_cards(seat):
             return IllegalAction(EngineCode.MUST_PLAY, rule="R-PASS",
                                  or_draw=self.rules.draw_when_playable and self.can_draw())
@@ -753,17 +606,21 @@ class Round:
             return IllegalAction(EngineCode.MUST_DRAW, rule="R-PASS")
         return None
 
-    def _draw_one(self, seat: int) -> Card | None:
+    def _draw_one(self, seat: int | None) -> Card | None:
+        """Draw the top card into ``seat``'s hand (``None``: face up, into no hand),
+        refilling the stock first if it is empty (R-RESHUFFLE)."""
         if not len(self.deck):
             self.deck.refill(self.discard[:-1])
             self.discard = self.discard[-1:]
             self.reshuffles += 1
         card = self.deck.draw(seat)
-        self.hands[seat].append(card)
+        if seat is not None:
+            self.hands[seat].append(card)
         return card
 
     def _do_play(self, seat: int, play: Play) -> Event:
         hand = self.hands[seat]
+        ends = ends_round(self, seat, play.cards)
         for c in play.cards:
             if c in hand:
                 hand.remove(c)
@@ -773,35 +630,57 @@ class Round:
         self.drawn = 0
         self.last_drawn = None
         self.passes = 0
+        self.picking = False
         last = play.cards[-1]
-        if not hand:
+        if ends:
             # R-OUT / R-ACTION-OUT: the round ends at once; pending effects lapse and
             # a final wild card declares nothing
             self.ended_by = EndedBy.OUT
             self.winner = seat
-            self.pending_draw = 0
-            self.suit, self.declared = last.suit, False
+            self.pending_draw = self.pending_skip = 0
+            self.suit, self.declared = _suit_of(last, self.suit), False
             return Event(seat, play, (), 0, 0, direction=self.direction)
+        air = not hand  # R-ZW-OUT: in the air, the round goes on
+        self.air[seat] = air
         if play.suit is not None:
             self.suit, self.declared = play.suit, True
-        else:
-            self.suit, self.declared = last.suit, False
+        elif not self.rules.rule_table.rule(last).fits_any:
+            self.suit, self.declared = _suit_of(last, self.suit), False
         # R-NEXT: the cards' effects from the rule table, each card counting (R-MULTI)
-        effect = self.rules.rule_table.effect(play.cards, self.players)
+        table = self.rules.rule_table
+        effect = table.effect(play.cards, self.players, play.declare)
         before = self.direction
-        self.pending_draw += effect.penalty
+        blocked = effect.block and self.pending_draw > 0
+        if blocked:
+            self.pending_draw = 0  # R-ZW-PENALTY: an ace blocks
+        if effect.penalty:
+            self.pending_draw += effect.penalty
+            self.nopick = play.declare is Declare.NOPICK
         if effect.reverses % 2:
             self.direction = -self.direction
-        steps = 1 + effect.skips
+        steps = 1
+        if table.skip_counters:
+            # R-ZW-SEVEN: faced by the next player; a counter passes the skip on
+            self.pending_skip = effect.skips
+        else:
+            steps += effect.skips
         self._end_turn(steps)
+        if effect.bounce:
+            self.bounce_seat = self.turn  # R-ZW-JACK: back after this seat's turn
         skipped = tuple((seat + self.direction * j) % self.players for j in range(1, steps))
         return Event(seat, play, (), 0, self.pending_draw, skipped=skipped,
                      reversed=self.direction != before, next_turn=self.turn,
-                     direction=self.direction)
+                     direction=self.direction, skip_pending=self.pending_skip,
+                     bounce=effect.bounce, blocked=blocked,
+                     nopick=self.nopick and effect.penalty > 0, in_the_air=air)
 
     def _end_turn(self, steps: int) -> None:
         self.drawn = 0
         self.last_drawn = None
+        self.picking = False
+        if self.bounce_seat == self.turn:
+            self.direction = -self.direction  # R-ZW-JACK: the bounce flips back
+            self.bounce_seat = None
         self.turn = (self.turn + self.direction * steps) % self.players
 
     def __repr__(self) -> str:

@@ -42,7 +42,9 @@ class MatchCode(Code):
 
 @dataclass(frozen=True, slots=True)
 class RoundResult:
-    """How one round ended: ``points`` is the score change per seat."""
+    """How one round ended: ``points`` is the score change per seat; ``winner`` the
+    seat that went out (None: blocked); ``loser`` the round's loser, the highest hand
+    (R-ZW-SCORE; None for presets without a loser or an unresolved tie)."""
 
     number: int
     dealer: int
@@ -50,6 +52,7 @@ class RoundResult:
     winner: int | None
     points: tuple[int, ...]
     hands: tuple[tuple[str, ...], ...]
+    loser: int | None = None
 
 
 class Match:
@@ -110,7 +113,8 @@ class Match:
         """Score a finished round, rotate the dealer and decide the match.
 
         Adds :meth:`~p2p8s.engine.Round.points` to the totals (countdown: lowers the
-        winner's number), passes the deal one seat left (R-DEALER) and sets
+        winner's number), names the round's loser (R-ZW-SCORE: ``Round.loser``),
+        passes the deal one seat left (R-DEALER) and sets
         :attr:`winner` per R-WIN-TABLE, R-TARGET-CLASSIC or R-COUNTDOWN. Raises
         MalformedInput if the round has not ended, the match is already over, or the
         round was not dealt for this match (another number of seats or another dealer).
@@ -129,6 +133,7 @@ class Match:
             winner=rnd.winner,
             points=tuple(rnd.points()),
             hands=tuple(tuple(str(c) for c in h if c is not None) for h in rnd.hands),
+            loser=rnd.loser,
         )
         self._settle(result)
         return result
@@ -199,7 +204,8 @@ class Match:
             "results": [
                 {"number": r.number, "dealer": r.dealer, "ended_by": str(r.ended_by),
                  "winner": r.winner, "points": list(r.points),
-                 "hands": [list(h) for h in r.hands]}
+                 "hands": [list(h) for h in r.hands],
+                 **({} if r.loser is None else {"loser": r.loser})}
                 for r in self.results
             ],
         }
@@ -218,7 +224,8 @@ class Match:
                             ended_by=EndedBy(r["ended_by"]),
                             winner=None if r["winner"] is None else int(r["winner"]),
                             points=tuple(int(p) for p in r["points"]),
-                            hands=tuple(tuple(str(c) for c in h) for h in r["hands"]))
+                            hands=tuple(tuple(str(c) for c in h) for h in r["hands"]),
+                            loser=None if r.get("loser") is None else int(r["loser"]))
                 for r in data["results"]
             ]
         except (KeyError, TypeError, ValueError) as exc:

@@ -11,7 +11,11 @@ draw_when_playable, reshuffle, countdown wild ranks, 2..7 players);
 ``tests/test_playout.py`` checks transcripts against the engine. What the cards do,
 which may start the pile, their values and the scoring come from the ruleset's rule
 table (:mod:`p2p8s.ruletable`), turned once per table into bit masks and per-card
-numbers (:class:`_Consts`) that the loop reads.
+numbers (:class:`_Consts`) that the loop reads. A rule table with the turn rules of
+RULES.md §11 (the wildcards and zimbabwe presets: jokers, counterable skips, declared
+choices, blocks, the lucky card, pick-and-play, in the air, the loser) is played by the
+second loop, :mod:`p2p8s.playout_house`, with the same policies (its docstring gives
+what they do with the §11 choices) and the same entry points below.
 
 Two built-in policies (:class:`Policy`):
 
@@ -62,15 +66,20 @@ True
 from __future__ import annotations
 
 import random as _random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from enum import IntEnum
 from functools import lru_cache
-from typing import NamedTuple
 
 from p2p8s.engine import EndedBy, EngineCode, OrderedDeck, Round
 from p2p8s.errors import Code, MalformedInput
+from p2p8s.playout_bits import RANK_MASK as _RANK_MASK
+from p2p8s.playout_bits import SUIT_MASK as _SUIT_MASK
+from p2p8s.playout_bits import Outcome
+from p2p8s.playout_bits import mask as _mask
+from p2p8s.playout_bits import refill as _refill
+from p2p8s.playout_house import run_house
 from p2p8s.rules import Ruleset, check_players, deal_sizes, round_points
-from p2p8s.ruletable import RuleTable, bury_index, deal_order
+from p2p8s.ruletable import CARD_INDICES, RuleTable, bury_index, deal_order
 
 
 class PlayoutCode(Code):
@@ -88,20 +97,6 @@ class Policy(IntEnum):
     SMART = 2  #: the expert's default: GREEDY, but expensive cards first, attacks
 
 
-class Outcome(NamedTuple):
-    """How a playout ended: per-seat round points (as :meth:`Round.points`), the way
-    the round ended, the seat that went out (``None`` if blocked) the number of
-    actions applied (play, draw, pass, take) and whether the step cap ended it."""
-
-    points: list[int]
-    ended_by: EndedBy
-    winner: int | None
-    decisions: int
-    #: True if the playout hit the step cap (:data:`MAX_DECISIONS`) and was scored as
-    #: a blocked round instead of being played to its end.
-    capped: bool = False
-
-
 #: One recorded action of a traced playout: ``(seat, kind, cards, suit)`` with ``kind``
 #: one of ``play draw pass take``; ``cards`` are the played cards (engine order: first,
 #: sorted middle, last) or the drawn ones; ``suit`` is the declared suit (0..3) or None.
@@ -113,23 +108,12 @@ MAX_DECISIONS = 5000
 
 # ------------------------------------------------------------------------ tables
 
-_SUIT_MASK: tuple[int, ...] = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
-#: _RANK_MASK[r] (r = 1..13): the four cards of rank r; index 0 is empty.
-_RANK_MASK: tuple[int, ...] = (0, *(sum(1 << (s * 13 + r - 1) for s in range(4))
-                                    for r in range(1, 14)))
 _RANK: tuple[int, ...] = tuple(c % 13 + 1 for c in range(52))
 _SUIT: tuple[int, ...] = tuple(c // 13 for c in range(52))
 #: _ACCEPT[c]: cards that match an undeclared top card c (its suit or its rank).
 _ACCEPT: tuple[int, ...] = tuple(_SUIT_MASK[c // 13] | _RANK_MASK[c % 13 + 1]
                                  for c in range(52))
 _LOW13 = (1 << 13) - 1
-
-
-def _mask(cards: Sequence[int] | range) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
 
 
 class _Consts:
@@ -152,7 +136,7 @@ class _Consts:
         self.counters = _mask([c for c in cards if table.counters(c)])
         self.action = _mask([c for c in cards if table.rule(c).action])
         self.attackers = _mask([c for c in cards if effects[c].penalty or effects[c].skips])
-        self.starter = tuple(table.starter(c) for c in cards)
+        self.starter = tuple(table.starter(c) for c in range(CARD_INDICES))
         self.values13, self.groups = _values(table)
 
 
@@ -193,16 +177,6 @@ def _mask_value(m: int, t: Sequence[Sequence[int]]) -> int:
             + t[3][m >> 39])
 
 
-def _refill(stock: list[int], discard: list[int], shuffle: Callable[[list[int]], None]
-            ) -> None:
-    """R-RESHUFFLE: the discards under the top card, shuffled, become the stock (top at
-    the end); ``stock`` is refilled in place, so a bound ``stock.pop`` stays valid."""
-    stock[:] = discard[:-1]
-    del discard[:-1]
-    shuffle(stock)
-    stock.reverse()
-
-
 # ------------------------------------------------------------------------ public API
 
 
@@ -233,7 +207,7 @@ def playout_result(rnd: Round, rng: _random.Random, policy: Policy = Policy.GREE
         raise ValueError("max_decisions must be positive")
     n = rnd.players
     if rnd.ended_by is not None:
-        return Outcome(rnd.points(), rnd.ended_by, rnd.winner, 0)
+        return Outcome(rnd.points(), rnd.ended_by, rnd.winner, 0, False, rnd.loser)
     deck = rnd.deck
     if not isinstance(deck, OrderedDeck):
         raise MalformedInput(PlayoutCode.STOCK_UNKNOWN)
@@ -254,8 +228,16 @@ def playout_result(rnd: Round, rng: _random.Random, policy: Policy = Policy.GREE
     stock.reverse()  # top at the end
     discard: list[int] = list(rnd.discard)
     top = discard[-1]
-    acc = _SUIT_MASK[rnd.suit] if rnd.declared else _SUIT_MASK[rnd.suit] | _RANK_MASK[_RANK[top]]
     last = -1 if rnd.last_drawn is None else int(rnd.last_drawn)
+    table = rnd.rules.rule_table
+    if _house(table):
+        return run_house(
+            rnd.rules, table, n, h1, h2, stock, discard, int(rnd.suit), rnd.declared,
+            rnd.turn, rnd.direction, rnd.pending_draw, rnd.drawn, last, rnd.passes,
+            list(rnd.wild), rnd.pending_skip,
+            -1 if rnd.bounce_seat is None else rnd.bounce_seat, rnd.nopick, rnd.picking,
+            list(rnd.air), rng, int(policy), trace, max_decisions)
+    acc = _SUIT_MASK[rnd.suit] if rnd.declared else _SUIT_MASK[rnd.suit] | _RANK_MASK[_RANK[top]]
     return _run(rnd.rules, n, h1, h2, stock, discard, acc, rnd.turn, rnd.direction,
                 rnd.pending_draw, rnd.drawn, last, rnd.passes, list(rnd.wild),
                 rng, policy, trace, max_decisions)
@@ -322,13 +304,28 @@ def bench_result(rules: Ruleset, players: int, dealer: int, order: Sequence[int]
                 a |= bit
         h1[s], h2[s] = a, b
     top = discard[0]
-    wild = [rules.rule_table.wild_rank] * players
+    table = rules.rule_table
+    wild = [table.wild_rank] * players
+    if _house(table):
+        out = run_house(
+            rules, table, players, h1, h2, stock, discard, top // 13, False,
+            (dealer + 1) % players, 1, 0, 0, -1, 0, wild, 0, -1, False, False,
+            [False] * players, rng, int(policy), trace, MAX_DECISIONS)
+        return out.decisions, out.points, out
     out = _run(rules, players, h1, h2, stock, discard, _ACCEPT[top], (dealer + 1) % players,
                1, 0, 0, -1, 0, wild, rng, policy, trace, MAX_DECISIONS)
     return out.decisions, out.points, out
 
 
 # ------------------------------------------------------------------------ the loop
+
+
+@lru_cache(maxsize=16)
+def _house(table: RuleTable) -> bool:
+    """True for a table with rules of RULES.md §11 (wildcards, zimbabwe): those rounds
+    are played by :func:`p2p8s.playout_house.run_house`."""
+    return (table.jokers or table.counter_match or table.skip_counters or table.lucky
+            or any(r.choices or r.block or r.fits_any for r in table.cards))
 
 
 def _run(rules: Ruleset, n: int, h1: list[int], h2: list[int], stock: list[int],

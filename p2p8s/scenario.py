@@ -40,7 +40,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from p2p8s.cards import Card, Rank, Suit, decks_for, sort_hand, standard_deck
-from p2p8s.engine import DRAW, PASS, TAKE, Action, EngineCode, OrderedDeck, Play, Round
+from p2p8s.engine import (
+    DRAW,
+    LUCKY,
+    PASS,
+    TAKE,
+    Action,
+    Declare,
+    EngineCode,
+    OrderedDeck,
+    Play,
+    Round,
+)
 from p2p8s.errors import Code, IllegalAction, MalformedInput
 from p2p8s.rules import COUNTDOWN_START, Ruleset, check_players
 
@@ -77,6 +88,7 @@ class ScenarioCode(Code):
     SUIT_NOT_PLAY = "scenario-suit-not-play"  #: ``what``
     EMPTY_PLAY = "scenario-empty-play"  #: ``what``
     SUIT_NOT_TEXT = "scenario-suit-not-text"  #: ``what``
+    BAD_DECLARE = "scenario-bad-declare"  #: ``what``, ``value``, ``known`` (RULES.md §11)
     NOT_TRUE = "scenario-not-true"  #: ``what``, ``kind``
     NUMBERS_NOT_COUNTDOWN = "scenario-numbers-not-countdown"
     NUMBERS_PER_SEAT = "scenario-numbers-per-seat"  #: ``players``
@@ -93,7 +105,8 @@ class ScenarioCode(Code):
 KEYS = frozenset({"players", "dealer", "rules", "stock", "reshuffles", "actions",
                   "numbers", "hand_size", "partial_deck",
                   "rule", "description", "expect", "comment"})
-_ACTION_KEYS = frozenset({"seat", "play", "suit", "draw", "pass", "take"})
+_ACTION_KEYS = frozenset({"seat", "play", "suit", "declare", "draw", "pass", "take",
+                          "lucky"})
 
 #: Most digits a whole number in a scenario file may have (:func:`load_scenario`); no
 #: meaningful scenario value comes close, and Python refuses to convert numbers past
@@ -217,20 +230,22 @@ def _cards(value: Any, what: str) -> tuple[Card, ...]:
         raise MalformedInput(ScenarioCode.IN, what=what, error=exc) from None
 
 
-def _check_deck(stock: Sequence[Card], players: int, partial: bool) -> None:
-    """R-DECK: the complete deck (two decks for 6-7 players), or a sub-multiset of it."""
+def _check_deck(stock: Sequence[Card], players: int, partial: bool, jokers: bool) -> None:
+    """R-DECK: the complete deck (two decks for 6-7 players; with ``jokers`` two per
+    deck, R-ZW-DECK), or a sub-multiset of it."""
     decks = decks_for(players)
     counts = Counter(stock)
+    full = Counter(standard_deck(decks, jokers=jokers))
     for card, n in sorted(counts.items()):
-        if n > decks:
+        if n > full[card]:
             raise MalformedInput(ScenarioCode.CARD_TOO_OFTEN, card=card, times=n,
                                  players=players, decks=decks)
     if partial:
         return
-    missing = Counter(standard_deck(decks)) - counts
+    missing = full - counts
     if missing:
         raise MalformedInput(ScenarioCode.DECK_INCOMPLETE, cards=len(stock), players=players,
-                             needed=52 * decks, missing=sorted(missing.elements()))
+                             needed=full.total(), missing=sorted(missing.elements()))
 
 
 def _action(index: int, raw: Any, players: int) -> ScenarioAction:
@@ -247,11 +262,11 @@ def _action(index: int, raw: Any, players: int) -> ScenarioAction:
     if not 0 <= seat < players:
         raise MalformedInput(ScenarioCode.ACTION_BAD_SEAT, what=where, seat=seat,
                              players=players)
-    kinds = [k for k in ("play", "draw", "pass", "take") if k in raw]
+    kinds = [k for k in ("play", "draw", "pass", "take", "lucky") if k in raw]
     if len(kinds) != 1:
         raise MalformedInput(ScenarioCode.ACTION_KIND, what=where)
     kind = kinds[0]
-    if "suit" in raw and kind != "play":
+    if ("suit" in raw or "declare" in raw) and kind != "play":
         raise MalformedInput(ScenarioCode.SUIT_NOT_PLAY, what=where)
     if kind == "play":
         cards = _cards(raw["play"], f"{where}.play")
@@ -264,10 +279,15 @@ def _action(index: int, raw: Any, players: int) -> ScenarioAction:
             declared = None if suit is None else Suit.parse(suit)
         except MalformedInput as exc:
             raise MalformedInput(ScenarioCode.IN, what=f"{where}.suit", error=exc) from None
-        return ScenarioAction(seat, Play(cards, declared))
+        choice = raw.get("declare")
+        if choice is not None and choice not in set(Declare):
+            raise MalformedInput(ScenarioCode.BAD_DECLARE, what=f"{where}.declare",
+                                 value=str(choice)[:40], known=[str(d) for d in Declare])
+        return ScenarioAction(seat, Play(cards, declared,
+                                         None if choice is None else Declare(choice)))
     if raw[kind] is not True:
         raise MalformedInput(ScenarioCode.NOT_TRUE, what=where, kind=kind)
-    simple: dict[str, Action] = {"draw": DRAW, "pass": PASS, "take": TAKE}
+    simple: dict[str, Action] = {"draw": DRAW, "pass": PASS, "take": TAKE, "lucky": LUCKY}
     return ScenarioAction(seat, simple[kind])
 
 
@@ -299,7 +319,7 @@ def parse_scenario(data: Any) -> Scenario:
     if not isinstance(partial, bool):
         raise MalformedInput(ScenarioCode.NOT_BOOL, what="partial_deck")
     stock = _cards(data["stock"], "stock")
-    _check_deck(stock, players, partial)
+    _check_deck(stock, players, partial, rules.rule_table.jokers)
     raw_reshuffles = data.get("reshuffles", [])
     if not isinstance(raw_reshuffles, list):
         raise MalformedInput(ScenarioCode.NOT_A_LIST, what="reshuffles", of="cards")
@@ -362,7 +382,9 @@ def state_of(rnd: Round) -> dict[str, Any]:
     ``pending_draw``, ``drawn`` (cards drawn this turn), ``hands`` (per seat, sorted
     C D H S then A..K; ``"??"`` for a hidden card), ``stock`` and ``discard`` (sizes),
     ``round_over``, ``ended_by`` (null, ``"out"``, ``"blocked"``), ``winner``,
-    ``points`` (this round's score change per seat).
+    ``points`` (this round's score change per seat); RULES.md §11: ``pending_skip``,
+    ``picking`` (pick-and-play, R-ZW-PICKPLAY), ``nopick``, ``air`` (seats in the air,
+    R-ZW-OUT), ``bounce_seat`` (R-ZW-JACK), ``loser`` (R-ZW-SCORE).
     """
     return {
         "turn": rnd.turn,
@@ -380,6 +402,12 @@ def state_of(rnd: Round) -> dict[str, Any]:
         "ended_by": None if rnd.ended_by is None else str(rnd.ended_by),
         "winner": rnd.winner,
         "points": rnd.points(),
+        "pending_skip": rnd.pending_skip,
+        "picking": rnd.picking,
+        "nopick": rnd.nopick,
+        "air": [s for s in range(rnd.players) if rnd.air[s]],
+        "bounce_seat": rnd.bounce_seat,
+        "loser": rnd.loser,
     }
 
 

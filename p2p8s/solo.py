@@ -131,9 +131,10 @@ def first_dealer(seed: int, players: int) -> int:
     return _rng(seed, "dealer").randrange(players)
 
 
-def round_deck(seed: int, number: int, players: int) -> OrderedDeck:
-    """The stock of round ``number`` (1-based): a seeded shuffle and seeded reshuffles."""
-    cards = standard_deck(decks_for(players))
+def round_deck(seed: int, number: int, players: int, *, jokers: bool = False) -> OrderedDeck:
+    """The stock of round ``number`` (1-based): a seeded shuffle and seeded reshuffles;
+    ``jokers``: the deck holds them (R-ZW-DECK)."""
+    cards = standard_deck(decks_for(players), jokers=jokers)
     _rng(seed, "round", number).shuffle(cards)
 
     def reshuffle(discards: Sequence[Card]) -> list[Card]:
@@ -297,7 +298,8 @@ class SoloSession:
 
     def _deal(self) -> Round:
         number = len(self.actions) + 1
-        rnd = self.match.start_round(round_deck(self.seed, number, self.settings.players))
+        rnd = self.match.start_round(round_deck(self.seed, number, self.settings.players,
+                                                     jokers=self.settings.rules.rule_table.jokers))
         self.actions.append([])
         return rnd
 

@@ -13,7 +13,17 @@ import p2p8s.match
 import p2p8s.rules
 import p2p8s.ruletable
 import p2p8s.scenario
-from p2p8s.cards import ALL_CARDS, Card, Rank, Suit, decks_for, parse_cards, standard_deck
+from p2p8s.cards import (
+    ALL_CARDS,
+    JOKERS,
+    Card,
+    Rank,
+    Suit,
+    deck_card,
+    decks_for,
+    parse_cards,
+    standard_deck,
+)
 from p2p8s.cli import words
 from p2p8s.cli.words import PLAIN
 from p2p8s.errors import MalformedInput
@@ -48,9 +58,30 @@ def test_card_fields() -> None:
     assert Card.of(12, 3).pretty(ascii=True) == "QS"
     assert repr(q) == "Card.parse('QS')"
     with pytest.raises(MalformedInput):
-        Card(52)
+        Card(56)
     with pytest.raises(MalformedInput):
         Card.of(14, 0)
+
+
+def test_jokers() -> None:
+    """R-ZW-DECK: X1..X4 are cards 52..55 with no rank and no suit; text round trip."""
+    assert [str(j) for j in JOKERS] == ["X1", "X2", "X3", "X4"]
+    for j in JOKERS:
+        assert Card.parse(str(j)) is j and Card.parse(str(j).lower()) is j and Card(int(j)) is j
+        assert j.joker and j.rank is None and j.suit is None
+    assert Card.parse("X1") == 52 and JOKERS[0].pretty(ascii=True) == "X1"
+    assert not any(c.joker for c in ALL_CARDS)
+    one, two = standard_deck(jokers=True), standard_deck(2, jokers=True)
+    assert len(one) == 54 and one[52:] == list(JOKERS[:2])
+    assert len(two) == 108 and two[104:] == list(JOKERS) and two[:104] == standard_deck(2)
+    assert [deck_card(k, 108) for k in (0, 52, 103, 104, 107)] == [
+        Card.parse(t) for t in ("AC", "AC", "KS", "X1", "X4")]
+    for bad in ((54, 54), (0, 53), (52, 52)):
+        with pytest.raises(MalformedInput):
+            deck_card(*bad)
+    for text in ("X0", "X5", "XX"):
+        with pytest.raises(MalformedInput):
+            Card.parse(text)
 
 
 def test_decks() -> None:

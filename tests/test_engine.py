@@ -15,6 +15,7 @@ from p2p8s.cards import Card, Suit, parse_cards, standard_deck
 from p2p8s.cli.words import PLAIN
 from p2p8s.engine import (
     DRAW,
+    LUCKY,
     PASS,
     TAKE,
     Deck,
@@ -49,7 +50,7 @@ def rig(rules: Ruleset, hands: Sequence[str], after: str, *, dealer: int = 0,
     order += cards(after)
     if fill:
         used = list(order)
-        for c in standard_deck(2 if players >= 6 else 1):
+        for c in standard_deck(2 if players >= 6 else 1, jokers=rules.rule_table.jokers):
             if c in used:
                 used.remove(c)
             else:
@@ -148,13 +149,14 @@ def test_bug_drawn_eight_with_another_eight() -> None:
     """Bug found in review: after drawing 8H while holding 8C, the play of both 8s was
     not listed (the all-wild listing wanted the drawn card to sort first) and its
     sorted form was refused. Now it is listed sorted, accepted in any order, and
-    applied in the sorted order (top 8H)."""
+    applied in the sorted order (top 8H). R-DRAW-ANY (draw_when_playable on): the held
+    8C alone may be played too."""
     r = rig(Ruleset(draw_when_playable=True),
             ["2C 3C 4C 6C 7C 9C TC", "8C 3S 4S 6S 7S 9S JS"], "5D 8H")
     r.apply(DRAW)
     legal = r.legal_actions()
     both = Play(tuple(cards("8C 8H")), Suit.SPADES)
-    assert both in legal and Play((Card.parse("8C"),), Suit.SPADES) not in legal
+    assert both in legal and Play((Card.parse("8C"),), Suit.SPADES) in legal
     assert r.canonical(Play(tuple(cards("8H 8C")), Suit.SPADES)) == both
     twin = r.copy()
     twin.apply(Play(tuple(cards("8H 8C")), Suit.SPADES))
@@ -176,15 +178,31 @@ def test_bug_two_decks_list_each_action_once() -> None:
 
 
 def test_after_draw_only_the_drawn_card() -> None:
-    """Interpretation: after drawing, only the drawn card may start a play (R-DRAW)."""
-    r = rig(Ruleset(draw_when_playable=True), ["2C 3C 4C 6C 7C 9C TC",
-                                              "3D KS 4S 6S 7S 9S JS"], "5D KD")
+    """Interpretation: after drawing, only the drawn card may start a play (R-DRAW);
+    with draw_when_playable on any playable card may, and drawing goes on under the
+    limit (R-DRAW-ANY)."""
+    r = rig(Ruleset(), ["2C 3C 4C 6C 7C 9C TC", "3S KS 4S 6S 7S 9S JS"], "5D KD")
     r.apply(DRAW)
     assert plays(r) == ["play KD", "play KD KS", "pass"]
-    with pytest.raises(IllegalAction) as info:
-        r.apply(Play((Card.parse("3D"),)))
-    assert "only play the drawn card" in PLAIN.error(info.value)
-    assert info.value.rule == "R-DRAW"
+    any_card = rig(Ruleset(draw_when_playable=True), ["2C 3C 4C 6C 7C 9C TC",
+                                                     "3D KS 4S 6S 7S 9S JS"], "5D KD")
+    any_card.apply(DRAW)
+    assert [str(a) for a in any_card.legal_actions()] == [
+        "play 3D", "play KD", "play KD KS", "draw", "pass"]
+    any_card.apply(Play((Card.parse("3D"),)))
+    assert str(any_card.top) == "3D" and any_card.turn == 0
+
+
+def test_draw_any_fixed_case() -> None:
+    """RULES.md §11.3 case 1 (R-DRAW-ANY): draw limit 1, top 7H, hand {5H, KC}: after
+    drawing a 3S the player may play 5H (it was refused before) or pass."""
+    r = rig(Ruleset(draw_when_playable=True, draw_limit=1),
+            ["2C 9C", "5H KC"], "7H 3S")
+    assert [str(a) for a in r.legal_actions()] == ["play 5H", "draw"]
+    r.apply(DRAW)
+    assert [str(a) for a in r.legal_actions()] == ["play 5H", "pass"]
+    r.apply(Play((Card.parse("5H"),)))
+    assert r.turn == 0 and str(r.top) == "5H"
 
 
 def test_unplayable_draw_must_draw_again() -> None:
@@ -363,3 +381,20 @@ def test_event_effects(players: int, play: str, skipped: tuple[int, ...], revers
     assert (e.skipped, e.reversed, e.next_turn, e.direction) == (skipped, reversed_, nxt,
                                                                   direction)
     assert e.next_turn == r.turn and e.direction == r.direction
+
+
+def test_a_player_in_the_air_who_keeps_the_lucky_card_is_down_again() -> None:
+    """R-ZW-LUCKY, R-ZW-OUT: in the air, facing a penalty with one card left to draw
+    (reshuffle off), the lucky card is taken: the player holds it and is no longer in
+    the air, so they may pick and play it."""
+    rules = Ruleset.for_preset("zimbabwe", reshuffle=False)
+    order = parse_cards(["3C", "4C", "5D", "6D", "9H", "9C"])
+    r = Round.deal(rules, players=2, dealer=0, deck=OrderedDeck(order), hand_size=2)
+    assert str(r.top) == "9H" and r.stock_size == 1
+    r.hands[1] = []
+    r.air[1] = True
+    r.turn, r.pending_draw = 1, 2
+    event = r.apply(LUCKY)
+    assert event.lucky == Card.parse("9C") and event.drawn == (Card.parse("9C"),)
+    assert r.hands[1] == [Card.parse("9C")] and not r.air[1] and r.picking
+    assert Play((Card.parse("9C"),)) in r.legal_actions()

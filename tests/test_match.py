@@ -257,3 +257,76 @@ def test_finish_round_rejects_a_round_of_another_match() -> None:
     assert m.results == [] and m.totals == [0, 0, 0]
     m.finish_round(_finished_round(players=3, dealer=0))
     assert len(m.results) == 1 and m.dealer == 1
+
+
+@pytest.mark.parametrize("players, target", [(2, 100), (3, 150), (4, 200), (7, 350)])
+def test_target_wildcards_per_seat(players: int, target: int) -> None:
+    """R-WC-SCORE: target 50 per seat, solo and at a friends' table."""
+    rules = Ruleset.for_preset("wildcards")
+    assert Match(rules, players=players, dealer=0).target == target
+    assert Match(rules, players=players, dealer=0, solo=False).target == target
+
+
+def test_wildcards_scores_classic_first_to_the_target() -> None:
+    """R-WC-SCORE: the player who goes out collects (R-PTS-CLASSIC), a blocked round
+    pays the lowest hands (R-BLOCKED-CLASSIC); the highest total at the target wins,
+    a tie at the top plays on (R-TARGET-CLASSIC)."""
+    rules = Ruleset.for_preset("wildcards")
+    assert rules.rule_table.round_points([0, 12, 30], 0) == [42, 0, 0]
+    assert rules.rule_table.round_points([12, 30, 12], None) == [18, 0, 18]
+    m = Match(rules, players=2, dealer=0)
+    m.record([99, 0], went_out=0)
+    assert not m.over
+    m.record([0, 101], went_out=1)
+    assert m.winner == 1 and m.totals == [99, 101]  # first to reach the target
+    m = Match(rules, players=2, dealer=0)
+    m.record([120, 110])
+    assert m.winner == 0  # both reached it: the highest wins
+    m = Match(rules, players=2, dealer=0)
+    m.record([100, 100])
+    assert not m.over  # tie at the top
+    m.record([0, 7], went_out=1)
+    assert m.winner == 1
+
+
+@pytest.mark.parametrize("players, solo, target", [(2, True, 100), (4, True, 200),
+                                                   (7, True, 350), (4, False, 100)])
+def test_target_zimbabwe_is_table_rules(players: int, solo: bool, target: int) -> None:
+    """R-ZW-SCORE: R-TARGET-TABLE (solo 50 per seat, a friends' table 100) and
+    R-WIN-TABLE (lowest total; a shared lowest plays on)."""
+    rules = Ruleset.for_preset("zimbabwe")
+    assert Match(rules, players=players, dealer=0, solo=solo).target == target
+    m = Match(rules, players=4, dealer=0, target=200)
+    m.record([210, 95, 95, 120])
+    assert not m.over
+    m.record([0, 5, 0, 0])
+    assert m.winner == 2
+
+
+def test_zimbabwe_round_result_names_winner_and_loser() -> None:
+    """R-ZW-SCORE: a finished zimbabwe round names who went out and the highest hand;
+    to_dict keeps the loser, other presets write none."""
+    rules = Ruleset.for_preset("zimbabwe")
+    m = Match(rules, players=3, dealer=0, target=10_000)
+    named = 0
+    for seed in range(1, 30):
+        deck = standard_deck(jokers=True)
+        random.Random(seed).shuffle(deck)
+        rnd = m.start_round(OrderedDeck(deck))
+        _play_out(rnd, seed)
+        result = m.finish_round(rnd)
+        assert result.winner == rnd.winner and result.loser == rnd.loser
+        if result.loser is not None:
+            named += 1
+            values = [rnd.hand_value(s) for s in range(3)]
+            assert values[result.loser] == max(values)
+            assert values.count(max(values)) == 1
+            assert result.points == tuple(values)  # R-PTS-TABLE
+    assert named > 20
+    data = json.loads(json.dumps(m.to_dict()))
+    assert [r.get("loser") for r in data["results"]] == [r.loser for r in m.results]
+    twin = Match.from_dict(data)
+    assert [r.loser for r in twin.results] == [r.loser for r in m.results]
+    table = Match(Ruleset(), players=2, dealer=0, target=1000)
+    table.record([1, 2])
+    assert table.results[0].loser is None and "loser" not in table.to_dict()["results"][0]

@@ -4,7 +4,9 @@ Both sides play the same policy from one seeded choice stream: the engine side p
 among the first cards of :meth:`Round.legal_actions` (distinct, ascending) with
 ``int(rng.random() * k)`` exactly where the fast path does, and the engine's deck
 reshuffles with ``rng.shuffle`` on the same discards. Transcripts, points, the way the
-round ended and the winner must be identical, for every rules knob of RULES.md §2.
+round ended and the winner must be identical, for every rules knob of RULES.md §2,
+and for the presets of RULES.md §11 (p2p8s.playout_house: declared choices, the lucky
+card, pick-and-play, in the air and the loser too).
 """
 
 from __future__ import annotations
@@ -17,12 +19,18 @@ import pytest
 
 from p2p8s.cards import Card, Suit, decks_for, standard_deck
 from p2p8s.cli.words.rules import describe_rules
+from p2p8s.effects import ends_round, wild_on_wild
 from p2p8s.engine import (
     DRAW,
+    LUCKY,
     PASS,
     TAKE,
     Action,
+    Declare,
     Draw,
+    EndedBy,
+    Event,
+    Lucky,
     OrderedDeck,
     Pass,
     Play,
@@ -41,7 +49,7 @@ from p2p8s.playout import (
     playout,
     playout_result,
 )
-from p2p8s.rules import Ruleset, Variant
+from p2p8s.rules import Ruleset, Variant, round_points
 
 # ------------------------------------------------------------------ the engine side
 
@@ -68,36 +76,49 @@ def _pick(cands: list[Card], rng: random.Random) -> Card:
 def _suit_counts(rest: list[Card]) -> list[int]:
     counts = [0, 0, 0, 0]
     for c in rest:
-        counts[c // 13] += 1
+        if c.suit is not None:
+            counts[c.suit] += 1
     return counts
 
 
-def _most_held(rest: list[Card]) -> int:
-    counts = _suit_counts(rest)
-    return counts.index(max(counts))
-
-
 def _play(r: Round, first: Card, policy: Policy, rng: random.Random) -> Play:
+    """The play of the playouts' policy starting with ``first`` (R-MULTI, R-EIGHT, the
+    declarations of RULES.md §11)."""
     seat = r.turn
+    table = r.rules.rule_table
     hand = [c for c in r.hands[seat] if c is not None]
     rest = list(hand)
     rest.remove(first)
     wild = first.rank == r.wild[seat]
-    if wild:
-        if not rest:
-            return Play((first,))
-        suit = _most_held(rest) if policy != Policy.RANDOM else int(rng.random() * 4)
-        return Play((first,), Suit(suit))
-    if policy != Policy.RANDOM and r.rules.multi_play:
-        same = sorted(c for c in rest if c.rank == first.rank)
+    cards: tuple[Card, ...] = (first,)
+    if (policy != Policy.RANDOM and r.rules.multi_play and not r.picking and not wild
+            and first.rank is not None):
+        same = sorted(c for c in rest if c.rank == first.rank
+                      and (not r.pending_draw or table.counters(c)))
         if same:
             for c in same:
                 rest.remove(c)
             counts = _suit_counts(rest)
             last = max(same, key=lambda c: (counts[c // 13], -c))
             same.remove(last)
-            return Play((first, *same, last))
-    return Play((first,))
+            cards = (first, *same, last)
+    if ends_round(r, seat, cards):
+        return Play(cards)
+    suit: Suit | None = None
+    if wild and not wild_on_wild(r, seat):
+        if policy != Policy.RANDOM:
+            counts = _suit_counts(rest)
+            suit = Suit(counts.index(max(counts)))
+        else:
+            suit = Suit(int(rng.random() * 4))
+    rule = table.rule(first)
+    declare: Declare | None = None
+    if rule.choices:
+        k = len(rule.choices)
+        declare = rule.choices[int(rng.random() * k)] if k > 1 else rule.choices[0]
+    elif rule.nopick and (policy != Policy.RANDOM or rng.random() < 0.5):
+        declare = Declare.NOPICK
+    return Play(cards, suit, declare)
 
 
 def _smart_first(r: Round, firsts: list[Card], rng: random.Random) -> Card:
@@ -126,11 +147,20 @@ def _smart_first(r: Round, firsts: list[Card], rng: random.Random) -> Card:
 
 
 def engine_choose(r: Round, policy: Policy, rng: random.Random) -> Action:
-    """The policy of :mod:`p2p8s.playout`, on the engine's legal actions."""
+    """The policy of :mod:`p2p8s.playout` and :mod:`p2p8s.playout_house`, on the
+    engine's legal actions."""
     legal = r.legal_actions()
     firsts = sorted({a.cards[0] for a in legal if isinstance(a, Play)})
-    if r.pending_draw:
-        action: Action = _play(r, _pick(firsts, rng), policy, rng) if firsts else TAKE
+    if r.pending_skip or r.pending_draw:
+        if firsts:
+            action: Action = _play(r, _pick(firsts, rng), policy, rng)
+        elif r.pending_skip:
+            action = PASS
+        elif LUCKY in legal and (rng.random() < 0.5 if policy == Policy.RANDOM
+                                 else r.pending_draw > 2):
+            action = LUCKY
+        else:
+            action = TAKE
     elif firsts:
         if policy == Policy.SMART:
             first = _smart_first(r, firsts, rng)
@@ -147,7 +177,7 @@ def engine_choose(r: Round, policy: Policy, rng: random.Random) -> Action:
     return action
 
 
-def _step(event_action: Action, seat: int, drawn: tuple[Card | None, ...]) -> TraceStep:
+def _plain_step(event_action: Action, seat: int, drawn: tuple[Card | None, ...]) -> TraceStep:
     a = event_action
     if isinstance(a, Play):
         return (seat, "play", tuple(int(c) for c in a.cards),
@@ -161,19 +191,35 @@ def _step(event_action: Action, seat: int, drawn: tuple[Card | None, ...]) -> Tr
     return (seat, "pass", (), None)
 
 
+def _step(ev: Event) -> TraceStep:
+    a = ev.action
+    if isinstance(a, Play):
+        kind = "play" if a.declare is None else f"play!{a.declare}"
+        return (ev.seat, kind, tuple(int(c) for c in a.cards),
+                None if a.suit is None else int(a.suit))
+    if isinstance(a, Lucky):
+        assert ev.lucky is not None
+        got = tuple(int(c) for c in ev.drawn if c is not None) or (int(ev.lucky),)
+        return (ev.seat, "lucky", got, None)
+    return _plain_step(a, ev.seat, ev.drawn)
+
+
 def engine_run(r: Round, policy: Policy, rng: random.Random, box: _Box,
-               cap: int = 20_000) -> tuple[list[TraceStep], Outcome]:
-    """Play ``r`` to its end through Round.apply; the transcript and the outcome."""
+              cap: int = MAX_DECISIONS) -> tuple[list[TraceStep], Outcome]:
+    """Play ``r`` through Round.apply to its end, or ``cap`` actions (then scored as
+    blocked, as the playouts' step cap); the transcript and the outcome."""
     box.rng = rng
     trace: list[TraceStep] = []
     for _ in range(cap):
         if r.over:
             break
-        seat = r.turn
-        ev = r.apply(engine_choose(r, policy, rng))
-        trace.append(_step(ev.action, seat, ev.drawn))
-    assert r.ended_by is not None, "the engine round did not end"
-    return trace, Outcome(r.points(), r.ended_by, r.winner, len(trace))
+        trace.append(_step(r.apply(engine_choose(r, policy, rng))))
+    if not r.over:
+        values = [r.hand_value(s) for s in range(r.players)]
+        return trace, Outcome(round_points(r.rules, values, None), EndedBy.BLOCKED, None,
+                              len(trace), True)
+    assert r.ended_by is not None
+    return trace, Outcome(r.points(), r.ended_by, r.winner, len(trace), False, r.loser)
 
 
 # ------------------------------------------------------------------ configurations
@@ -310,6 +356,7 @@ def test_finished_round_returns_its_points() -> None:
     box = _Box()
     r = _deal(Ruleset(), 3, 5, box)
     engine_run(r, Policy.RANDOM, random.Random(3), box)
+    assert r.over
     out = playout_result(r, random.Random(0))
     assert out == Outcome(r.points(), r.ended_by, r.winner, 0)  # type: ignore[arg-type]
 
@@ -416,3 +463,111 @@ def test_the_cap_never_cuts_a_real_round() -> None:
             assert not out.capped
             worst = max(worst, out.decisions)
     assert worst < MAX_DECISIONS // 5
+
+
+@pytest.mark.parametrize("preset", ["wildcards", "zimbabwe"])
+@pytest.mark.parametrize("players", range(2, 8))
+def test_house_presets_play_whole_rounds(preset: str, players: int) -> None:
+    """RULES.md §11 presets: every round ends (or is capped); jokers are dealt with
+    zimbabwe."""
+    rules = Ruleset.for_preset(preset)
+    for seed in range(3):
+        order = standard_deck(decks_for(players), jokers=rules.rule_table.jokers)
+        random.Random(seed).shuffle(order)
+        trace: list[TraceStep] = []
+        decisions, points, out = bench_result(rules, players, 0, order,
+                                              random.Random(seed), Policy.GREEDY, trace)
+        assert decisions == len(trace) == out.decisions > 0
+        assert len(points) == players and (out.capped or out.ended_by is not None)
+
+
+# ------------------------------------------------------------------ RULES.md §11 presets
+
+
+HOUSE = [
+    Ruleset.for_preset("wildcards"),
+    Ruleset.for_preset("zimbabwe"),
+    Ruleset.for_preset("wildcards", multi_play=True, draw_limit=2),
+    Ruleset.for_preset("zimbabwe", draw_when_playable=False, reshuffle=False),
+    Ruleset.for_preset("zimbabwe", multi_play=False, draw_limit=0, hand_size=5),
+]
+HOUSE_IDS = ["wildcards", "zimbabwe", "wildcards_multi_limit2", "zimbabwe_strict_noreshuffle",
+             "zimbabwe_single_unlimited"]
+
+
+def _house_deal(rules: Ruleset, players: int, seed: int, box: _Box) -> Round:
+    rng = random.Random(seed)
+    order = standard_deck(decks_for(players), jokers=rules.rule_table.jokers)
+    rng.shuffle(order)
+    dealer = rng.randrange(players)
+    if rng.random() < (0.2 if rules.reshuffle else 0.5):
+        size = rng.randint(1, (len(order) - 1) // players)
+        try:
+            return Round.deal(rules, players=players, dealer=dealer,
+                              deck=_deck(order, box), hand_size=size)
+        except MalformedInput:
+            pass
+    return Round.deal(rules, players=players, dealer=dealer, deck=_deck(order, box))
+
+
+@pytest.mark.parametrize("policy", list(Policy), ids=lambda p: p.name)
+@pytest.mark.parametrize("rules", HOUSE, ids=HOUSE_IDS)
+def test_house_playout_matches_engine_from_deal_and_midround(rules: Ruleset,
+                                                             policy: Policy) -> None:
+    """RULES.md §11: the fast loop of p2p8s.playout_house plays exactly the engine's
+    rules, action for action, from the deal and from mid-round states (pending skips
+    and penalties, pick-and-play, players in the air), for 2..7 players."""
+    box = _Box()
+    states: set[str] = set()
+    for players, k in product(range(2, 8), range(8)):
+        seed = 1000 * players + 17 * k + 7 * int(policy) + HOUSE.index(rules) * 131
+        r = _house_deal(rules, players, seed, box)
+        walk = random.Random(seed + 1)
+        box.rng = walk
+        steps = walk.choice([0, 0, 1, 3, 10, 40, -1, -2, -3])
+        for _ in range(steps if steps >= 0 else 500):
+            if r.over or (steps == -1 and (r.pending_draw or r.pending_skip)) or (
+                    steps == -2 and (r.picking or any(r.air))) or (steps == -3 and r.drawn):
+                break
+            r.apply(engine_choose(r, policy, walk))
+        states.update(name for name, on in [
+            ("skip", r.pending_skip), ("penalty", r.pending_draw), ("picking", r.picking),
+            ("air", any(r.air)), ("drawn", r.drawn), ("bounce", r.bounce_seat is not None)]
+            if on)
+        before = _snapshot(r)
+        fast_trace: list[TraceStep] = []
+        fast = playout_result(r, random.Random(seed + 2), policy, fast_trace)
+        assert _snapshot(r) == before, "playout modified the round"
+        eng_trace, eng = engine_run(r, policy, random.Random(seed + 2), box)
+        assert fast_trace == eng_trace, (players, seed)
+        assert fast == eng, (players, seed)
+    assert "penalty" in states
+
+
+@pytest.mark.parametrize("preset", ["wildcards", "zimbabwe"])
+@pytest.mark.parametrize("policy", list(Policy), ids=lambda p: p.name)
+def test_house_bench_round_matches_engine_deal_and_play(preset: str, policy: Policy) -> None:
+    rules = Ruleset.for_preset(preset)
+    box = _Box()
+    kinds: set[str] = set()
+    for players, seed in product(range(2, 8), range(6)):
+        rng = random.Random(seed * 31 + players)
+        order = standard_deck(decks_for(players), jokers=rules.rule_table.jokers)
+        rng.shuffle(order)
+        dealer = rng.randrange(players)
+        hands, stock, discard = deal_state(rules, players, dealer, order)
+        r = Round.deal(rules, players=players, dealer=dealer, deck=_deck(order, box))
+        assert hands == [list(h) for h in r.hands] and discard == r.discard
+        assert isinstance(r.deck, OrderedDeck) and stock[::-1] == r.deck.top_first()
+        trace: list[TraceStep] = []
+        decisions, points, out = bench_result(rules, players, dealer, order,
+                                              random.Random(seed), policy, trace)
+        eng_trace, eng = engine_run(r, policy, random.Random(seed), box)
+        assert trace == eng_trace, (players, seed)
+        assert out == eng and (decisions, points) == (eng.decisions, eng.points)
+        kinds.update(k for _, k, _, _ in trace)
+    if preset == "zimbabwe":
+        assert {"play!reverse", "play!bounce", "lucky", "take"} <= kinds or policy != Policy.RANDOM
+        assert "play!nopick" in kinds or policy == Policy.RANDOM
+    else:
+        assert {"play!skip", "play!reverse"} <= kinds

@@ -21,8 +21,19 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from p2p8s.cards import ALL_CARDS, Card, Rank, Suit, decks_for, standard_deck
-from p2p8s.engine import DRAW, PASS, TAKE, Action, EndedBy, OrderedDeck, Play, Round
+from p2p8s.cards import EVERY_CARD, Card, Rank, Suit, decks_for, standard_deck
+from p2p8s.engine import (
+    DRAW,
+    LUCKY,
+    PASS,
+    TAKE,
+    Action,
+    Declare,
+    EndedBy,
+    OrderedDeck,
+    Play,
+    Round,
+)
 from p2p8s.errors import IllegalAction
 from p2p8s.rules import Ruleset, Variant
 
@@ -41,7 +52,7 @@ class Setup:
 
     def deal(self) -> tuple[Round, random.Random]:
         rng = random.Random(self.seed)
-        deck = standard_deck(decks_for(self.players))
+        deck = standard_deck(decks_for(self.players), jokers=self.rules.rule_table.jokers)
         rng.shuffle(deck)
         shuffler = random.Random(self.seed + 1)
         od = OrderedDeck(deck, lambda cards: shuffler.sample(list(cards), len(cards)))
@@ -56,8 +67,12 @@ def setups(draw: st.DrawFn, *, drawing: bool = False) -> Setup:
     drawn-card rules and multi-plays meet most often."""
     players = draw(st.integers(2, 7))
     variant = draw(st.sampled_from(list(Variant)))
+    action_cards = draw(st.booleans())
+    preset = (draw(st.sampled_from(["table", "wildcards", "zimbabwe"]))
+              if action_cards and variant is Variant.STANDARD else "table")
     rules = Ruleset(
-        action_cards=draw(st.booleans()),
+        preset=preset,
+        action_cards=action_cards,
         multi_play=drawing or draw(st.booleans()),
         draw_limit=draw(st.sampled_from([0, 1, 2, 3, 5])),
         draw_when_playable=drawing or draw(st.booleans()),
@@ -76,7 +91,8 @@ def snapshot(r: Round) -> tuple[Any, ...]:
     return (r.rules, r.players, r.dealer, tuple(r.deck.top_first()),
             tuple(tuple(h) for h in r.hands), tuple(r.discard), r.suit, r.declared,
             r.direction, r.turn, r.pending_draw, r.drawn, r.last_drawn, r.passes,
-            tuple(r.wild), r.ended_by, r.winner, r.reshuffles, tuple(r.log))
+            tuple(r.wild), r.ended_by, r.winner, r.reshuffles, tuple(r.log),
+            r.pending_skip, r.bounce_seat, r.nopick, r.picking, tuple(r.air), r.loser)
 
 
 def check_cards(r: Round, full: Counter[Card]) -> None:
@@ -97,15 +113,19 @@ def random_action(r: Round, rng: random.Random) -> Action:
         return PASS
     if kind < 0.3:
         return TAKE
+    if kind < 0.35:
+        return LUCKY
     hand = [c for c in r.hands[r.turn] if c is not None]
-    pool = hand + list(rng.sample(ALL_CARDS, 4))
+    pool = hand + list(rng.sample(EVERY_CARD, 4))
     if hand and rng.random() < 0.5:  # same-rank groups from the hand, shuffled
         rank = rng.choice(hand).rank
-        pool = [c for c in hand if c.rank == rank] + [Card.of(rank, rng.randrange(4))]
+        if rank is not None:
+            pool = [c for c in hand if c.rank == rank] + [Card.of(rank, rng.randrange(4))]
     cards = [rng.choice(pool) for _ in range(rng.choice([1, 1, 2, 3, 4]))]
     rng.shuffle(cards)
     suit = rng.choice([None, None, *Suit])
-    return Play(tuple(cards), suit)
+    declare = rng.choice([None, None, None, *Declare])
+    return Play(tuple(cards), suit, declare)
 
 
 def policy(r: Round, rng: random.Random, legal: list[Action]) -> Action:
@@ -130,7 +150,7 @@ def test_legal_and_illegal_actions_drawing_tables(setup: Setup) -> None:
 
 def legal_and_illegal(setup: Setup) -> None:
     r, rng = setup.deal()
-    full = Counter(standard_deck(decks_for(setup.players)))
+    full = Counter(standard_deck(decks_for(setup.players), jokers=setup.rules.rule_table.jokers))
     check_cards(r, full)
     steps = 0
     while not r.over and steps < 250:
@@ -193,11 +213,22 @@ def classic_value(c: Card) -> int:
     return int(c.rank)  # A = 1, 2..7, 9, T face value
 
 
+def zimbabwe_value(c: Card) -> int:
+    """R-ZW-SCORE, from the rule text: joker 50, 8 50; 2, 7, J, A 20; Q, K 10."""
+    if c.rank is None or c.rank == Rank.EIGHT:
+        return 50
+    if c.rank in (Rank.TWO, Rank.SEVEN, Rank.JACK, Rank.ACE):
+        return 20
+    return 10 if c.rank in (Rank.QUEEN, Rank.KING) else int(c.rank)
+
+
 def expected_points(r: Round) -> list[int]:
     n = r.players
     if r.rules.countdown:
         return [0] * n
-    if r.rules.action_cards:
+    if r.rules.preset == "zimbabwe":
+        return [sum(zimbabwe_value(c) for c in h if c is not None) for h in r.hands]
+    if r.rules.action_cards and r.rules.preset == "table":
         return [sum(table_value(c) for c in h if c is not None) for h in r.hands]
     values = [sum(classic_value(c) for c in h if c is not None) for h in r.hands]
     if r.ended_by is EndedBy.OUT:
@@ -212,7 +243,7 @@ def expected_points(r: Round) -> list[int]:
 @given(setups())
 def test_games_end_and_score(setup: Setup) -> None:
     r, rng = setup.deal()
-    full = Counter(standard_deck(decks_for(setup.players)))
+    full = Counter(standard_deck(decks_for(setup.players), jokers=setup.rules.rule_table.jokers))
     steps = 0
     while not r.over:
         assert r.points() == [0] * r.players
@@ -226,7 +257,9 @@ def test_games_end_and_score(setup: Setup) -> None:
         assert r.pending_draw == 0  # R-OUT: pending effects lapse
     else:
         assert r.winner is None
-        assert all(h for h in r.hands)
+        # an empty hand only for a player in the air with nothing left to draw (R-ZW-OUT)
+        assert all(h for h in r.hands) or (r.rules.rule_table.in_the_air
+                                           and not r.can_draw())
         assert [type(e.action) for e in r.log[-r.players:]] == [type(PASS)] * r.players
 
 

@@ -36,6 +36,8 @@ from p2p8s.ruletable import (
     CLASSIC,
     PRESETS,
     TABLE,
+    WILDCARDS,
+    ZIMBABWE,
     CardRule,
     Effect,
     RuleTable,
@@ -97,7 +99,8 @@ def test_classic_as_data() -> None:
     assert CLASSIC.hand_value(_EXAMPLE) == 86  # §10.11
     assert CLASSIC.round_points([12, 30, 12], None) == [18, 0, 18]  # §10.7
     assert CLASSIC.round_points([0, 30, 12], 0) == [42, 0, 0]
-    assert PRESETS == {"table": TABLE, "classic": CLASSIC}
+    assert PRESETS == {"table": TABLE, "classic": CLASSIC, "wildcards": WILDCARDS,
+                       "zimbabwe": ZIMBABWE}
 
 
 def test_rulesets_pick_their_table() -> None:

@@ -44,7 +44,7 @@ def play_round(match: Match, bots: Sequence[Bot], deck_rng: random.Random,
                bot_rngs: Sequence[random.Random]) -> Round:
     """Deal the match's next round from a deck shuffled by ``deck_rng`` and let each
     seat's bot play it out. Raises MalformedInput if a round exceeds MAX_ACTIONS."""
-    cards = standard_deck(decks_for(match.players))
+    cards = standard_deck(decks_for(match.players), jokers=match.rules.rule_table.jokers)
     deck_rng.shuffle(cards)
     rnd = match.start_round(OrderedDeck(cards, _Shuffler(deck_rng)))
     for _ in range(MAX_ACTIONS):

@@ -46,6 +46,15 @@ class View:
     totals: tuple[int, ...] = ()
     target: int = 0
     numbers: tuple[int, ...] = field(default=())
+    #: the public turn state of RULES.md §11 (the engine's Round fields of the same
+    #: names): skips the player on turn faces (R-ZW-SEVEN), the seat after whose turn a
+    #: bounce flips the direction back (R-ZW-JACK), a ``nopick`` penalty pending, the
+    #: player on turn may pick and play (R-ZW-PICKPLAY), who is in the air (R-ZW-OUT)
+    pending_skip: int = 0
+    bounce_seat: int | None = None
+    nopick: bool = False
+    picking: bool = False
+    air: tuple[bool, ...] = ()
 
 
 def view_of(rnd: Round, seat: int, match: Match | None = None) -> View:
@@ -78,6 +87,11 @@ def view_of(rnd: Round, seat: int, match: Match | None = None) -> View:
         totals=tuple(match.totals) if match else (),
         target=match.target if match else 0,
         numbers=tuple(match.numbers) if match else (),
+        pending_skip=rnd.pending_skip,
+        bounce_seat=rnd.bounce_seat,
+        nopick=rnd.nopick,
+        picking=rnd.picking,
+        air=tuple(rnd.air),
     )
 
 

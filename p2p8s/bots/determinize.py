@@ -67,7 +67,7 @@ def sample_hands(view: View, know: TableKnowledge, rng: random.Random,
             u = rng.random()
             if c in forb:
                 spill.append((u, i))
-            elif suit is not None and c // 13 == suit:
+            elif suit is not None and Card(c).suit == suit:
                 keyed.append((u ** (1.0 / declared_weight), i))
             else:
                 keyed.append((u, i))
@@ -115,4 +115,8 @@ def determinize(view: View, rng: random.Random, know: TableKnowledge | None = No
     r.winner = None
     r.reshuffles = know.reshuffles
     r.log = []
+    # the public turn state of RULES.md §11 (table, classic: always the defaults)
+    r.pending_skip, r.bounce_seat = view.pending_skip, view.bounce_seat
+    r.nopick, r.picking = view.nopick, view.picking and own
+    r.air, r.loser = list(view.air) or [False] * view.players, None
     return r

@@ -19,7 +19,8 @@ utility over all its worlds is played. Utility of a round, from the expert's sea
   (``view.totals`` and ``view.target`` set), a round after which some total reaches the
   target ends the match (R-WIN-TABLE), so it adds :data:`MATCH_BONUS` if the expert's
   new total is then strictly the lowest and subtracts it if another total is lower;
-* classic (R-PTS-CLASSIC): its own points minus the others' mean;
+* classic and wild cards (R-PTS-CLASSIC, R-WC-SCORE): its own points minus the
+  others' mean;
 * countdown (R-COUNTDOWN): 1 for going out, else 0.
 
 Candidates are the legal moves ranked by the card counter's heuristic (``Max``), the
@@ -40,6 +41,7 @@ from p2p8s.bots.knowledge import read_table
 from p2p8s.bots.personalities import MAX, Regular
 from p2p8s.engine import Action
 from p2p8s.playout import Policy, playout_result
+from p2p8s.ruletable import Scoring
 
 #: Table rules, match-aware (R-WIN-TABLE): utility added for a round that ends the match
 #: with the expert's total strictly lowest (subtracted when another total is lower).
@@ -54,7 +56,7 @@ def utility(view: View, points: Sequence[int], winner: int | None = None) -> flo
     n = view.players
     others = sum(points) - points[seat]
     mean = others / (n - 1)
-    if not view.rules.action_cards:
+    if view.rules.rule_table.scoring is Scoring.COLLECT:
         return points[seat] - mean
     value = mean - points[seat]
     totals = view.totals

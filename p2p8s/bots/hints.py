@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from p2p8s.bots.base import View
 from p2p8s.bots.knowledge import TableKnowledge, read_table
 from p2p8s.cards import Card, Rank, Suit
-from p2p8s.engine import Action, Draw, Pass, Play, Take
+from p2p8s.engine import Action, Draw, Lucky, Pass, Play, Take
 from p2p8s.errors import Code, Note
 
 
@@ -62,6 +62,16 @@ class HintCode(Code):
     SHED = "hint-shed"  #: ``cards`` worth ``value``
     KEEP_SUIT = "hint-keep-suit"  #: ``cards`` keep ``suit``; ``held`` more of it
     FITS = "hint-fits"  #: ``cards``
+    # the cards of RULES.md §11
+    LUCKY = "hint-lucky"  #: turn the lucky card: ``good`` of the ``unseen`` cards help
+    MISS_TURN = "hint-miss-turn"  #: facing a skip with no ``ranks`` card: miss the turn
+    PASS_SKIP = "hint-pass-skip"  #: ``cards`` pass the skip on to ``seat``
+    BLOCK = "hint-block"  #: ``cards`` block the ``pending`` penalty
+    BOUNCE = "hint-bounce"  #: ``rank`` bounce: ``seat`` moves, then you again
+    AIR_DRAW = "hint-air-draw"  #: in the air: draw first (R-ZW-OUT)
+    GO_AIR = "hint-go-air"  #: ``cards`` empty the hand but leave you in the air
+    PICK_PASS = "hint-pick-pass"  #: after taking, nothing worth playing: pass
+    DRAW_INSTEAD = "hint-draw-instead"  #: draw although ``fits`` cards fit (R-DRAW-ANY)
     # declaring a suit with a wild card (``suit``)
     DECLARE_VOID_NEXT = "hint-declare-void-next"  #: ``seat`` drew on it
     DECLARE_ONLY_OTHER = "hint-declare-only-other"  #: the only other card is of it
@@ -143,7 +153,24 @@ def explain(view: View, legal: Sequence[Action], action: Action) -> Note:
     own = wild != table.wild_rank
     hand = list(view.hand)
     nxt = (seat + view.direction) % n
-    counters = sorted({Card(c).rank for c in range(52) if table.counters(c)})
+    counters = sorted({c.rank for c in table.deck_cards if c.rank and table.counters(c)})
+    if isinstance(action, Lucky):
+        know_l = read_table(view)
+        unseen = sum(know_l.unseen.values())
+        good = sum(k for c, k in know_l.unseen.items()
+                   if table.rule(c).block or table.rule(c).penalty)
+        return Note.of(HintCode.LUCKY, good=good, unseen=unseen, pending=view.pending_draw)
+    if isinstance(action, Pass) and view.pending_skip:
+        skips = sorted({c.rank for c in table.deck_cards if c.rank and table.rule(c).skip})
+        return Note.of(HintCode.MISS_TURN, ranks=skips)
+    if isinstance(action, Pass) and view.picking:
+        return Note.of(HintCode.PICK_PASS)
+    if isinstance(action, Draw) and view.air and view.air[seat]:
+        return Note.of(HintCode.AIR_DRAW)
+    if (isinstance(action, Draw) and view.rules.draw_when_playable
+            and any(isinstance(a, Play) for a in legal)):
+        return Note.of(HintCode.DRAW_INSTEAD,
+                       fits=len({a.cards[0] for a in legal if isinstance(a, Play)}))
     if isinstance(action, Take):
         if not any(table.counters(c) for c in hand):
             return Note.of(HintCode.NO_COUNTER, counters=counters)
@@ -160,19 +187,29 @@ def explain(view: View, legal: Sequence[Action], action: Action) -> Note:
     rest = list(hand)
     for c in cards:
         rest.remove(c)
-    if not rest:
-        return Note.of(HintCode.GO_OUT, cards=cards)
     last = cards[-1]
+    if not rest:
+        if table.in_the_air and (table.special(last) or table.special(view.top)):
+            return Note.of(HintCode.GO_AIR, cards=cards)  # R-ZW-OUT
+        return Note.of(HintCode.GO_OUT, cards=cards)
     know: TableKnowledge = read_table(view)
     others = [s for s in range(n) if s != seat]
     closest = min(others, key=lambda s: (view.hand_sizes[s], (s - seat) % n))
+    if view.pending_skip:
+        return Note.of(HintCode.PASS_SKIP, cards=cards, seat=nxt, next=nxt)
+    effect = table.effect(cards, n, action.declare)
     if view.pending_draw:
-        faces = view.pending_draw + table.effect(cards, n).penalty
+        if effect.block:
+            return Note.of(HintCode.BLOCK, cards=cards, pending=view.pending_draw)
+        faces = view.pending_draw + effect.penalty
         return Note.of(HintCode.COUNTER, cards=cards, seat=nxt, next=nxt, faces=faces)
-    if table.rule(last).action:
+    if effect.bounce and last.rank is not None:
+        prev = (seat - view.direction) % n
+        return Note.of(HintCode.BOUNCE, rank=last.rank, seat=prev, next=nxt)
+    if table.rule(last).action and last.rank is not None:
         left = view.hand_sizes[nxt]
         if left <= 2:
-            if table.effect((last,), n).reverses:
+            if table.effect((last,), n, action.declare).reverses:
                 # R-ACE: the turn goes the other way, to the previous player
                 target = (seat - view.direction) % n
                 return Note.of(HintCode.REVERSE_AWAY, rank=last.rank, seat=nxt, next=nxt,
@@ -182,14 +219,14 @@ def explain(view: View, legal: Sequence[Action], action: Action) -> Note:
         if view.hand_sizes[closest] <= 1:
             return Note.of(HintCode.DUMP_WILD, card=last, seat=closest, next=nxt,
                            value=table.value(last))
-        suit = int(action.suit) if action.suit is not None else last.suit
+        suit = int(action.suit) if action.suit is not None else int(last.suit or 0)
         return _declare_reason(view, know, rest, suit)
     if any(c.rank == wild for c in rest):
         return Note.of(HintCode.KEEP_WILD, card=cards[0], wild=Rank(wild), own=own)
     if len(cards) >= 3:
         return Note.of(HintCode.MANY, count=len(cards), hand=len(hand))
-    suit = last.suit
-    if know.void(nxt, suit):
+    suit = last.suit if last.suit is not None else -1  # a joker has no suit
+    if suit >= 0 and know.void(nxt, suit):
         return Note.of(HintCode.VOID_NEXT, cards=cards, suit=suit, seat=nxt, next=nxt)
     value = table.hand_value(cards)
     if len(cards) == 2:

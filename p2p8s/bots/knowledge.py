@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from p2p8s.bots.base import View
-from p2p8s.cards import ALL_CARDS, Card, Suit
+from p2p8s.cards import Card, Suit
 from p2p8s.cards import decks_for as _decks_for
 from p2p8s.engine import Draw, Pass, Play, Take
 
@@ -68,7 +68,7 @@ def _playable_set(suit: int, top_rank: int | None, declared: bool, wild: int) ->
 def read_table(view: View) -> TableKnowledge:
     """Replay the public log of ``view`` into :class:`TableKnowledge` (pure, O(log))."""
     n = view.players
-    deck = Counter(ALL_CARDS * _decks_for(n))
+    deck = Counter(view.rules.rule_table.deck_cards * _decks_for(n))
     deck.subtract(view.hand)
     deck.subtract(view.discard)
     unseen = +deck
@@ -80,8 +80,8 @@ def read_table(view: View) -> TableKnowledge:
     top_rank: int | None = None
     is_declared = False
     if reshuffles == 0 and view.discard:
-        suit = view.discard[0] // 13
-        top_rank = view.discard[0] % 13 + 1
+        suit = Card(view.discard[0]).suit
+        top_rank = Card(view.discard[0]).rank
     pending = 0
     draws = [0] * n
     passes = 0
@@ -91,9 +91,10 @@ def read_table(view: View) -> TableKnowledge:
         s = e.seat
         a = e.action
         if isinstance(a, Play):
-            last = a.cards[-1]
-            top_rank = last % 13 + 1
-            suit = int(a.suit) if a.suit is not None else last // 13
+            last = Card(a.cards[-1])
+            top_rank = last.rank  # None for a joker: it keeps the active suit
+            suit = int(a.suit) if a.suit is not None else (
+                int(last.suit) if last.suit is not None else suit)
             is_declared = a.suit is not None
             if a.suit is not None:
                 declared[s] = a.suit
@@ -122,5 +123,6 @@ def read_table(view: View) -> TableKnowledge:
             passes = 0
     forbidden[view.seat] = frozenset()
     table = view.rules.rule_table
+    counters = frozenset(c for c in table.deck_cards if table.counters(c))
     return TableKnowledge(unseen, tuple(forbidden), tuple(declared), passes, reshuffles,
-                          table.wild_rank, frozenset(c for c in range(52) if table.counters(c)))
+                          table.wild_rank, counters)

@@ -27,7 +27,9 @@ from dataclasses import dataclass
 
 from p2p8s.bots.base import View
 from p2p8s.bots.knowledge import TableKnowledge, read_table
-from p2p8s.engine import Action, Play, Take
+from p2p8s.cards import Card
+from p2p8s.engine import Action, Draw, Lucky, Play, Take
+from p2p8s.ruletable import Declare
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,31 +89,40 @@ def score_play(style: Style, ctx: _Context, play: Play) -> float:
     rest = list(ctx.hand)
     for c in cards:
         rest.remove(c)
-    if not rest:
-        return 1e6  # R-OUT: going out beats everything
+    if not rest:  # R-OUT: going out beats everything (nopick still denies a pick-play)
+        return 1e6 + (1.0 if play.declare is Declare.NOPICK else 0.0)
     wild = view.wild[view.seat]
     table = view.rules.rule_table
     value = table.hand_value(cards)
     score = style.shed * value + style.multi * (len(cards) - 1)
-    last = cards[-1]
-    rank = last % 13 + 1
+    last = Card(cards[-1])
+    rank = last.rank  # None for a joker (R-ZW-DECK)
     if rank == wild:
         if ctx.has_plain_play:
             score -= style.wild_cost
         if ctx.min_other <= 1:
             score += style.wild_danger
-    suit = int(play.suit) if play.suit is not None else last // 13
-    same_suit = sum(1 for c in rest if c // 13 == suit and c % 13 + 1 != wild)
+    # the suit the play leaves active: declared, the last card's, or (a joker) the same
+    suit = int(play.suit) if play.suit is not None else (
+        int(last.suit) if last.suit is not None else int(view.suit))
+    same_suit = sum(1 for c in rest if Card(c).suit == suit and Card(c).rank != wild)
     score += style.suit_keep * same_suit
-    if any(c % 13 + 1 == rank for c in rest) and rank != wild:
+    if rank is not None and rank != wild and any(Card(c).rank == rank for c in rest):
         score += 0.5  # the same rank can follow later
     rule = table.rule(last)
     if rule.action:
         n = view.players
         sizes = view.hand_sizes
         target = ctx.next_seat
-        if table.effect((last,), n).reverses:
-            # R-ACE: the reverse hands the next turn to the previous player instead
+        effect = table.effect((last,), n, play.declare)
+        if rule.block and view.pending_draw:
+            score += 5.0  # R-ZW-PENALTY: the ace cancels what would be taken
+        if effect.bounce:
+            # R-ZW-JACK: the previous player moves once, then the turn comes back
+            threat = sizes[ctx.prev_seat] <= 2
+            score += 0.0 if threat else 2.0
+        elif effect.reverses:
+            # R-ACE, R-WC-SKIP, R-ZW-JACK: the next turn goes to the previous player
             threat = sizes[target] <= 2 and sizes[ctx.prev_seat] > sizes[target]
         else:
             threat = sizes[target] <= 2
@@ -121,6 +132,8 @@ def score_play(style: Style, ctx: _Context, play: Play) -> float:
             score -= style.hold * len(cards)
         if rule.penalty and ctx.know is not None and ctx.know.unseen_counters() == 0:
             score += 3.0  # nobody can counter it any more
+    if play.declare is Declare.NOPICK:
+        score += 1.0  # R-ZW-PICKPLAY: the taker may not play on
     if style.reads and ctx.know is not None:
         know = ctx.know
         nxt = ctx.next_seat
@@ -162,7 +175,7 @@ class Regular:
 
     def _ctx(self, view: View, legal: Sequence[Action]) -> _Context:
         wild = view.wild[view.seat]
-        plain = any(isinstance(a, Play) and a.cards[0] % 13 + 1 != wild for a in legal)
+        plain = any(isinstance(a, Play) and Card(a.cards[0]).rank != wild for a in legal)
         others = [view.hand_sizes[s] for s in range(view.players) if s != view.seat]
         know = read_table(view) if (self.style.reads or view.rules.action_cards) else None
         return _Context(view=view, hand=list(view.hand), next_seat=_next_seat(view),
@@ -177,7 +190,27 @@ class Regular:
             return s
         if isinstance(action, Take):
             return 0.0
+        if isinstance(action, Lucky):
+            return _lucky_score(view, ctx)
+        if view.drawn and view.rules.draw_when_playable:
+            # R-DRAW-ANY: another draw rather than a pass, less so with each card drawn
+            return -60.0 - 10.0 * view.drawn if isinstance(action, Draw) else -150.0
         return -1000.0 if view.drawn == 0 else -50.0  # draw/pass: only when no play fits
+
+
+def _lucky_score(view: View, ctx: _Context) -> float:
+    """The lucky card against taking the penalty (R-ZW-LUCKY), in cards saved: an unseen
+    ace, 2 or joker turns the penalty away; anything else costs one card more."""
+    table = view.rules.rule_table
+    pending = view.pending_draw
+    unseen = ctx.know.unseen if ctx.know is not None else None
+    if not unseen:
+        return -1.0
+    total = sum(unseen.values())
+    lucky = sum(k for c, k in unseen.items()
+                if table.rule(c).block or table.rule(c).penalty)
+    p = lucky / total if total else 0.0
+    return p * pending - (1 - p) * 1.0
 
 
 def regular(key: str) -> Regular | None:

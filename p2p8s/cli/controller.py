@@ -39,11 +39,15 @@ from p2p8s.cli.moves import (
     NOTHING_TO_DECIDE,
     SUIT_PROMPT,
     Command,
+    NeedChoice,
     NeedSuit,
     card_message,
+    choice_prompt,
+    choice_retry,
     drew_line,
     hint_line,
     move_prompt,
+    read_choice,
     read_move,
     read_suit,
     sentence,
@@ -56,6 +60,7 @@ from p2p8s.coach import Coach
 from p2p8s.engine import Action, Draw, Event, Play, Round
 from p2p8s.errors import Error, IllegalAction, MalformedInput, Note
 from p2p8s.match import Match
+from p2p8s.ruletable import Declare
 
 # --------------------------------------------------------------------------- data out
 
@@ -98,7 +103,8 @@ class Board:
 @dataclass(frozen=True, slots=True)
 class Prompt:
     """What the person is asked: ``text`` without the closing ``": "``; ``suit``: the
-    suit prompt (else the move prompt, to which a table adds the seconds left)."""
+    suit prompt or the choice prompt of a declared choice (else the move prompt, to which
+    a table adds the seconds left)."""
 
     text: str
     suit: bool = False
@@ -202,17 +208,19 @@ def board_lines(board: Board, look: Look, *, extras: Sequence[str] = ()) -> list
 class Controller:
     """Reads what the person types and tells them what happens, for ``source`` on
     ``screen`` in the ``look``'s style. ``coach`` (or None) remarks on the person's
-    first round; ``help`` is the answer to ``help``."""
+    first round; the answer to ``help`` is :func:`~p2p8s.cli.view.help_lines` for the
+    rules in play, its last line replaced by ``help_tail`` when given."""
 
     def __init__(self, source: Source, screen: Screen, look: Look, *,
-                 coach: Coach | None = None, help: Sequence[str] = v.HELP_LINES) -> None:
+                 coach: Coach | None = None, help_tail: Sequence[str] | None = None) -> None:
         self.source = source
         self.screen = screen
         self.look = look
         self.coach = coach
-        self.help = tuple(help)
+        self.help_tail = tuple(help_tail) if help_tail is not None else None
         self._explainer = Coach()
-        self.asking_suit: tuple[Card, ...] | None = None  #: a wild play waits for a suit
+        #: a wild play waits for a suit, or a play for its declared choice (RULES.md §11)
+        self.asking: NeedSuit | NeedChoice | None = None
         self._told = 0  # turns narrated this round
         self.told_events = 0  #: events of this round covered by the narration
         self._board_at: int | None = None  # log length when the board was last shown
@@ -244,7 +252,7 @@ class Controller:
         """A round was dealt: nothing of it is told or shown yet."""
         self._told = self.told_events = 0
         self._board_at = None
-        self.asking_suit = None
+        self.asking = None
 
     def skip_narration(self) -> None:
         """Count the round's turns so far as told (they are in the table's "Last
@@ -280,7 +288,7 @@ class Controller:
         own draw is all that changed) and the coach's advice on it."""
         self.narrate()
         view = self.source.view()
-        if view is None or not self.source.my_turn() or self.asking_suit is not None:
+        if view is None or not self.source.my_turn() or self.asking is not None:
             return
         at = len(view.log)
         if at == self._board_at:
@@ -311,7 +319,9 @@ class Controller:
 
     def prompt(self) -> Prompt | None:
         """The prompt to show now (None: the person has nothing to answer)."""
-        if self.asking_suit is not None:
+        if isinstance(self.asking, NeedChoice):
+            return Prompt(choice_prompt(self.asking.options), suit=True)
+        if self.asking is not None:
             return Prompt(SUIT_PROMPT.removesuffix(": "), suit=True)
         view = self.source.view()
         if view is None or not self.source.my_turn():
@@ -325,9 +335,11 @@ class Controller:
         think out, or None (answered on screen)."""
         if not line.strip():
             self.show_board()  # an empty Enter redraws the table; then, if a move or a
-            if self.asking_suit is None and not self.source.my_turn():  # suit is asked
+            if self.asking is None and not self.source.my_turn():  # suit is asked
                 return None  # for, it is answered as the empty answer it is
-        if self.asking_suit is not None:
+        if isinstance(self.asking, NeedChoice):
+            return self._choice_answer(line, self.asking)
+        if self.asking is not None:
             return self._suit_answer(line)
         command = word_of(line)
         if isinstance(command, Command):
@@ -344,23 +356,25 @@ class Controller:
             return None
         if isinstance(move, Command):
             return self.command(move)
-        if isinstance(move, NeedSuit):
-            self.asking_suit = move.cards
+        if isinstance(move, NeedSuit | NeedChoice):
+            self.asking = move
             return None
         return Act(move)
 
-    def _suit_answer(self, line: str) -> Intent:
-        cards = self.asking_suit
-        assert cards is not None
-        suit = read_suit(line)
-        if suit is CANCEL:
-            self.asking_suit = None
+    def _choice_answer(self, line: str, asked: NeedChoice) -> Intent:
+        choice = read_choice(line, asked.options)
+        if choice is CANCEL:
+            self.asking = None
             return None
-        if not isinstance(suit, Suit):
-            self.say(Kind.REFUSAL, suit_retry(line))
+        if choice is False:
+            self.say(Kind.REFUSAL, choice_retry(line, asked.options))
             return None
-        self.asking_suit = None
-        play = Play(cards, suit)
+        self.asking = None
+        declare = choice if isinstance(choice, Declare) else None
+        return self._checked(Play(asked.cards, asked.suit, declare))
+
+    def _checked(self, play: Play) -> Intent:
+        """``play`` once the engine accepts it (the state may have moved on)."""
         rnd = self.source.round()
         if rnd is not None:
             try:
@@ -370,6 +384,19 @@ class Controller:
                 return None
         return Act(play)
 
+    def _suit_answer(self, line: str) -> Intent:
+        assert isinstance(self.asking, NeedSuit)
+        cards = self.asking.cards
+        suit = read_suit(line)
+        if suit is CANCEL:
+            self.asking = None
+            return None
+        if not isinstance(suit, Suit):
+            self.say(Kind.REFUSAL, suit_retry(line))
+            return None
+        self.asking = None
+        return self._checked(Play(cards, suit))
+
     def command(self, cmd: Command) -> Intent:
         """Run a command that is not a move (``hint`` asks to think one out)."""
         src = self.source
@@ -377,7 +404,10 @@ class Controller:
         if cmd.name == "quit":
             return Leave()
         if cmd.name == "help":
-            self.say(Kind.ANSWER, *self.help)
+            lines = v.help_lines(view.rules) if view is not None else v.HELP_LINES
+            if self.help_tail is not None:
+                lines = (*lines[:-1], *self.help_tail)
+            self.say(Kind.ANSWER, *lines)
         elif cmd.name == "rules" and view is not None:
             self.say(Kind.ANSWER, *v.rules_lines(view.rules, view.players))
         elif cmd.name == "score":

@@ -37,7 +37,8 @@ LAZY: dict[str, Lazy] = {
                             "p2p8s://CODE@HOST:PORT."),
     "play": Lazy("play_cmd", "Play a solo match against computer opponents (resumes a "
                              "saved match)."),
-    "rules": Lazy("rules_cmd", "Print the rules of the game (table rules unless --classic)."),
+    "rules": Lazy("rules_cmd", "Print the rules of the game (table rules unless --rules or "
+                             "--classic)."),
     "scenario": Lazy("scenario_cmd", "Run the round described in FILE (JSON; '-' reads "
                                      "stdin) and print its state as JSON."),
     "simulate": Lazy("simulate_cmd", "Play a tournament of full matches between computer "

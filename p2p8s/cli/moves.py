@@ -15,6 +15,7 @@ Shared by the solo client (:mod:`p2p8s.cli.play_cmd`) and the friends' table
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,9 +27,11 @@ from p2p8s.cli.errors import CliCode
 from p2p8s.cli.look import SUIT_NAMES, Look
 from p2p8s.cli.view import action_keys, action_text, numbered_hand
 from p2p8s.cli.words import Speaker
+from p2p8s.cli.words.cardrules import DECLARE_MEANS
 from p2p8s.coach import Coach
-from p2p8s.engine import DRAW, PASS, TAKE, Action, Play, Round
+from p2p8s.engine import DRAW, LUCKY, PASS, TAKE, Action, Play, Round
 from p2p8s.errors import IllegalAction, MalformedInput
+from p2p8s.ruletable import Declare
 
 # --------------------------------------------------------------------------- values
 
@@ -42,10 +45,12 @@ class Command:
 
 @dataclass(frozen=True, slots=True)
 class CardChoice:
-    """Cards picked from the hand (in the order typed) and an optional suit."""
+    """Cards picked from the hand (in the order typed), an optional suit and an
+    optional declared choice (``4h reverse``, ``jc bounce``, ``2s nopick``)."""
 
     cards: tuple[Card, ...]
     suit: Suit | None
+    declare: Declare | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +59,18 @@ class NeedSuit:
     (:data:`SUIT_PROMPT`), then play ``Play(cards, suit)``."""
 
     cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NeedChoice:
+    """The typed play is legal once its player declares one of ``options`` (RULES.md
+    §11: the 4's skip or reverse, the J's reverse or bounce; ``None`` among them: the
+    declaration may be left out, as ``nopick``): ask (:func:`choice_prompt`), then play
+    ``Play(cards, suit, choice)``."""
+
+    cards: tuple[Card, ...]
+    suit: Suit | None
+    options: tuple[Declare | None, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,11 +83,17 @@ CANCEL = Cancel()
 #: The single words understood at the prompt and what they stand for.
 WORDS: dict[str, Action | Command] = {
     "d": DRAW, "draw": DRAW, "p": PASS, "pass": PASS, "t": TAKE, "take": TAKE,
+    "l": LUCKY, "lucky": LUCKY,
     "hint": Command("hint"), "help": Command("help"), "?": Command("help"),
     "rules": Command("rules"), "score": Command("score"), "scores": Command("score"),
     "log": Command("log"), "q": Command("quit"), "quit": Command("quit"),
     "exit": Command("quit"),
 }
+
+#: The declarations typed after a play's cards, in full (``4h reverse``), and the
+#: single letters the choice prompt also takes.
+DECLARE_WORDS: dict[str, Declare] = {d.value: d for d in Declare}
+_DECLARE_LETTERS: dict[str, Declare] = {d.value[0]: d for d in Declare}
 
 #: Answers that back out of the suit prompt.
 CANCEL_WORDS = ("cancel", "back")
@@ -144,7 +167,9 @@ def parse_input(text: str, hand: Sequence[Card]) -> Action | Command | CardChoic
     >>> from p2p8s.cards import parse_cards
     >>> hand = parse_cards(["3C", "8S", "QH"])
     >>> parse_input("2 h", hand)
-    CardChoice(cards=(Card.parse('8S'),), suit=<Suit.HEARTS: 2>)
+    CardChoice(cards=(Card.parse('8S'),), suit=<Suit.HEARTS: 2>, declare=None)
+    >>> parse_input("qh reverse", hand).declare
+    <Declare.REVERSE: 'reverse'>
     >>> parse_input("qh", hand).cards
     (Card.parse('QH'),)
     """
@@ -155,6 +180,9 @@ def parse_input(text: str, hand: Sequence[Card]) -> Action | Command | CardChoic
         return WORDS[words[0]]
     used: list[int] = []
     suit: Suit | None = None
+    declare: Declare | None = None
+    if len(words) > 1 and words[-1] in DECLARE_WORDS:
+        declare = DECLARE_WORDS[words.pop()]
     for pos, word in enumerate(words):
         last = pos == len(words) - 1
         n = number_of(word)
@@ -185,18 +213,21 @@ def parse_input(text: str, hand: Sequence[Card]) -> Action | Command | CardChoic
             continue
         if card is not None:
             raise MalformedInput(CliCode.NOT_IN_HAND, word=word.upper())
-        if word in WORDS:
+        if word in WORDS or word in DECLARE_WORDS:
             raise MalformedInput(CliCode.WORD_ALONE, word=word)
         if last and used and word.isalpha():
             raise MalformedInput(CliCode.NOT_A_SUIT, word=word)
         raise MalformedInput(CliCode.NOT_UNDERSTOOD, word=word)
-    return CardChoice(tuple(hand[i] for i in used), suit)
+    if not used:  # a declaration alone: "nopick" is no move
+        raise MalformedInput(CliCode.WORD_ALONE, word=words[0] if words else text.strip())
+    return CardChoice(tuple(hand[i] for i in used), suit, declare)
 
 
 def read_move(text: str, rnd: Round, view: View, *, coach: Coach
-              ) -> Action | Command | NeedSuit:
+              ) -> Action | Command | NeedSuit | NeedChoice:
     """Turn an answer at the move prompt into a legal action of ``view.seat`` in ``rnd``,
-    a command to run, or :class:`NeedSuit` (a wild play: ask for the suit first).
+    a command to run, :class:`NeedSuit` (a wild play: ask for the suit first) or
+    :class:`NeedChoice` (a card that declares a choice: ask for it, RULES.md §11).
 
     The hand is numbered as shown (:func:`~p2p8s.cli.view.numbered_hand` of
     ``view.hand``). With several cards, a fitting card of the same rank may lead the
@@ -224,13 +255,92 @@ def read_move(text: str, rnd: Round, view: View, *, coach: Coach
     suit = None if out else parsed.suit
     wild = rnd.is_wild(cards[0], seat) and all(c.rank == cards[0].rank for c in cards)
     ask = wild and not out and suit is None
-    try:  # check everything but the suit before asking for one
-        rnd.check(Play(tuple(cards), Suit.CLUBS if ask else suit))
+    if ask:
+        # an 8 on a declared 8 declares nothing under R-ZW-EIGHT: no suit to ask for
+        with contextlib.suppress(IllegalAction):
+            rnd.check(Play(tuple(cards), None, parsed.declare))
+            ask = False
+    options = declarations(rnd, cards, None if ask else suit)
+    choose = parsed.declare is None and bool(options) and options != (None,)
+    declare = parsed.declare
+    if choose and None not in options:
+        declare = options[0]  # checked with one choice; the person picks after
+    try:  # check everything but the suit and the declaration before asking for them
+        rnd.check(Play(tuple(cards), Suit.CLUBS if ask else suit, declare))
     except IllegalAction as exc:
         raise coach.why_not(view, cards, exc) from None
     if ask:
         return NeedSuit(tuple(cards))
-    return Play(tuple(cards), suit)
+    if choose:
+        return NeedChoice(tuple(cards), suit, options)
+    return Play(tuple(cards), suit, declare)
+
+
+def declarations(rnd: Round, cards: Sequence[Card], suit: Suit | None
+                 ) -> tuple[Declare | None, ...]:
+    """What the play of ``cards`` (with ``suit``) may declare by the engine: each
+    legal declaration of its last card, and ``None`` when it may also declare nothing;
+    ``()`` when nothing is to be declared (RULES.md §11, R-WC-SKIP, R-ZW-JACK,
+    R-ZW-PICKPLAY)."""
+    last = cards[-1] if cards else None
+    offered = rnd.rules.rule_table.declarations(last) if last is not None else ()
+    if not offered:
+        return ()
+    options: list[Declare | None] = []
+    for d in (*offered, None):
+        try:
+            rnd.check(Play(tuple(cards), suit, d))
+        except IllegalAction:
+            continue
+        options.append(d)
+    return tuple(options) if options != [None] else ()
+
+
+def choice_prompt(options: Sequence[Declare | None]) -> str:
+    """The choice prompt (no colon), e.g. ``Declare (s skip: the next player misses a
+    turn; r reverse: the direction of play turns; or cancel)``; with ``None`` among the
+    options an empty answer declares nothing.
+
+    >>> choice_prompt([Declare.NOPICK, None])
+    'Declare (n nopick: the taker may not pick and play; Enter: nothing; or cancel)'
+    """
+    named = [f"{d.value[0]} {d.value}: {DECLARE_MEANS[d]}" for d in options if d is not None]
+    if None in options:
+        named.append("Enter: nothing")
+    return "Declare (" + "; ".join(named) + "; or cancel)"
+
+
+def read_choice(text: str, options: Sequence[Declare | None]
+                ) -> Declare | Cancel | bool | None:
+    """An answer at the choice prompt: a declaration among ``options``, ``None`` (an
+    empty answer where nothing may be declared), :data:`CANCEL`, or ``False`` (not an
+    answer: say :func:`choice_retry` and ask again).
+
+    >>> read_choice("r", [Declare.SKIP, Declare.REVERSE]), read_choice("", [Declare.NOPICK, None])
+    (<Declare.REVERSE: 'reverse'>, None)
+    >>> read_choice("bounce", [Declare.SKIP, Declare.REVERSE]), read_choice("back", [])
+    (False, Cancel())
+    """
+    answer = text.strip().lower()
+    if answer in CANCEL_WORDS:
+        return CANCEL
+    if not answer:
+        return None if None in options else False
+    choice = DECLARE_WORDS.get(answer) or _DECLARE_LETTERS.get(answer)
+    return choice if choice is not None and choice in options else False
+
+
+def choice_retry(text: str, options: Sequence[Declare | None]) -> str:
+    """What is said when ``text``, typed at the choice prompt, is not one of ``options``.
+
+    >>> choice_retry("x", [Declare.SKIP, Declare.REVERSE])
+    "'x' is not a choice here (skip, reverse; or cancel)."
+    """
+    named = ", ".join(d.value for d in options if d is not None)
+    answer = text.strip()
+    if not answer:
+        return f"Type {named} (or cancel to choose another move)."
+    return f"{quoted(answer)} is not a choice here ({named}; or cancel)."
 
 
 def read_suit(text: str) -> Suit | Cancel | None:
@@ -324,8 +434,9 @@ def hint_line(h: Hint, hand: Sequence[Card], look: Look, names: Sequence[str] = 
     return f"Hint: {action_text(h.action, look)} (type {keys}) — {reason}"
 
 
-__all__ = ["CANCEL", "CANCEL_WORDS", "NOTHING_TO_DECIDE", "QUOTE_LIMIT", "SUIT_PROMPT",
-           "SUIT_RETRY", "WORDS", "Cancel", "CardChoice", "Command", "NeedSuit",
-           "card_message", "drew_line", "hint_line", "move_prompt", "number_of",
-           "parse_input", "parse_suit", "quoted", "read_move", "read_suit", "sentence",
-           "shorten", "suit_retry", "word_of"]
+__all__ = ["CANCEL", "CANCEL_WORDS", "DECLARE_WORDS", "NOTHING_TO_DECIDE", "QUOTE_LIMIT",
+           "SUIT_PROMPT", "SUIT_RETRY", "WORDS", "Cancel", "CardChoice", "Command",
+           "NeedChoice", "NeedSuit", "card_message", "choice_prompt", "choice_retry",
+           "declarations", "drew_line", "hint_line", "move_prompt", "number_of",
+           "parse_input", "parse_suit", "quoted", "read_choice", "read_move", "read_suit",
+           "sentence", "shorten", "suit_retry", "word_of"]

@@ -23,9 +23,10 @@ from typing import Any
 
 import click
 
+from p2p8s.cli.house import HouseChoice, house_choice, house_options
 from p2p8s.cli.words import PLAIN, Speaker
 from p2p8s.cli.words.net import Line
-from p2p8s.cli.words.rules import describe_rules
+from p2p8s.cli.words.rules import describe_changes, describe_rules
 from p2p8s.codes import (
     Invite,
     code_key,
@@ -55,7 +56,7 @@ from p2p8s.net.lobby import GameRunner, Mesh, Seating, host_lobby, join_lobby
 from p2p8s.net.node import JoinRefused, Node, Reason, Unreachable
 from p2p8s.net.redial import Finder
 from p2p8s.net.runner import EOF_MARK, Options, play_table
-from p2p8s.rules import Ruleset
+from p2p8s.rules import Ruleset, default_target
 from p2p8s.store.identity import identity_fingerprint, load_or_create_identity
 from p2p8s.store.lastseen import last_addresses, save_where
 from p2p8s.wire import MAX_NAME, VERSION, Refusal, Roster, SeatEntry
@@ -75,6 +76,13 @@ LOBBY_WORDS = ("deal", "d", "start", "quit", "q", "exit")
 def _say(line: Line, /, *, err: bool = False, nl: bool = True, **params: Any) -> None:
     """Print one line of the network commands, in words."""
     click.echo(PLAIN.say(line, **params), err=err, nl=nl)
+
+
+def _say_changes(rules: Ruleset, seats: int) -> None:
+    """Say the house rules changed from the preset, if any (the lobby, the host)."""
+    changes = describe_changes(rules, players=seats)
+    if changes:
+        _say(Line.HOUSE_RULES, preset=rules.name, changes=changes)
 
 
 def play_card(mesh: Mesh) -> TableCard:
@@ -237,6 +245,7 @@ class _TerminalView:
     def table(self, roster: Roster) -> None:
         host = roster.entry(0)
         _say(Line.TABLE_OF, host=host.name if host else "?", rules=describe_rules(roster.rules))
+        _say_changes(roster.rules, roster.size)
         _say(Line.SEATS, size=roster.size, taken=len(roster.seats), free=roster.free)
         for entry in roster.seats:
             _say(Line.SEAT, seat=entry.seat, name=entry.name,
@@ -365,26 +374,31 @@ def _game_options(command: Callable[..., None]) -> Callable[..., None]:
 
 # --- host ---------------------------------------------------------------------------
 
+def table_rules(choice: HouseChoice, seats: int) -> Ruleset:
+    """The host's ruleset: the chosen preset with the single rules on top, and the match
+    target the table plays to (the preset's friends'-table default when not given,
+    R-TARGET-TABLE; countdown has none)."""
+    rules = choice.ruleset(players=seats)
+    if rules.target is None and not rules.countdown:
+        rules = rules.with_changes(target=default_target(rules, seats, solo=False))
+    return rules
+
+
 @click.command("host")
 @click.option("--name", default=None, help="Your name at the table.")
 @click.option("--seats", type=click.IntRange(2, 7), default=4, show_default=True,
               help="Seats at the table (empty ones get computer players).")
-@click.option("--target", type=click.Choice(["100", "200"]), default=None,
-              help="Points that end the match (default 100).")
-@click.option("--classic", is_flag=True, help="Classic rules: no action cards.")
-@click.option("--no-multi", is_flag=True, help="One card a turn (no multi-play).")
+@house_options()
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="TCP port to listen on (0: any free port).")
 @click.option("--no-mdns", is_flag=True, help="Do not advertise the table by mDNS.")
 @_game_options
-def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
-             no_multi: bool, port: int, no_mdns: bool, auto: str | None, rounds: int | None,
-             ascii_: bool) -> None:
+def host_cmd(name: str | None, seats: int, port: int, no_mdns: bool, auto: str | None,
+             rounds: int | None, ascii_: bool, **house: Any) -> None:
     """Open a table for friends on this network and print its code."""
+    rules = table_rules(house_choice(house), seats)
     player = _check_name(name or _default_name())
     _check_auto(auto)
-    rules = (Ruleset.classic() if classic else Ruleset.table()).with_changes(
-        multi_play=not no_multi, target=int(target) if target else 100)
     identity = load_or_create_identity()
     code = new_code(secrets.token_bytes(4))
     key = code_key(code)
@@ -404,6 +418,7 @@ def host_cmd(name: str | None, seats: int, target: str | None, classic: bool,
                              rules=rules, seats=seats, free=seats - 1,
                              fingerprint=identity_fingerprint(identity))
             _say(Line.TABLE_OPEN, rules=describe_rules(rules), seats=seats)
+            _say_changes(rules, seats)
             _say(Line.YOUR_KEY, fingerprint=card.fingerprint)
             _say(Line.TABLE_CODE, code=code)
             if no_mdns:  # the code alone cannot find this table: say where it is

@@ -24,6 +24,7 @@ from p2p8s.bots.hints import hint
 from p2p8s.cli import view as v
 from p2p8s.cli.controller import Act, AskHint, Board, Controller, Kind, Leave, Redraw, board_lines
 from p2p8s.cli.errors import CliCode
+from p2p8s.cli.house import HouseChoice, house_choice, house_options
 from p2p8s.cli.moves import NOTHING_TO_DECIDE, CardChoice, Command, parse_input, word_of
 from p2p8s.cli.terminal import InputClosed, Terminal
 from p2p8s.cli.words import PLAIN
@@ -33,10 +34,10 @@ from p2p8s.coach import Coach
 from p2p8s.engine import Action, Round
 from p2p8s.errors import LocalError, MalformedInput
 from p2p8s.match import Match
-from p2p8s.solo import HUMAN, Phase, SoloSession, SoloSettings, get_bot, make_rules
+from p2p8s.solo import HUMAN, Phase, SoloSession, SoloSettings, get_bot
 from p2p8s.store import saves
 from p2p8s.store.paths import settings_path
-from p2p8s.store.settings import PlaySettings, SettingsFile, load_settings
+from p2p8s.store.settings import SINGLES, PlaySettings, SettingsFile, load_settings
 
 #: The computer player that takes your seat with a bare ``--auto``.
 AUTO_DEFAULT = "expert"
@@ -277,9 +278,11 @@ def _new_seed() -> int:
 
 
 def _solo_settings(play: PlaySettings) -> SoloSettings:
-    rules = make_rules(classic=play.classic, multi=play.multi, draw_limit=play.draw_limit,
-                       countdown=play.countdown, target=play.target)
-    return SoloSettings(opponents=play.opponents, rules=rules)
+    """The match's settings from the remembered options; raises click.UsageError for
+    house rules that contradict the preset or cannot be dealt."""
+    choice = HouseChoice(**{name: getattr(play, name) for name in SINGLES})
+    return SoloSettings(opponents=play.opponents,
+                        rules=choice.ruleset(base=play.preset, players=play.opponents + 1))
 
 
 def _load_or_start(term: Terminal, play: PlaySettings, *, new: bool, seed: int | None,
@@ -316,40 +319,37 @@ def _resolve_auto(name: str | None) -> Bot | None:
 @click.command("play")
 @click.option("--opponents", type=click.IntRange(1, 6), metavar="N",
               help="Computer opponents, 1-6 (default 3).")
-@click.option("--classic/--table", default=None,
-              help="Classic rules (no action cards) or table rules (the default).")
-@click.option("--multi/--no-multi", default=None,
-              help="Allow several cards of one rank in a turn (default on).")
-@click.option("--draw-limit", type=click.IntRange(0, None), metavar="K",
-              help="Cards one turn may draw; 0 = until one fits (default 3).")
-@click.option("--countdown/--standard", default=None,
-              help="The countdown variant (--classic, --table or --target imply --standard).")
-@click.option("--target", type=click.IntRange(0, None), metavar="T",
-              help="Match target in points; 0 = the default (50 per seat).")
+@house_options(play=True)
 @click.option("--seed", type=int, metavar="S", help="Seed of a new match (same seed, same deals).")
 @click.option("--new", "new", is_flag=True, help="Start a new match even if one is saved.")
 @click.option("--auto", is_flag=False, flag_value="", default=None, metavar="[PERSONALITY]",
               help="Let the computer play your seat to the end (default: the expert).")
 @click.option("--ascii/--unicode", "ascii_", default=None,
               help="Write suits as letters C D H S instead of ♣ ♦ ♥ ♠.")
-def play(opponents: int | None, classic: bool | None, multi: bool | None,
-         draw_limit: int | None, countdown: bool | None, target: int | None,
-         seed: int | None, new: bool, auto: str | None, ascii_: bool | None) -> None:
+def play(opponents: int | None, seed: int | None, new: bool, auto: str | None,
+         ascii_: bool | None, **house: Any) -> None:
     """Play a solo match against computer opponents (resumes a saved match).
 
     Your options are remembered for the next match; the match is saved after every
     move. Colour is off when NO_COLOR is set or the output is not a terminal.
     """
     settings = load_settings()
-    if countdown is None and (classic is not None or target is not None):
-        # --classic/--table or --target name a standard match: a remembered countdown
-        # (which has no action cards and no target) would contradict them
-        countdown = False
+    asked = any(x is not None for x in (opponents, seed, *house.values()))
+    target_given = house["target"] is not None
+    if house["countdown"]:
+        house["classic"] = None  # --countdown wins over --classic/--table (as it always did)
+    standard = house["countdown"] is False
+    choice = house_choice(house)
+    preset = choice.chosen_preset()
+    if preset is None and settings.play.countdown and (standard or target_given):
+        # --standard or --target name a standard match: a remembered countdown (which
+        # has no target) would contradict them
+        preset = "table"
     play_settings = settings.play.merged(
-        opponents=opponents, classic=classic, multi=multi, draw_limit=draw_limit,
-        countdown=countdown, ascii=ascii_)
-    if target is not None:
-        play_settings = replace(play_settings, target=target or None)
+        opponents=opponents, preset=preset, ascii=ascii_,
+        **{name: getattr(choice, name) for name in SINGLES if name != "target"})
+    if target_given:
+        play_settings = replace(play_settings, target=choice.target)
     _solo_settings(play_settings)  # validate before remembering
     term = Terminal(ascii=play_settings.ascii)
     if settings.notice:
@@ -357,8 +357,6 @@ def play(opponents: int | None, classic: bool | None, multi: bool | None,
     settings.play = play_settings
     _remember(settings, term)
     bot = _resolve_auto(auto)
-    asked = any(x is not None for x in (opponents, classic, multi, draw_limit, countdown,
-                                        target, seed))
     session, ui, resumed = _load_or_start(term, play_settings, new=new, seed=seed, asked=asked)
     try:
         while True:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Sequence
 
 import click
 
 from p2p8s.cards import Card, Rank, Suit, parse_cards
+from p2p8s.cli.house import PRESETS, HouseChoice
+from p2p8s.cli.words.cardrules import describe_rules, effect_lines, values_text
 from p2p8s.cli.words.phrases import article, either, rank_name
 from p2p8s.rules import Ruleset
-from p2p8s.ruletable import CardRule, RuleTable
+from p2p8s.ruletable import CardRule, RuleTable, Scoring
 
 _COMMON = """\
 CRAZY EIGHTS — {title}
@@ -106,7 +109,63 @@ Countdown variant (optional)
 
 #: R-HAND in words, per preset.
 _HANDS = {"table": "Everyone gets 7 cards; with 5 to 7 players 5 each.",
-          "classic": "Two players get 7 cards each, three or more players 5 each."}
+          "classic": "Two players get 7 cards each, three or more players 5 each.",
+          "wildcards": "Two players get 7 cards each, three or more players 5 each.",
+          "zimbabwe": "Everyone gets 7 cards (the host may deal 5 to 8: --hand-size)."}
+
+_VARIANT = """
+The cards of {title} (RULES.md §11)
+  Where they differ from the turn and the end of the round above, these win.
+{lines}
+{deck}
+Scoring ({title})
+  {scoring}
+      {values}
+{target}
+
+{defaults}
+"""
+
+_SCORING = {
+    Scoring.HAND: ("At the end of a round everyone adds the value of the cards left in "
+                   "their hand to\n  their total:"),
+    Scoring.COLLECT: ("The player who goes out collects the value of every card left in the "
+                      "other\n  hands:"),
+}
+_WINNER = {
+    Scoring.HAND: "Once any total reaches it, the lowest total wins.",
+    Scoring.COLLECT: "The first to reach it wins; a tie at the top plays another round.",
+}
+
+
+def _variant_text(rules: Ruleset, title: str) -> str:
+    """The page of a §11 preset (wild cards, zimbabwe): the common rules, then its
+    cards and scoring, all read from its rule table."""
+    table = rules.rule_table
+    lines = "\n".join(textwrap.fill(line[2:], width=88, initial_indent="  ",
+                                     subsequent_indent="    ")
+                       for line in effect_lines(rules, 4))
+    deck = ("  The deck holds 2 jokers (4 with two decks), written X1, X2 (X3, X4).\n"
+            if table.jokers else "")
+    target = table.solo_target
+    goal = (f"{target.per_seat} points per seat in a solo game" if target.per_seat
+            else f"{target.points} points")
+    if table.table_target != target:
+        goal += f", {table.table_target.of(2)} at a friends' table"
+    winner = _WINNER[table.scoring] + (" The highest hand is the round's loser."
+                                       if table.loser else "")
+    defaults = (f"Defaults: {describe_rules(rules)}. Drawing is a choice: after each draw "
+                "you may play any card that fits (the drawn one or another), draw again "
+                "while under the draw limit, or pass. Every single rule can be changed on "
+                "top of the preset (see p2p8s(1), HOUSE RULES).")
+    variant = _VARIANT.format(
+        title=title, lines=lines, deck=deck, scoring=_SCORING[table.scoring],
+        values=values_text(table),
+        target=textwrap.fill(f"The match target is {goal}. {winner}", width=88,
+                             initial_indent="  ", subsequent_indent="  "),
+        defaults=textwrap.fill(defaults, width=88))
+    return _COMMON.format(title=title, hands=_HANDS[table.name], starter=_starter(table),
+                          actions="", scoring=variant)
 _EXAMPLE = parse_cards(["8H", "QS", "AD", "KC", "5D", "TS"])
 
 
@@ -122,29 +181,6 @@ def _ranks(table: RuleTable, has: Callable[[CardRule], object]) -> list[Rank]:
 
 def _letters(ranks: Sequence[Rank], joint: str = "or") -> str:
     return either([r.letter for r in ranks], joint) if ranks else ""
-
-
-def _values(table: RuleTable) -> str:
-    """``8 = 50    2, Q, A = 20    J, K = 10    3-7, 9, T = face value`` (R-PTS-*)."""
-    groups: dict[int, list[Rank]] = {}
-    face: list[Rank] = []
-    for r in sorted(Rank, key=_ace_high):
-        value = table.value(Card.of(r, Suit.CLUBS))
-        if Rank.TWO <= r <= Rank.TEN and value == int(r):
-            face.append(r)
-        else:
-            groups.setdefault(value, []).append(r)
-    parts = [f"{', '.join(r.letter for r in groups[v])} = {v}"
-             for v in sorted(groups, reverse=True)]
-    runs: list[list[Rank]] = []
-    for r in face:
-        if runs and int(r) == int(runs[-1][-1]) + 1:
-            runs[-1].append(r)
-        else:
-            runs.append([r])
-    faces = [f"{run[0].letter}-{run[-1].letter}" if len(run) >= 3 else
-             ", ".join(x.letter for x in run) for run in runs]
-    return "    ".join([*parts, ", ".join(faces) + " = face value"])
 
 
 def _starter(table: RuleTable) -> str:
@@ -179,14 +215,20 @@ def plural(rank: Rank) -> str:
     return rank_name(rank) + "s"
 
 
-def rules_text(*, classic: bool = False) -> str:
-    """The rules page: table rules (default) or the classic game, plus countdown, written
-    from the preset's rule table."""
-    if classic:
+def rules_text(*, classic: bool = False, preset: str | None = None) -> str:
+    """The rules page: table rules (default), the classic game (``classic`` or
+    ``preset="classic"``; ``"countdown"`` too: it is played on the classic game) plus
+    countdown, or a §11 preset (``"wildcards"``, ``"zimbabwe"``), written from the
+    preset's rule table."""
+    name = preset or ("classic" if classic else "table")
+    if name in ("wildcards", "zimbabwe"):
+        return _variant_text(Ruleset.for_preset(name),
+                             "wild cards" if name == "wildcards" else "the zimbabwe game")
+    if name in ("classic", "countdown"):
         table = Ruleset.classic().rule_table
         scoring = _CLASSIC_SCORING.format(
             ordinary=_letters(_ranks(Ruleset().rule_table, lambda c: c.action), "and"),
-            values=_values(table), example=table.hand_value(_EXAMPLE),
+            values=values_text(table), example=table.hand_value(_EXAMPLE),
             target=table.table_target.of(2))
         text = _COMMON.format(title="the classic game", hands=_HANDS[table.name],
                               starter=_starter(table), actions=_actions(table),
@@ -195,7 +237,7 @@ def rules_text(*, classic: bool = False) -> str:
         table = Ruleset().rule_table
         solo = table.solo_target
         scoring = _TABLE_SCORING.format(
-            values=_values(table), example=table.hand_value(_EXAMPLE), per_seat=solo.per_seat,
+            values=values_text(table), example=table.hand_value(_EXAMPLE), per_seat=solo.per_seat,
             two=solo.of(2), seven=solo.of(7), table=table.table_target.of(2))
         text = _COMMON.format(title="table rules (the default)", hands=_HANDS[table.name],
                               starter=_starter(table), actions=_actions(table),
@@ -204,10 +246,13 @@ def rules_text(*, classic: bool = False) -> str:
 
 
 @click.command("rules")
-@click.option("--classic", is_flag=True, help="The classic game (no action cards).")
-def rules(classic: bool) -> None:
-    """Print the rules of the game (table rules unless --classic)."""
-    click.echo(rules_text(classic=classic), nl=False)
+@click.option("--rules", "preset", type=click.Choice(PRESETS), default=None,
+              help="The rules of this preset (default: table).")
+@click.option("--classic", is_flag=True, help="The classic game (same as --rules classic).")
+def rules(preset: str | None, classic: bool) -> None:
+    """Print the rules of the game (table rules unless --rules or --classic)."""
+    chosen = HouseChoice(preset=preset, classic=classic or None).chosen_preset()
+    click.echo(rules_text(preset=chosen), nl=False)
 
 
 COMMANDS = [rules]

@@ -14,13 +14,15 @@ import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import click
 
 from p2p8s.cli.errors import CliCode
+from p2p8s.cli.house import house_choice, house_options
 from p2p8s.cli.words.rules import describe_rules
 from p2p8s.errors import MalformedInput
-from p2p8s.rules import Ruleset, Variant
+from p2p8s.rules import Ruleset
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,27 +91,19 @@ def _labels(names: Sequence[str]) -> list[str]:
 @click.option("--bots", "-b", default="expert,hanna,karl,max", show_default=True,
               help="Comma-separated bot names (regulars, expert, random); repeated "
                    "cyclically to fill the seats.")
-@click.option("--rules", "preset", type=click.Choice(["table", "classic", "countdown"]),
-              default=None, help="Ruleset preset.  [default: table]")
-@click.option("--classic", is_flag=True, help="Classic rules: no action cards "
-                                               "(same as --rules classic).")
-@click.option("--no-multi", is_flag=True, help="One card a turn (multi-play off).")
-@click.option("--draw-limit", default=3, show_default=True, type=click.IntRange(0),
-              help="Cards one turn may draw (0 = until playable).")
-@click.option("--countdown", is_flag=True, help="The countdown variant "
-                                                   "(same as --rules countdown).")
-@click.option("--target", default=None, type=click.IntRange(1),
-              help="Match target in points (default: per the rules; not with countdown).")
+@house_options()
+@click.option("--countdown", is_flag=True, default=None,
+              help="The countdown variant (same as --rules countdown).")
 @click.option("--seed", "-s", default=1, show_default=True, type=int,
               help="Tournament seed: decks and dealers.")
 @click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(1),
               help="Worker processes.")
-def simulate(games: int, players: int | None, bots: str, preset: str | None, classic: bool,
-             no_multi: bool, draw_limit: int, countdown: bool, target: int | None,
-             seed: int, jobs: int) -> None:
+def simulate(games: int, players: int | None, bots: str, seed: int, jobs: int,
+             **house: Any) -> None:
     """Play a tournament of full matches between computer players and print each
     bot's match win rate (95% Wilson interval), rounds won and points per round."""
-    kind = _rule_kind(preset, classic, countdown, target)
+    choice = house_choice(house)
+    choice.ruleset()  # contradicting options are refused before anything else
     names = [b.strip() for b in bots.split(",") if b.strip()]
     if not names:
         raise MalformedInput(CliCode.NO_BOTS)
@@ -118,13 +112,7 @@ def simulate(games: int, players: int | None, bots: str, preset: str | None, cla
         raise MalformedInput(CliCode.TOO_MANY_BOTS, bots=len(names), seats=n)
     names = [names[i % len(names)] for i in range(n)]
     labels = _labels(names)
-    rules = Ruleset(
-        action_cards=kind == "table",
-        multi_play=not no_multi,
-        draw_limit=draw_limit,
-        target=target,
-        variant=Variant.COUNTDOWN if kind == "countdown" else Variant.STANDARD,
-    )
+    rules = choice.ruleset(players=n)
     tasks = [(rules, tuple(names), seed, g) for g in range(games)]
     results: list[GameSummary] = []
     # the description is printed once, as the report's first line (stdout); the bar
@@ -141,27 +129,6 @@ def simulate(games: int, players: int | None, bots: str, preset: str | None, cla
                     results.append(res)
                     bar.update(1)
     _report(labels, results, rules, n, seed)
-
-
-def _rule_kind(preset: str | None, classic: bool, countdown: bool,
-               target: int | None) -> str:
-    """``"table"``, ``"classic"`` or ``"countdown"`` from the options that choose the
-    rules; raises click.UsageError when they contradict each other or ``--target``
-    is given for countdown (whose match ends when a number reaches 0, not at a score)."""
-    chosen = {f"--rules {preset}": preset} if preset is not None else {}
-    if classic:
-        chosen["--classic"] = "classic"
-    if countdown:
-        chosen["--countdown"] = "countdown"
-    kinds = set(chosen.values())
-    if len(kinds) > 1:
-        raise click.UsageError(f"{' and '.join(chosen)} contradict each other: "
-                               "choose one of table, classic or countdown rules")
-    kind = kinds.pop() if kinds else "table"
-    if kind == "countdown" and target is not None:
-        raise click.UsageError("--target means nothing in countdown: a countdown match "
-                               "ends when a player's number reaches 0, not at a score")
-    return kind
 
 
 def _plural(count: int, word: str, plural: str | None = None) -> str:

@@ -152,7 +152,7 @@ class TableScreen:
         self._applied: list[str] = []
         self._seat = _Seat(self)
         self.ctl = Controller(self._seat, self, self.look,
-                              help=(*v.HELP_LINES[:-1], *TABLE_HELP))
+                              help_tail=TABLE_HELP)
         self._rng = random.Random()
 
     def say(self, *lines: str) -> None:
@@ -301,7 +301,7 @@ class TableScreen:
         """A new decision: what happened, the table again, then the prompt with the
         seconds left."""
         self._seat.table = table
-        self.ctl.asking_suit = None
+        self.ctl.asking = None
         if self._current(table):
             self.ctl.refresh()
         self._prompt(table, now)

@@ -16,10 +16,19 @@ from p2p8s.bots.base import View
 from p2p8s.cards import Card, Suit, sort_hand
 from p2p8s.cli.look import SUIT_NAMES as SUIT_NAMES
 from p2p8s.cli.look import Look as Look
+from p2p8s.cli.words.cardrules import (
+    counter_words,
+    effect_lines,
+    penalty_else,
+    ranks_with,
+    values_text,
+)
+from p2p8s.cli.words.phrases import either
 from p2p8s.cli.words.rules import describe_rules
-from p2p8s.engine import Action, Draw, EndedBy, Play, Take
+from p2p8s.engine import Action, Draw, EndedBy, Lucky, Play, Take
 from p2p8s.match import Match, RoundResult
 from p2p8s.rules import Ruleset, card_value
+from p2p8s.ruletable import Scoring
 
 
 def numbered_hand(hand: Iterable[Card]) -> list[Card]:
@@ -74,13 +83,26 @@ def render_table(view: View, names: Sequence[str], look: Look, *, round_number: 
     else:
         top += f" · suit: {look.suit(view.suit)}"
     out.append(f"{top} · stock: {view.stock_size} · {whose}")
+    table = rules.rule_table
     if rules.action_cards:
         if view.pending_draw:
             out.append(look.paint(
-                f"Draw penalty: {view.pending_draw} cards waiting — play a 2 to pass it on, "
+                f"Draw penalty: {view.pending_draw} cards waiting — play "
+                f"{counter_words(rules, look)} to pass it on{penalty_else(rules)}, "
                 "or take them.", "yellow"))
         else:
             out.append("Draw penalty: none.")
+    if view.pending_skip:  # R-ZW-SEVEN
+        who = "you" if view.turn == view.seat else _seat(names, view.turn)
+        skips = either([r.letter for r in ranks_with(table, lambda c: c.skip)])
+        out.append(look.paint(f"Skip waiting for {who}: play a {skips} to pass it on, or "
+                              "miss the turn (p).", "yellow"))
+    if view.bounce_seat is not None:  # R-ZW-JACK
+        out.append(f"Bounce: play turns back after {_seat(names, view.bounce_seat)}'s turn.")
+    air = [s for s, up in enumerate(view.air) if up]
+    if air:  # R-ZW-OUT
+        out.append("In the air (no cards, still in the round; they draw at their turn): "
+                   + ", ".join(_seat(names, s) for s in air) + ".")
     if rules.countdown and view.numbers:
         w = view.wild[view.seat]
         plural = {1: "aces", 11: "jacks", 12: "queens", 13: "kings"}.get(w, f"{w}s")
@@ -115,6 +137,10 @@ def render_hand(hand: Sequence[Card], playable: set[Card], look: Look, *,
         if items:
             label = f"{SUIT_NAMES[suit]:<8}"
             out.append(f"  {label} " + "  ".join(items).rstrip())
+    jokers = [f"{i:>2} {look.card(c, playable=c in playable)}{'*' if c in playable else ' '}"
+              for i, c in enumerate(cards, 1) if c.suit is None]
+    if jokers:  # R-ZW-DECK: jokers have no suit
+        out.append(f"  {'jokers':<8} " + "  ".join(jokers).rstrip())
     return out
 
 
@@ -124,11 +150,15 @@ def action_text(action: Action, look: Look) -> str:
         text = "play " + look.cards(action.cards)
         if action.suit is not None:
             text += f" and declare {look.suit(action.suit)}"
+        if action.declare is not None:
+            text += f" and declare {action.declare.value}"
         return text
     if isinstance(action, Take):
         return "take the draw penalty"
     if isinstance(action, Draw):
         return "draw a card"
+    if isinstance(action, Lucky):
+        return "turn the lucky card"
     return "pass"
 
 
@@ -148,11 +178,15 @@ def action_keys(action: Action, hand: Sequence[Card]) -> str:
         text = " ".join(str(i + 1) for i in used)
         if action.suit is not None:
             text += " " + action.suit.letter.lower()
+        if action.declare is not None:
+            text += " " + action.declare.value
         return text
     if isinstance(action, Take):
         return "t"
     if isinstance(action, Draw):
         return "d"
+    if isinstance(action, Lucky):
+        return "l"
     return "p"
 
 
@@ -165,6 +199,8 @@ def render_round_end(result: RoundResult, names: Sequence[str], match: Match,
         headline = f"Round {result.number} is over: {who} went out."
     else:
         headline = f"Round {result.number} is over: nobody can move, the round is blocked."
+    if result.loser is not None:  # R-ZW-SCORE
+        headline += f" {_seat(names, result.loser)} holds the highest hand: the round's loser."
     out.append(look.paint(f"══ {headline} ══", "bold"))
     rules = match.rules
     width = max(len(n) for n in names)
@@ -193,8 +229,8 @@ def render_scores(match: Match, names: Sequence[str], look: Look) -> list[str]:
         for s in match.standings():
             out.append(f"  {_seat(names, s):<{width}}  number {match.numbers[s]}")
         return out
-    goal = ("lowest total wins once someone reaches it" if rules.action_cards
-            else "the first to reach it wins")
+    goal = ("lowest total wins once someone reaches it"
+            if rules.rule_table.scoring is Scoring.HAND else "the first to reach it wins")
     out = [f"Match table (target {match.target}, {goal}):"]
     shown = match.results[-8:]
     head = f"  {'':<{width}}" + "".join(f"{'R' + str(r.number):>6}" for r in shown)
@@ -242,6 +278,34 @@ HELP_LINES = (
 )
 
 
+def help_lines(rules: Ruleset) -> tuple[str, ...]:
+    """:data:`HELP_LINES` for the ruleset in play: no multi-play line with it off, no
+    take line without penalties, the wild rank as the ruleset has it, the declared
+    choices and the lucky card of RULES.md §11."""
+    table = rules.rule_table
+    out: list[str] = []
+    for line in HELP_LINES:
+        if line.startswith("  3 5") and not rules.multi_play:
+            continue
+        if line.startswith("  4 h") and rules.countdown:
+            line = ("  4 h      play your wild card and declare a suit: c d h s (or you will "
+                    "be asked)")
+        if line.startswith("  t "):
+            if not rules.action_cards or not any(table.rule(c).penalty
+                                                  for c in table.deck_cards):
+                continue
+            if table.lucky:
+                line = "  t        take the draw penalty    l   turn the lucky card"
+        out.append(line)
+        if line.startswith("  4 h"):
+            choosers = [c for c in table.deck_cards if table.declarations(c)]
+            if choosers:
+                words = sorted({d.value for c in choosers for d in table.declarations(c)})
+                out.append(f"  3 {words[-1]:<7}play card 3 and declare {either(words)} "
+                           "(or you will be asked)")
+    return tuple(out)
+
+
 def rules_lines(rules: Ruleset, players: int) -> list[str]:
     """The rules in short, for the ruleset being played (RULES.md in our own words)."""
     out = [
@@ -254,12 +318,28 @@ def rules_lines(rules: Ruleset, players: int) -> list[str]:
                   "your wild rank; declare a suit when you play it.")
     n = rules.draw_limit
     limit = f"up to {n} card{'' if n == 1 else 's'}" if n else "until one fits"
-    out.append(f"- Nothing fits? Draw ({limit}). A drawn card that fits may be played at "
-               "once; otherwise pass.")
+    if rules.draw_when_playable:  # R-DRAW-ANY
+        out.append(f"- You may draw even when a card fits ({limit}); after each draw play "
+                   "any card that fits, draw again or pass.")
+    else:
+        out.append(f"- Nothing fits? Draw ({limit}). A drawn card that fits may be played "
+                   "at once; otherwise pass.")
     if rules.multi_play:
         out.append("- Several cards of one rank may go together: the first must fit, the "
                    "last sets the suit.")
-    if rules.action_cards:
+    variant = effect_lines(rules, players)
+    if variant:
+        out.extend(variant)
+        table = rules.rule_table
+        values = values_text(table)
+        if table.scoring is Scoring.HAND:
+            out.append(f"- When someone goes out, everyone else scores their hand: {values}. "
+                       "Lowest total wins." + (" The highest hand is the round's loser."
+                                               if table.loser else ""))
+        else:
+            out.append(f"- Whoever goes out collects the others' hands: {values}. First to "
+                       "the target wins.")
+    elif rules.action_cards:
         out.append("- 2: the next player draws 2 unless they play a 2 too (the penalty "
                    "grows by 2). Only a 2 counters, not even an 8.")
         ace = ("an ace works like a queen (you move again)" if players == 2
@@ -273,6 +353,7 @@ def rules_lines(rules: Ruleset, players: int) -> list[str]:
     else:
         out.append("- Whoever goes out collects the others' hands: 8 = 50, J/Q/K = 10, "
                    "A = 1, others face value. First to the target wins.")
-    out.append("- The round ends the moment someone plays their last card. No undo.")
+    out.append("- The round ends the moment someone plays their last card. No undo."
+               if not rules.rule_table.in_the_air else "- No undo.")
     out.append("The full rules: run `p2p8s rules` in another terminal.")
     return out

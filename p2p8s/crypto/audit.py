@@ -70,19 +70,22 @@ class RoundRecord:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AuditReport:
-    """A passed audit: ``orders[e][i]`` is the card index at position ``(e, i)``;
-    ``holdings[s]`` the positions dealt or drawn to seat ``s``, in distribution order."""
+    """A passed audit: ``orders[e][i]`` is the card index at position ``(e, i)``
+    (epoch 0 is the whole deck: its length is the deck size that names the faces,
+    :func:`~p2p8s.crypto.deck.card_face`); ``holdings[s]`` the positions dealt or drawn
+    to seat ``s``, in distribution order."""
 
     orders: tuple[tuple[int, ...], ...]
     holdings: tuple[tuple[Position, ...], ...]
 
     def faces(self, epoch: int) -> list[Card]:
         """The cards of ``epoch``'s deck, position 0 (the top) first."""
-        return [card_face(k) for k in self.orders[epoch]]
+        size = len(self.orders[0])
+        return [card_face(k, size) for k in self.orders[epoch]]
 
     def card_at(self, position: Position) -> Card:
         """The face of the card at ``position``."""
-        return card_face(self.orders[position[0]][position[1]])
+        return card_face(self.orders[position[0]][position[1]], len(self.orders[0]))
 
 
 def _check_keys(record: RoundRecord, secrets: Sequence[Scalar]) -> None:
@@ -122,6 +125,7 @@ def audit_round(record: RoundRecord, secrets: Sequence[Scalar]) -> AuditReport:
         raise ValueError("the audit needs every seat's key")
     _check_keys(record, secrets)
     orders = [_epoch_order(record, ep, secrets) for ep in record.epochs]
+    size = len(orders[0]) if orders else 0  # epoch 0 is the whole deck
     finals = {ep.epoch: ep.steps[-1] for ep in record.epochs}
     holdings: list[list[Position]] = [[] for _ in range(n)]
     disputed = {pos: seat for seat, pos in record.disputes}
@@ -143,13 +147,13 @@ def audit_round(record: RoundRecord, secrets: Sequence[Scalar]) -> AuditReport:
         k = orders[e][i]
         if pr.played is not None and pr.played != k:
             raise CheatDetected(Cheat.PLAYED_OTHER, seat=pr.holder, fault=Fault.BAD_PLAY,
-                                card=card_face(pr.played), position=pr.position,
-                                held=card_face(k))
+                                card=card_face(pr.played, size), position=pr.position,
+                                held=card_face(k, size))
         if pr.holder is not None:
             holdings[pr.holder].append(pr.position)
     for pos, seat in disputed.items():
         raise CheatDetected(Cheat.FALSE_DISPUTE, seat=seat, fault=Fault.FALSE_DISPUTE,
-                            position=pos, held=card_face(orders[pos[0]][pos[1]]))
+                            position=pos, held=card_face(orders[pos[0]][pos[1]], size))
     return AuditReport(
         orders=tuple(tuple(o) for o in orders), holdings=tuple(tuple(h) for h in holdings)
     )

@@ -4,8 +4,11 @@ scalar multiplication).
 
 A *position* is ``(epoch, index)``: slot ``index`` of the shuffled deck of encoding
 ``epoch`` (epoch 0 is the deal; each reshuffle of the discards opens a new epoch). A
-*card index* ``k`` names a physical card: ``0..51`` for one deck, ``0..103`` for two,
-``Card(k % 52)`` being its face (:func:`p2p8s.cards.standard_deck`).
+*card index* ``k`` names a physical card of a deck of :data:`DECK_SIZES` cards:
+``0..51`` for one deck, ``0..103`` for two, then the jokers of R-ZW-DECK (``52, 53``
+of 54 cards, ``104..107`` of 108); its face is :func:`p2p8s.cards.deck_card`
+``(k, size)`` (French positions ``Card(k % 52)``, then ``X1``, ``X2``, …), the order
+of :func:`p2p8s.cards.standard_deck`.
 
 Card ``k`` of epoch ``e`` is encoded as the point::
 
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from p2p8s.cards import Card
+from p2p8s.cards import Card, deck_card
 from p2p8s.crypto import group
 from p2p8s.crypto.errors import Cheat, CheatDetected, Fault
 from p2p8s.crypto.group import Point, Rand, Scalar
@@ -32,9 +35,15 @@ CARD_TAG = b"p2p8s/v1/card"
 Position = tuple[int, int]
 
 
-def card_face(k: int) -> Card:
-    """The face of card index ``k`` (``Card(k % 52)``)."""
-    return Card(k % 52)
+#: The deck sizes a round may use: 52 or 104 French cards (R-DECK), each with the
+#: jokers of R-ZW-DECK (2 per deck).
+DECK_SIZES = (52, 54, 104, 108)
+
+
+def card_face(k: int, size: int) -> Card:
+    """The face of card index ``k`` in a deck of ``size`` cards (:data:`DECK_SIZES`):
+    :func:`p2p8s.cards.deck_card`. Raises MalformedInput for a bad size or index."""
+    return deck_card(k, size)
 
 
 def card_point(table: bytes, round_no: int, round_id: bytes, epoch: int, k: int) -> Point:

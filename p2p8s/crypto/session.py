@@ -60,6 +60,7 @@ from p2p8s.crypto.audit import (
     audit_round,
 )
 from p2p8s.crypto.deck import (
+    DECK_SIZES,
     Position,
     card_face,
     card_points,
@@ -156,7 +157,8 @@ def chain_next(head: bytes, encoded: bytes) -> bytes:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SessionConfig:
-    """Who and where: ``players`` seats (2..7), this node's ``seat``, ``deck_size`` 52/104.
+    """Who and where: ``players`` seats (2..7), this node's ``seat``, ``deck_size`` 52/54/104/108
+    (:data:`~p2p8s.crypto.deck.DECK_SIZES`: R-DECK, with the jokers of R-ZW-DECK).
 
     ``observer=True`` makes a passive session that plays no seat (``seat`` must be 0 and
     is ignored): it verifies every message, follows the declared operations and, once
@@ -188,8 +190,8 @@ class SessionConfig:
             raise ValueError(f"key_seed is {KEY_SEED_BYTES} bytes")
         if not 2 <= self.players <= 7 or not 0 <= self.seat < self.players:
             raise ValueError("players must be 2..7 and seat one of them")
-        if self.deck_size not in (52, 104):
-            raise ValueError("deck_size is 52 or 104")
+        if self.deck_size not in DECK_SIZES:
+            raise ValueError("deck_size is 52, 54, 104 or 108")
         if self.escrow is not None:
             if len(self.escrow) != self.players:
                 raise ValueError("escrow needs one holder list per seat")
@@ -1100,14 +1102,14 @@ class Session:
                 self._dispute(p)
             else:
                 pos.k = k
-                self._events.append(CardOpened(op, p, card_face(k), k))
+                self._events.append(CardOpened(op, p, card_face(k, self.config.deck_size), k))
         elif pos.owner == self._me:
             k = ep.lookup.get(group.mul(self._key_inv, value))
             if k is None:
                 self._dispute(p)
             else:
                 pos.k = k
-                self._events.append(CardReceived(op, p, card_face(k), k))
+                self._events.append(CardReceived(op, p, card_face(k, self.config.deck_size), k))
         else:
             self._events.append(CardDealt(op, p, pos.owner))
 
@@ -1247,7 +1249,7 @@ class Session:
             pos = self._positions[(e, i)]
             pos.played = k
             pos.k = k
-            shown.append(((e, i), card_face(k), k))
+            shown.append(((e, i), card_face(k, self.config.deck_size), k))
         self._events.append(CardsPlayed(seat, tuple(shown), by))
 
 

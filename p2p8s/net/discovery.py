@@ -70,7 +70,7 @@ class TableCard:
     def to_txt(self) -> dict[str, str]:
         """TXT key/value pairs (each well under the 255-byte limit of RFC 6763 §6.1)."""
         txt = {"v": str(self.version), "id": self.table_id, "host": self.host_name[:63],
-               "rules": json.dumps(self.rules.to_dict(), separators=(",", ":")),
+               "rules": rules_to_txt(self.rules),
                "seats": str(self.seats), "free": str(self.free), "fp": self.fingerprint}
         if self.seat is not None:
             txt["play"] = "1"
@@ -85,10 +85,10 @@ class TableCard:
         """Parse a TXT record; raises :class:`NotATableCard` if it is not a p2p8s table
         card."""
         try:
-            rules_obj = json.loads(txt.get("rules") or "")
             return cls(version=int(txt.get("v") or ""), table_id=str(txt["id"]),
                        host_name=str(txt.get("host") or "?"),
-                       rules=Ruleset.from_dict(rules_obj), seats=int(txt.get("seats") or ""),
+                       rules=rules_from_txt(txt.get("rules") or ""),
+                       seats=int(txt.get("seats") or ""),
                        free=int(txt.get("free") or ""), fingerprint=str(txt.get("fp") or ""),
                        addresses=addresses, port=port,
                        seat=int(txt.get("seat") or "") if txt.get("play") == "1" else None,
@@ -98,6 +98,61 @@ class TableCard:
         except (KeyError, ValueError, TypeError) as exc:
             raise NotATableCard(CardCode.NOT_A_CARD, cause=None,
                                 error=type(exc).__name__) from None
+
+
+#: Short TXT names of the ruleset's options (RULES.md §2); any other option goes by
+#: its own name.
+_SHORT = {"action_cards": "a", "multi_play": "m", "draw_limit": "d",
+          "draw_when_playable": "w", "reshuffle": "r", "hand_size": "h", "target": "t",
+          "variant": "v"}
+_LONG = {short: name for name, short in _SHORT.items()}
+
+
+def _txt_value(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+def rules_to_txt(rules: Ruleset) -> str:
+    """The ruleset as a TXT value: its preset's name, then ``;name=value`` for each
+    option that differs from the preset (short names, booleans as 1/0, none as
+    nothing), e.g. ``zimbabwe;d=2;h=6;t=200`` — a few dozen bytes, far under the
+    255-byte limit of a TXT string (RFC 6763 §6.1).
+
+    >>> rules_to_txt(Ruleset.classic(multi_play=False, target=200))
+    'classic;m=0;t=200'
+    """
+    changes = [f"{_SHORT.get(k, k)}={_txt_value(v)}"
+               for k, v in sorted(rules.changes().items())]
+    return ";".join([rules.name, *changes])
+
+
+def rules_from_txt(text: str) -> Ruleset:
+    """Inverse of :func:`rules_to_txt`; also reads the JSON object of older cards.
+    Raises MalformedInput (a bad preset or option), ValueError or TypeError."""
+    if text.startswith("{"):
+        return Ruleset.from_dict(json.loads(text))
+    name, *changes = text.split(";")
+    base = Ruleset.for_preset(name).to_dict()
+    data: dict[str, object] = {}
+    for change in changes:
+        short, _, raw = change.partition("=")
+        key = _LONG.get(short, short)
+        was = base.get(key)
+        value: object
+        if raw == "":
+            value = None
+        elif isinstance(was, bool):
+            value = {"1": True, "0": False}[raw]
+        elif raw.isdigit():
+            value = int(raw)
+        else:
+            value = raw
+        data[key] = value
+    return Ruleset.for_preset(name, **data)
 
 
 def lan_addresses() -> list[str]:

@@ -11,7 +11,7 @@ it (:attr:`SettingsFile.read_only`).
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,21 +21,54 @@ from p2p8s.store.paths import StoreCode, atomic_write, move_aside, os_failure, s
 VERSION = 1
 
 
+#: The presets a remembered ``preset`` may name (RULES.md §11).
+PRESETS = ("table", "classic", "countdown", "wildcards", "zimbabwe")
+#: The single house rules on top of the preset, with their types (None: the preset's).
+SINGLES: dict[str, type] = {"multi": bool, "draw_limit": int, "draw_when_playable": bool,
+                            "reshuffle": bool, "hand_size": int, "target": int}
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlaySettings:
-    """The remembered ``p2p8s play`` options (the seed is not remembered)."""
+    """The remembered ``p2p8s play`` options (the seed is not remembered): the
+    ``preset`` (RULES.md §11) and the single house rules on top of it (``None``: the
+    preset's own value). The file also says ``classic`` and ``countdown`` (the older
+    form of the preset, still read from files without ``preset``)."""
 
     opponents: int = 3
-    classic: bool = False
-    multi: bool = True
-    draw_limit: int = 3
-    countdown: bool = False
+    preset: str = "table"
+    multi: bool | None = None
+    draw_limit: int | None = None
+    draw_when_playable: bool | None = None
+    reshuffle: bool | None = None
+    hand_size: int | None = None
     target: int | None = None
     ascii: bool = False
 
+    @property
+    def classic(self) -> bool:
+        """True for the classic preset."""
+        return self.preset == "classic"
+
+    @property
+    def countdown(self) -> bool:
+        """True for the countdown variant."""
+        return self.preset == "countdown"
+
     def merged(self, **changes: Any) -> PlaySettings:
-        """A copy with the options that are not ``None`` in ``changes``."""
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+        """A copy with the options that are not ``None`` in ``changes``; a new
+        ``preset`` starts from its own single rules (those not in ``changes`` are
+        forgotten)."""
+        given = {k: v for k, v in changes.items() if v is not None}
+        base = self
+        if given.get("preset", self.preset) != self.preset:
+            none: dict[str, Any] = dict.fromkeys(SINGLES)
+            base = replace(self, **none)
+        return replace(base, **given)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (with ``classic`` and ``countdown`` for older readers)."""
+        return {**asdict(self), "classic": self.classic, "countdown": self.countdown}
 
     @classmethod
     def from_dict(cls, data: Any) -> PlaySettings:
@@ -43,18 +76,26 @@ class PlaySettings:
         if not isinstance(data, dict):
             return cls()
         kept: dict[str, Any] = {}
-        for f in fields(cls):
-            value = data.get(f.name)
-            default = getattr(cls(), f.name)
-            if f.name == "target":
-                if value is None or (type(value) is int and value > 0):
-                    kept[f.name] = value
-            elif type(value) is type(default):
-                kept[f.name] = value
-        if not 1 <= kept.get("opponents", 3) <= 6:
+        preset = data.get("preset")
+        if preset in PRESETS:
+            kept["preset"] = preset
+        elif data.get("countdown") is True:
+            kept["preset"] = "countdown"
+        elif data.get("classic") is True:
+            kept["preset"] = "classic"
+        for name, kind in SINGLES.items():
+            single: Any = data.get(name)
+            low = 1 if name in ("target", "hand_size") else 0
+            if (kind is bool and type(single) is bool) or (
+                    kind is int and type(single) is int and single >= low):
+                kept[name] = single
+        for name in ("opponents", "ascii"):
+            value = data.get(name)
+            if type(value) is type(getattr(cls(), name)):
+                kept[name] = value
+        opponents: int = kept.get("opponents", 3)
+        if not 1 <= opponents <= 6:
             kept.pop("opponents")
-        if kept.get("draw_limit", 0) < 0:
-            kept.pop("draw_limit")
         return cls(**kept)
 
 
@@ -78,7 +119,7 @@ class SettingsFile:
         doc = dict(self.other or {})
         profile = dict(doc.get("profile") or {}) if isinstance(doc.get("profile"), dict) else {}
         profile["coached"] = self.coached
-        doc.update({"version": VERSION, "play": asdict(self.play), "profile": profile})
+        doc.update({"version": VERSION, "play": self.play.to_dict(), "profile": profile})
         atomic_write(path or settings_path(), json.dumps(doc, indent=2, sort_keys=True) + "\n")
 
 

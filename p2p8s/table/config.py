@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import msgpack
 
+from p2p8s.cards import deck_size, decks_for
 from p2p8s.errors import MalformedInput
 from p2p8s.rules import Ruleset, check_players
 from p2p8s.table.decoding import PayloadCode, PayloadProblem, decoding, refuse
@@ -61,8 +62,9 @@ class TableConfig:
 
     @property
     def deck_size(self) -> int:
-        """52 cards, or 104 with 6 or 7 players (R-DECK)."""
-        return 104 if self.players >= 6 else 52
+        """52 cards, or 104 with 6 or 7 players (R-DECK); plus 2 jokers per deck when
+        the rules deal them (R-ZW-DECK: 54 or 108)."""
+        return deck_size(decks_for(self.players), jokers=self.rules.rule_table.jokers)
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -133,7 +133,7 @@ class Deal:
             k = primary.known_card(self._opening.position)
             if k is None:  # it decoded to no card: disputed, the audit will tell
                 return DealStep.DISPUTED
-            self._faceup[self._opening.position] = card_face(k)
+            self._faceup[self._opening.position] = card_face(k, ctx.config.deck_size)
             self._opening = None
         for _ in range(len(self._sim) + 1):
             top = self._sim[0]

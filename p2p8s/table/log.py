@@ -152,7 +152,8 @@ class ActionLog:
         chosen: list[Position] = []
         for card in action.cards:
             p = next((p for p, k in sorted(hand.items())
-                      if card_face(k) == card and p not in chosen), None)
+                      if card_face(k, self._ctx.config.deck_size) == card
+                      and p not in chosen), None)
             if p is None:
                 raise IllegalAction(TableCode.NOT_IN_HAND, card=card)
             chosen.append(p)
@@ -359,7 +360,8 @@ class ActionLog:
                 k = primary.known_card(p)
                 if k is not None:
                     held[p] = k
-            cards: list[Card | None] = [card_face(k) for _, k in sorted(held.items())]
+            size = self._ctx.config.deck_size
+            cards: list[Card | None] = [card_face(k, size) for _, k in sorted(held.items())]
             if len(cards) != len(rnd.hands[seat]):
                 raise TableError(TableCode.OPEN_HAND, seat=None, player=seat)
             rnd.hands[seat] = cards

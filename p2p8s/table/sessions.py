@@ -92,7 +92,7 @@ class LocalSessions:
         for s in self.by_seat.values():
             k = s.known_card(p)
             if k is not None:
-                return card_face(k)
+                return card_face(k, s.config.deck_size)
         return None
 
     def ordered(self) -> list[int]:

@@ -20,13 +20,17 @@ RULESETS: dict[str, Ruleset] = {
     "draw-when-playable": Ruleset(draw_when_playable=True),
     "no-reshuffle": Ruleset(reshuffle=False),
     "countdown": Ruleset(variant=Variant.COUNTDOWN),
+    "wildcards": Ruleset.for_preset("wildcards"),
+    "wildcards-multi": Ruleset.for_preset("wildcards", multi_play=True, draw_limit=2),
+    "zimbabwe": Ruleset.for_preset("zimbabwe"),
+    "zimbabwe-no-reshuffle": Ruleset.for_preset("zimbabwe", reshuffle=False, hand_size=5),
 }
 
 
 def new_round(rules: Ruleset, players: int, seed: int) -> tuple[Round, Match, random.Random]:
     """A freshly dealt round of a new match, deck and dealer from ``seed``."""
     rng = random.Random(seed)
-    cards = standard_deck(decks_for(players))
+    cards = standard_deck(decks_for(players), jokers=rules.rule_table.jokers)
     rng.shuffle(cards)
     match = Match(rules, players=players, dealer=rng.randrange(players))
 

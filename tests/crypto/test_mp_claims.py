@@ -46,7 +46,7 @@ class CryptoDeck:
     def _card(self, p: Position, seat: int) -> Card:
         k = self.net.sessions[seat].known_card(p)
         assert k is not None
-        return card_face(k)
+        return card_face(k, self.net.sessions[seat].config.deck_size)
 
     def draw(self, seat: int | None) -> Card | None:
         p = self.stock.pop(0)
@@ -112,7 +112,8 @@ def play_round(
             chosen: list[Position] = []
             for c in action.cards:
                 p = next(p for p, k in sorted(hand.items())
-                         if card_face(k) == c and p not in chosen)
+                         if card_face(k, net.sessions[seat].config.deck_size) == c
+                         and p not in chosen)
                 chosen.append(p)
             net.call(seat, lambda s, chosen=chosen: s.play(chosen))
             net.roundtrip_until_done()

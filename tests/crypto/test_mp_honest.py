@@ -147,3 +147,36 @@ def test_buried_starter_can_be_given_and_played_without_a_proof() -> None:
     net.roundtrip_until_done()
     report = finish(net)[0]
     assert report.holdings[2] == ((0, 0),)
+
+
+@pytest.mark.parametrize("players, size", [(2, 54), (4, 54), (6, 108), (7, 108)])
+def test_joker_decks_deal_every_card_and_audit(players: int, size: int) -> None:
+    """R-ZW-DECK: a 54- or 108-card deck deals the jokers X1 X2 (X3 X4) as cards of
+    their own; what the seats received is what the audit finds."""
+    net = new_table(players, deck_size=size)
+    start(net)
+    hand = size // players
+    deal_hands(net, hand)
+    got = Counter(c for s in range(players) for c in received(net, s).values())
+    report = finish(net)[0]
+    assert Counter(report.faces(0)) == Counter(standard_deck(size // 54, jokers=True))
+    for s in range(players):
+        for pos, card in received(net, s).items():
+            assert report.card_at(pos) == card
+    dealt = Counter(report.faces(0)[:hand * players])
+    assert got == dealt and sum(got.values()) == hand * players
+    assert {str(c) for c in report.faces(0) if c.joker} == (
+        {"X1", "X2"} if size == 54 else {"X1", "X2", "X3", "X4"})
+
+
+@pytest.mark.parametrize("size", [52, 54, 104, 108])
+def test_session_accepts_the_four_deck_sizes(size: int) -> None:
+    net = new_table(3, deck_size=size)
+    start(net)
+    assert ev.EpochReady(0, size) in net.events[0]
+
+
+@pytest.mark.parametrize("size", [0, 53, 55, 106, 110])
+def test_session_refuses_other_deck_sizes(size: int) -> None:
+    with pytest.raises(ValueError, match="deck_size"):
+        new_table(2, deck_size=size)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from p2p8s.crypto import escrow, group, proofs
-from p2p8s.crypto.deck import card_point
+from p2p8s.crypto.deck import DECK_SIZES, card_face, card_point
 from p2p8s.crypto.harness import deal_hands, new_table, start
 from p2p8s.crypto.messages import Reveal, decode
 from p2p8s.crypto.rand import permutation, seeded
@@ -45,6 +45,21 @@ def v_hash_to_group() -> dict[str, Any]:
         "raw": {"tag": h(b"p2p8s/v1/card"), "data": h(b"abc"),
                 "point": h(group.hash_to_point(b"p2p8s/v1/card", b"abc"))},
     }
+
+
+def v_deck_faces() -> dict[str, Any]:
+    """The deck sizes and the face and point of the cards where the sizes differ: the
+    last French cards and the jokers (52/54/104/108 cards, mental-poker.md §4)."""
+    decks = []
+    for size in DECK_SIZES:
+        french = 104 if size > 54 else 52
+        ks = sorted({0, 51, 52, 53, french, french + 1, size - 2, size - 1} & set(range(size)))
+        decks.append({"size": size, "cards": [
+            {"k": k, "face": str(card_face(k, size)),
+             "point": h(card_point(TABLE, 7, ROUND_ID, 0, k))} for k in ks]})
+    return {"spec": "mental-poker.md §4 (card indices, faces and points; jokers)",
+            "table": h(TABLE), "round": 7, "round_id": h(ROUND_ID), "epoch": 0,
+            "decks": decks}
 
 
 def v_keys() -> dict[str, Any]:
@@ -145,6 +160,7 @@ def _ctx() -> dict[str, Any]:
 
 CASES: dict[str, Callable[[], dict[str, Any]]] = {
     "hash_to_group": v_hash_to_group,
+    "deck_faces": v_deck_faces,
     "key_commitment": v_keys,
     "schnorr": v_schnorr,
     "dleq": v_dleq,

@@ -9,6 +9,7 @@ import pytest
 
 from p2p8s.bots.base import View
 from p2p8s.cards import Card, Rank, Suit
+from p2p8s.cli.moves import NeedSuit
 from p2p8s.cli.table_view import AUDIT_OK, TableScreen, audit_line, seats_line
 from p2p8s.cli.terminal import ASCII_PUNCTUATION, Terminal
 from p2p8s.cli.view import Look, action_keys, numbered_hand, playable_cards, render_hand
@@ -50,7 +51,7 @@ def _screen() -> tuple[TableScreen, io.StringIO]:
 
 def test_a_bad_suit_is_said_and_asked_again() -> None:
     screen, out = _screen()
-    screen.ctl.asking_suit = (Card.parse("8S"),)
+    screen.ctl.asking = NeedSuit((Card.parse("8S"),))
     table = cast(Table, _NoTable())
     assert screen.typed(table, "x", 0.0) is None
     assert "'x' is not a suit (c, d, h, s; or cancel)." in out.getvalue()

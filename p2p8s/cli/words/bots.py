@@ -89,7 +89,27 @@ def _kept(p: Params) -> str:
     return article(what) if p["kept"] == 1 else f"{number(p['kept'])} {what}s"
 
 
+def _rank_list(key: str) -> Callable[[Params], str]:
+    return lambda p: " or ".join(Rank(r).letter for r in p[key])
+
+
 HINTS: dict[Enum, Template] = {
+    HintCode.LUCKY: derive(
+        "Turn the lucky card: {good} of the {unseen} cards you have not seen would turn the "
+        "penalty away; taking costs {pending} for sure."),
+    HintCode.MISS_TURN: derive("Miss the turn (p): you have no {r} to pass the skip on.",
+                               r=_rank_list("ranks")),
+    HintCode.PASS_SKIP: _hint("Play {cards}: the skip passes on to {who} instead of you."),
+    HintCode.BLOCK: "Block with {cards}: nobody draws the {pending} cards.",
+    HintCode.BOUNCE: _hint("Bounce with the {r}: {who} moves once, then it is your turn again.",
+                           r=lambda p: Rank(p["rank"]).letter),
+    HintCode.AIR_DRAW: "You are in the air: draw a card first, then play on.",
+    HintCode.GO_AIR: ("Play {cards}: your hand is empty but the card is special, so you stay "
+                      "in the air — still better than keeping it."),
+    HintCode.PICK_PASS: "Pass: after taking, nothing you could play is worth it now.",
+    HintCode.DRAW_INSTEAD: derive(lambda p: (
+        "Draw: " + ("the card that fits is" if p["fits"] == 1 else "the cards that fit are")
+        + " worth more kept for later.")),
     HintCode.NO_COUNTER: derive("Take the penalty: you have no {r}.", r=_ranks),
     HintCode.SHIELD: derive("Take the {pending} cards and keep your {r} as a shield.", r=_ranks),
     HintCode.DRAW_AGAIN: "Draw again: the drawn card does not fit.",

@@ -43,9 +43,30 @@ def _wild_name(p: Params) -> str:
 
 
 def _counter_how(p: Params) -> str:
+    extra = ""
+    if p.get("blocks"):
+        extra += ", block it with {a_block}"
+    if p.get("lucky"):
+        extra += ", turn the lucky card (l)"
     if p["passed"] is None:
-        return "you hold no {no}, so type t to take them"
-    return "play {counter} to pass a penalty of {passed} to the next player, or type t to take them"
+        return "you hold no {no}, so" + (extra[1:] + " or" if extra else "") + \
+            " type t to take them"
+    return "play {counter} to pass a penalty of {passed} to the next player" + extra + \
+        ", or type t to take them"
+
+
+def _after_take(p: Params) -> str:
+    return (" After taking you may still play one card (unless it came with nopick)."
+            if p.get("pick") else " Taking ends your turn.")
+
+
+def _costs(p: Params) -> str:
+    scoring = p.get("scoring", "hand")
+    if scoring is None:
+        return ""  # countdown: no points
+    if scoring == "collect":
+        return " — left in your hand it is worth {value} points to whoever goes out"
+    return " — held too long it costs {value} points"
 
 
 def _reverse(p: Params) -> str:
@@ -56,32 +77,64 @@ def _reverse(p: Params) -> str:
             "is next.")
 
 
+_CHOICE_WORDS = {"skip": "skip (the next player misses a turn)",
+                 "reverse": "reverse (the direction of play turns)",
+                 "bounce": "bounce (the previous player moves once, then you again)"}
+
+
 TEMPLATES: dict[Enum, Template] = {
     CoachCode.MATCH: ("Coach: cards marked * fit: same suit as the top card (or the declared "
                       "suit) or the same rank. Type a card's number to play it."),
     CoachCode.EIGHT: derive(
-        "Coach: {name} are wild: play one on anything, then declare the suit the next player "
-        "must follow. Keep it for when nothing else fits, or for your last card — held too "
-        "long it costs {value} points.", name=_wild_name),
+        lambda p: ("Coach: {name} are wild: play one on anything, then declare the suit the "
+                   "next player must follow. Keep it for when nothing else fits, or for your "
+                   "last card" + _costs(p) + "."), name=_wild_name),
     CoachCode.DECLARED: derive(
         "Coach: {seat:Who} declared {many}. Until another card changes it, only a {one} or "
         "another wild card fits — whatever the top card shows.",
         many=lambda p: SUIT_MANY[p["suit"]], one=lambda p: SUIT_ONE[p["suit"]]),
     CoachCode.PENALTY: derive(
-        "Coach: {a_rank} is a draw penalty: the next player draws {penalty} cards and misses "
-        "the turn — unless they play {a_rank} of their own, which adds {penalty} and passes "
-        "it on.", a_rank=_a("rank")),
+        lambda p: ("Coach: {a_rank} is a draw penalty: the next player draws {penalty} cards "
+                   + ("and may then still play one card" if p.get("pick")
+                      else "and misses the turn")
+                   + " — unless they play {a_rank} of their own"
+                   + (" that also fits the top card" if p.get("fits") else "")
+                   + ", which adds {penalty} and passes it on."), a_rank=_a("rank")),
     CoachCode.COUNTER: derive(
         lambda p: ("Coach: a penalty of {pending} cards is waiting for you. Only {counter} "
-                   "counters it — not even {a_wild}: " + _counter_how(p)
-                   + ". Taking ends your turn."),
+                   "counters it — not even {a_wild}: " + _counter_how(p) + "."
+                   + _after_take(p)),
         counter=_counters, a_wild=_a("wild"),
+        a_block=lambda p: either(article(rank_name(r)) for r in p.get("blocks") or [1]),
         no=lambda p: either((rank_name(r) for r in p["counters"]), "or")),
     CoachCode.SKIP: derive(
-        lambda p: "Coach: {a_rank} skips the next player: they miss their turn." + (
-            " With two players that means the same player moves again." if p["heads_up"]
-            else ""),
+        lambda p: ("Coach: {a_rank} skips the next player: they miss their turn"
+                   + (" — unless they play {a_rank} of their own, which passes the skip on "
+                      "(facing a skip: play one, or p to miss the turn)" if p.get("passes")
+                      else "") + "."
+                   + (" With two players that means the same player moves again."
+                      if p["heads_up"] else "")),
         a_rank=_a("rank")),
+    CoachCode.CHOICE: derive(
+        lambda p: ("Coach: with {a_rank} you choose: " + " or ".join(
+            _CHOICE_WORDS[c] for c in p["choices"]) + ". Type it with the card (like "
+            "`3 " + p["choices"][-1] + "`), or you will be asked."), a_rank=_a("rank")),
+    CoachCode.JOKER: ("Coach: a joker fits on any card (not on a skip) and adds {penalty} to "
+                      "the draw penalty; a 2 may go on it. It declares no suit."),
+    CoachCode.BLOCK: derive("Coach: {a_rank} blocks a draw penalty: nobody draws, and the "
+                            "next player plays on it.", a_rank=_a("rank")),
+    CoachCode.LUCKY: ("Coach: facing a penalty you may turn the lucky card (l): an ace "
+                      "blocks it, a 2 or a joker is played and passes it on, anything else "
+                      "you take together with the penalty."),
+    CoachCode.PICK_PLAY: ("Coach: you took the penalty — you may still play one card that "
+                          "fits (pick and play), or pass (p)."),
+    CoachCode.NOPICK: ("Coach: {seat:Who} declared nopick with the penalty: whoever takes it "
+                       "may not play a card after taking."),
+    CoachCode.AIR: derive(lambda p: (
+        "Coach: you are in the air: your last card was special, so you are not out. At "
+        "your turn draw a card (d), then play on." if p["you"] else
+        "Coach: {seat:Who} is in the air: the last card was special, so the round goes on; "
+        "at their turn they draw a card first.")),
     CoachCode.REVERSE: derive(_reverse, a_rank=_a("rank"), like_text=lambda p: (
         article(rank_name(p["like"])) if p.get("like") is not None else "a skip")),
     CoachCode.MULTI: ("Coach: several cards of the same rank may go in one turn, like `3 5`: "
@@ -91,7 +144,8 @@ TEMPLATES: dict[Enum, Template] = {
         lambda p: ("Coach: nothing fits, so draw (d), one card at a time — "
                    + ("up to {limit} card{limit:s} this turn, then you pass" if p["limit"]
                       else "until one fits")
-                   + ". A drawn card that fits may be played at once.")),
+                   + (". After a draw any card that fits may go, or draw again, or pass."
+                      if p.get("any") else ". A drawn card that fits may be played at once."))),
     CoachCode.DRAWN: ("Coach: the card you drew fits: play it with its number now, or keep "
                       "it and pass (p)."),
     CoachCode.LIMIT: derive(

@@ -23,7 +23,7 @@ from typing import Any
 
 from p2p8s.cards import Card, Rank
 from p2p8s.cli.words import Speaker, Template
-from p2p8s.engine import Draw, Event, Pass, Play, Take
+from p2p8s.engine import Draw, Event, Lucky, Pass, Play, Take
 from p2p8s.errors import Code
 from p2p8s.rules import Ruleset
 
@@ -49,6 +49,17 @@ class Said(Code):
     ROUND_THE_TABLE = "round-the-table"  #: R-NEXT: ``n`` skips pass the player itself
     REVERSED = "reversed"  #: R-ACE: play now goes ``direction``
     REVERSED_TWICE = "reversed-twice"  #: R-ACE: an even count of aces
+    MISSED = "missed"  #: R-ZW-SEVEN: a pass facing a skip, the missed turn
+    SKIP_PENDING = "skip-pending"  #: R-ZW-SEVEN: ``seat`` plays a ``ranks`` or misses a turn
+    BOUNCE = "bounce"  #: R-ZW-JACK: ``seat`` moves once, then ``player`` again
+    BLOCKED = "blocked"  #: R-ZW-PENALTY: the play (or lucky card) cancelled the penalty
+    NOPICK = "nopick"  #: R-ZW-PICKPLAY: the penalty comes without pick and play
+    PICK_PLAY = "pick-play"  #: R-ZW-PICKPLAY: after taking, the player may play one card
+    LUCKY = "lucky"  #: R-ZW-LUCKY: the lucky ``card`` turned up ...
+    LUCKY_TAKEN = "lucky-taken"  #: ... and was taken with the penalty: ``cards`` or ``n``
+    IN_THE_AIR = "in-the-air"  #: R-ZW-OUT: the hand is empty, the round goes on
+    END_DRAWS = "end-draws"  #: R-ZW-OUT, R-ZW-SCORE: ``seats`` drew at the round's end
+    LOSER = "loser"  #: R-ZW-SCORE: ``seat`` holds the highest hand: the round's loser
 
 
 _COUNT_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
@@ -113,7 +124,31 @@ TEMPLATES: dict[Code, Template] = {
     Said.ROUND_THE_TABLE: _round_the_table,
     Said.REVERSED: _reversed,
     Said.REVERSED_TWICE: " — reversed twice, same direction",
+    Said.MISSED: "missed a turn (skipped)",
+    Said.SKIP_PENDING: lambda sp, p: (f" — {sp.who(p['seat'])} must play "
+                                      f"{p['ranks']} or miss a turn"),
+    Said.BOUNCE: lambda sp, p: (f" — bounce: {sp.who(p['seat'])} {_moves(sp, p['seat'])} "
+                                f"once, then {sp.who(p['player'])} again"),
+    Said.BLOCKED: " — the draw penalty is blocked",
+    Said.NOPICK: " (no pick and play)",
+    Said.PICK_PLAY: " and may still play one card",
+    Said.LUCKY: "turned the lucky card {card}",
+    Said.LUCKY_TAKEN: lambda sp, p: (sp.format(" and took it with the penalty: {cards}", **p)
+                                     if "cards" in p else sp.format(
+                                         " and took it with the penalty: {n} card{n:s}", **p)),
+    Said.IN_THE_AIR: lambda sp, p: (f" {sp.who(p['seat'], start=True)} "
+                                    f"{'are' if p['seat'] == sp.me else 'is'} in the air: no "
+                                    "cards left, still in the round."),
+    Said.LOSER: lambda sp, p: (f" {sp.who(p['seat'], start=True)} "
+                               f"{'are' if p['seat'] == sp.me else 'is'} the round's loser "
+                               "(the highest hand)."),
+    Said.END_DRAWS: lambda sp, p: (f" ({_seats(sp, p['seats'])} drew at the round's end: "
+                                   "in the air, or tied for the round's loser)"),
 }
+
+
+def _moves(sp: Speaker, seat: int) -> str:
+    return "move" if seat == sp.me else "moves"
 
 
 # --------------------------------------------------------------------------- turns
@@ -129,7 +164,7 @@ def group_turns(log: Sequence[Event]) -> list[list[Event]]:
             turns.append(current)
             current = []
         current.append(e)
-        if not isinstance(e.action, Draw):
+        if not isinstance(e.action, Draw) and not _goes_on(e):
             turns.append(current)
             current = []
     if current:
@@ -137,10 +172,16 @@ def group_turns(log: Sequence[Event]) -> list[list[Event]]:
     return turns
 
 
+def _goes_on(e: Event) -> bool:
+    """The seat's turn goes on after ``e``: a draw, or a taken penalty (or lucky card)
+    followed by pick and play (R-ZW-PICKPLAY)."""
+    return isinstance(e.action, Draw) or (e.pick_play and isinstance(e.action, Take | Lucky))
+
+
 def completed_turns(log: Sequence[Event]) -> int:
     """How many turns of ``log`` are over (a turn of draws only is still going on)."""
     turns = group_turns(log)
-    return len(turns) - (1 if turns and isinstance(turns[-1][-1].action, Draw) else 0)
+    return len(turns) - (1 if turns and _goes_on(turns[-1][-1]) else 0)
 
 
 def went_out(event: Event) -> bool:
@@ -155,8 +196,15 @@ def effect(event: Event, sp: Speaker, *, rules: Ruleset) -> str:
         return ""
     seat = event.seat
     skipped = event.skipped
+    if event.blocked:  # R-ZW-PENALTY: an ace
+        return sp.say(Said.BLOCKED)
     if event.penalty:  # R-TWO: a play leaves a penalty only when it is 2s
-        return sp.say(Said.PENALTY_FOR, n=event.penalty, seat=event.next_turn)
+        return sp.say(Said.PENALTY_FOR, n=event.penalty, seat=event.next_turn) + (
+            sp.say(Said.NOPICK) if event.nopick else "")
+    if event.skip_pending:  # R-ZW-SEVEN: the next player may pass the skip on
+        return sp.say(Said.SKIP_PENDING, seat=event.next_turn, ranks=_skip_ranks(rules))
+    if event.bounce:  # R-ZW-JACK
+        return sp.say(Said.BOUNCE, seat=event.next_turn, player=seat)
     if skipped:
         if len(skipped) == 1 and event.next_turn == seat:  # two players, one skip
             return sp.say(Said.PLAYS_AGAIN, seat=seat)
@@ -175,37 +223,75 @@ def effect(event: Event, sp: Speaker, *, rules: Ruleset) -> str:
     return ""
 
 
+def _skip_ranks(rules: Ruleset) -> str:
+    """``a 7``: the cards that pass a pending skip on (R-ZW-SEVEN), from the rule table."""
+    table = rules.rule_table
+    ranks = sorted({c.rank for c in table.deck_cards if c.rank and table.rule(c).skip})
+    return " or ".join(("an " if r in (Rank.ACE, Rank.EIGHT) else "a ") + r.letter
+                       for r in ranks) or "a skip card"
+
+
+def _cards_part(sp: Speaker, own: bool, got: Sequence[Card | None], shown: Said,
+                hidden: Said) -> str:
+    known = [c for c in got if c is not None]
+    return (sp.say(shown, cards=known) if own and got and len(known) == len(got)
+            else sp.say(hidden, n=len(got)))
+
+
 def turn_line(events: Sequence[Event], sp: Speaker, *, rules: Ruleset,
               final: bool | None = None) -> str:
-    """One sentence for one seat's turn (its draws and the play, pass or take that ended
-    it). The local seat (``sp.me``) sees the cards it drew itself. ``final``: the play
-    emptied the hand (default: as the engine recorded it, :func:`went_out`)."""
+    """One sentence for one seat's turn (its draws, a taken penalty or lucky card, and
+    the play, pass or take that ended it). The local seat (``sp.me``) sees the cards it
+    drew itself. ``final``: the play emptied the hand (default: as the engine recorded
+    it, :func:`went_out`)."""
     seat = events[0].seat
     own = seat == sp.me
-    drawn = [c for e in events if isinstance(e.action, Draw) for c in e.drawn]
-    shown = [c for c in drawn if c is not None]
     parts: list[str] = []
-    if drawn:
-        parts.append(sp.say(Said.DREW, cards=shown) if own and len(shown) == len(drawn)
-                     else sp.say(Said.DREW_HIDDEN, n=len(drawn)))
+    drawn: list[Card | None] = []
+
+    def draws() -> None:
+        if drawn:
+            parts.append(_cards_part(sp, own, drawn, Said.DREW, Said.DREW_HIDDEN))
+            drawn.clear()
+
     last = events[-1]
-    action = last.action
     out = went_out(last) if final is None else final
-    if isinstance(action, Play):
-        text = sp.say(Said.PLAYED, cards=list(action.cards))
-        if action.suit is not None:
-            text += sp.say(Said.DECLARED, suit=action.suit)
-        parts.append(text + ("" if out else effect(last, sp, rules=rules)))
-    elif isinstance(action, Pass):
-        parts.append(sp.say(Said.PASSED if drawn else Said.PASSED_NO_DRAW))
-    elif isinstance(action, Take):
-        got: list[Card | None] = list(last.drawn)
-        known = [c for c in got if c is not None]
-        parts.append(sp.say(Said.TOOK, cards=known) if own and got and len(known) == len(got)
-                     else sp.say(Said.TOOK_HIDDEN, n=len(got)))
+    for e in events:
+        action = e.action
+        if isinstance(action, Draw):
+            drawn.extend(e.drawn)
+            continue
+        draws()
+        if isinstance(action, Play):
+            text = sp.say(Said.PLAYED, cards=list(action.cards))
+            if action.suit is not None:
+                text += sp.say(Said.DECLARED, suit=action.suit)
+            parts.append(text + ("" if out and e is last else effect(e, sp, rules=rules)))
+        elif isinstance(action, Pass):
+            parts.append(sp.say(Said.MISSED) if e.missed else
+                         sp.say(Said.PASSED if len(events) > 1 else Said.PASSED_NO_DRAW))
+        elif isinstance(action, Take):
+            parts.append(_cards_part(sp, own, e.drawn, Said.TOOK, Said.TOOK_HIDDEN)
+                         + (sp.say(Said.PICK_PLAY) if e.pick_play and e is last else ""))
+        elif isinstance(action, Lucky) and e.lucky is not None:
+            text = sp.say(Said.LUCKY, card=e.lucky)
+            if e.lucky_played:
+                text += sp.say(Said.BLOCKED) if e.blocked else sp.say(
+                    Said.PENALTY_FOR, n=e.penalty, seat=e.next_turn)
+            else:
+                text += _cards_part(sp, own, e.drawn, Said.LUCKY_TAKEN, Said.LUCKY_TAKEN)
+                text += sp.say(Said.PICK_PLAY) if e.pick_play and e is last else ""
+            parts.append(text)
+    draws()
     line = sp.say(Said.TURN, seat=seat, parts=parts)
-    if out and isinstance(action, Play):
+    if out and isinstance(last.action, Play):
         line = line[:-1] + sp.say(Said.WENT_OUT)
+    elif last.in_the_air:
+        line += sp.say(Said.IN_THE_AIR, seat=seat)
+    if last.end_draws:
+        line += sp.say(Said.END_DRAWS, seats=sorted({s for s, _ in last.end_draws}))
+    if last.loser is not None:
+        line += sp.say(Said.LOSER, seat=last.loser)
     if sum(e.reshuffled for e in events):
         line += sp.say(Said.RESHUFFLED)
     return line

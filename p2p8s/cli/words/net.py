@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from p2p8s.cli.words import PLAIN, Speaker, Template
-from p2p8s.cli.words.rules import describe_rules
+from p2p8s.cli.words.rules import describe_changes, describe_rules
 from p2p8s.codes import InviteProblem
 from p2p8s.errors import Code
 from p2p8s.net.errors import CardCode, ConnectFailure, LobbyCode, NetCode, Reason
@@ -32,6 +32,7 @@ class Line(Code):
     COME_BACK = "come-back"  # code, where
     COME_BACK_LINK = "come-back-link"  # code, where
     TABLE_OF = "table-of"  # host, rules
+    HOUSE_RULES = "house-rules"  # preset, changes (the house rules on top of the preset)
     SEATS = "seats"  # size, taken, free
     SEAT = "seat"  # seat, name, fingerprint
     SAT_DOWN = "sat-down"  # name, fingerprint, seat, you
@@ -194,12 +195,20 @@ def _where(card: TableCard) -> str:
     return where or "?"
 
 
+def _card_rules(speaker: Speaker, card: TableCard) -> str:
+    """The card's rules, with the house rules changed from the preset in brackets."""
+    rules = describe_rules(card.rules, speaker)
+    changes = describe_changes(card.rules, speaker, players=card.seats)
+    return speaker.format("{rules} (changed from {preset}: {changes})", rules=rules,
+                          preset=card.rules.name, changes=changes) if changes else rules
+
+
 def _card(text: str) -> Say:
     def say(speaker: Speaker, params: Mapping[str, Any]) -> str:
         card: TableCard = params["card"]
         return speaker.format(text, host=card.host_name, seat=card.seat,
                               taken=card.seats - card.free, seats=card.seats,
-                              free=card.free, rules=describe_rules(card.rules),
+                              free=card.free, rules=_card_rules(speaker, card),
                               fingerprint=card.fingerprint, id=card.table_id,
                               where=_where(card))
 
@@ -362,6 +371,7 @@ _LINES: dict[Line, Template] = {
     Line.COME_BACK: "p2p8s join {code} (or p2p8s join {code}@{where})",
     Line.COME_BACK_LINK: "p2p8s join {code}@{where}",
     Line.TABLE_OF: "{host}'s table: {rules}",
+    Line.HOUSE_RULES: "House rules changed from {preset}: {changes}",
     Line.SEATS: "Seats: {size} ({taken} taken, {free} free; computer players fill empty "
                 "seats)",
     Line.SEAT: "  seat {seat}: {name} [key {fingerprint}]",

@@ -15,37 +15,14 @@ from __future__ import annotations
 from enum import Enum
 
 from p2p8s.cards import Card, CardsCode, Rank
-from p2p8s.cli.words import PLAIN, Speaker, Template
+from p2p8s.cli.words import Template
+from p2p8s.cli.words.cardrules import describe_changes, describe_rules
 from p2p8s.cli.words.phrases import SUIT_MANY, Params, derive, either, notation, shown
 from p2p8s.engine import EngineCode
 from p2p8s.match import MatchCode
 from p2p8s.playout import PlayoutCode
-from p2p8s.rules import RulesCode, Ruleset
+from p2p8s.rules import RulesCode
 from p2p8s.scenario import ScenarioCode
-
-
-def describe_rules(rules: Ruleset, speaker: Speaker = PLAIN) -> str:
-    """The ruleset in one line, for a table card, a lobby, a round's header or a log
-    report (its options as RULES.md §2 names them).
-
-    >>> describe_rules(Ruleset())
-    'table rules, multi-play, draw limit 3'
-    >>> describe_rules(Ruleset.classic(draw_limit=0, target=50))
-    'classic, multi-play, draw until playable, target 50'
-    """
-    say = speaker.format  # each phrase through the translation hook
-    parts = [say("countdown") if rules.countdown else
-             say("table rules") if rules.action_cards else say("classic")]
-    parts.append(say("multi-play") if rules.multi_play else say("one card a turn"))
-    parts.append(say("draw limit {n}", n=rules.draw_limit) if rules.draw_limit
-                 else say("draw until playable"))
-    if rules.draw_when_playable:
-        parts.append(say("may draw when able to play"))
-    if not rules.reshuffle:
-        parts.append(say("no reshuffle"))
-    if rules.target is not None and not rules.countdown:
-        parts.append(say("target {n}", n=rules.target))
-    return ", ".join(parts)
 
 
 def _last_seat(p: Params) -> int:
@@ -58,7 +35,7 @@ CARDS: dict[Enum, Template] = {
                                  t=shown("text")),
     CardsCode.NOT_A_CARD: derive("{t} is not a card (write rank+suit, like QS or 10H)",
                                  t=shown("text")),
-    CardsCode.BAD_INDEX: derive("card index {v} is outside 0..51", v=shown("value")),
+    CardsCode.BAD_INDEX: derive("card index {v} is outside 0..55", v=shown("value")),
     CardsCode.NO_SUCH_CARD: derive("no card with rank {r} and suit {s}",
                                    r=shown("rank"), s=shown("suit")),
 }
@@ -78,6 +55,10 @@ RULES: dict[Enum, Template] = {
                                   v=shown("value")),
     RulesCode.PLAYERS: derive("a game has 2 to 7 players, not {n}",
                               n=shown("players")),
+    RulesCode.BAD_PRESET: derive("unknown rules preset {v} (known: {k})", v=shown("value"),
+                                 k=lambda p: ", ".join(p["known"])),
+    RulesCode.PRESET_NEEDS_ACTIONS: "the {preset} rules need action cards on",
+    RulesCode.HAND_SIZE: derive("a hand size is 1 to 13 cards, not {v}", v=shown("value")),
 }
 
 
@@ -99,7 +80,7 @@ ENGINE: dict[Enum, Template] = {
     EngineCode.NO_PENALTY: "there is no draw penalty to take",
     EngineCode.ONLY_DRAWN: "after drawing you may only play the drawn card ({card}) or pass",
     EngineCode.NO_MATCH: derive(_needs, suit_name=lambda p: SUIT_MANY[p["suit"]],
-                                rank=lambda p: Card(p["top"]).rank.letter),
+                                rank=lambda p: str(Card(p["top"]))[0]),
     EngineCode.NOT_IN_HAND: "{card} is not in seat {seat}'s hand",
     EngineCode.NEEDS_SUIT: "playing {card} needs a suit to be declared",
     EngineCode.ONLY_WILD_DECLARES: "only a wild card declares a suit, not {card}",
@@ -123,6 +104,20 @@ ENGINE: dict[Enum, Template] = {
     EngineCode.STARTER_HIDDEN: "the starter must be turned face up",
     EngineCode.NO_STARTER: "no card in the stock can start the discard pile",
     EngineCode.HAND_SIZES: "hand sizes must be one non-negative number per seat",
+    EngineCode.NEEDS_CHOICE: derive("playing {card} needs a choice: {c}",
+                                    c=lambda p: " or ".join(map(str, p["choices"]))),
+    EngineCode.BAD_CHOICE: derive(lambda p: ("{card} offers {c}, not {declare}" if p["choices"]
+                                             else "nothing is declared with {card}"),
+                                  c=lambda p: " or ".join(map(str, p["choices"]))),
+    EngineCode.SKIP_PENDING: derive("you are skipped: play a {ranks} or miss your turn",
+                                    ranks=lambda p: either(Rank(r).letter
+                                                           for r in p["counters"])),
+    EngineCode.NO_SKIP: "no one is skipped",
+    EngineCode.NO_LUCKY: "the lucky card answers a draw penalty only",
+    EngineCode.ONE_WILD: "only one wild card may be played in a turn",
+    EngineCode.WILD_ON_WILD: "{card} on a declared wild card declares nothing",
+    EngineCode.PICK_PLAY_ONE: "after taking the penalty you may play one card only",
+    EngineCode.IN_THE_AIR: "you are in the air: draw a card first",
     PlayoutCode.STOCK_UNKNOWN: "a playout needs a round whose stock order is known",
     PlayoutCode.HAND_HIDDEN: "a playout needs every hand face up",
 }
@@ -197,6 +192,8 @@ SCENARIO: dict[Enum, Template] = {
     ScenarioCode.SUIT_NOT_PLAY: "{what}: only a play declares a suit",
     ScenarioCode.EMPTY_PLAY: "{what}: a play needs at least one card",
     ScenarioCode.SUIT_NOT_TEXT: "{what} must be one of C, D, H, S",
+    ScenarioCode.BAD_DECLARE: derive("{what} must be one of {k}, not {v}", v=shown("value"),
+                                     k=lambda p: ", ".join(p["known"])),
     ScenarioCode.NOT_TRUE: '{what}: write "{kind}": true',
     ScenarioCode.NUMBERS_NOT_COUNTDOWN: ('numbers belong to the countdown variant '
                                          '(set "variant": "countdown" in rules)'),
@@ -213,3 +210,5 @@ SCENARIO: dict[Enum, Template] = {
 }
 
 TEMPLATES: dict[Enum, Template] = {**CARDS, **RULES, **ENGINE, **MATCH, **SCENARIO}
+
+__all__ = ["TEMPLATES", "describe_changes", "describe_rules"]
