@@ -74,7 +74,7 @@ from p2p8s.table.decoding import BadPayload
 from p2p8s.table.errors import TableCode, TableError
 from p2p8s.table.events import InfoCode
 from p2p8s.table.flow import RoundFlow
-from p2p8s.table.inbox import Inbox
+from p2p8s.table.inbox import Inbox, Missing
 from p2p8s.table.intake import Copies
 from p2p8s.table.keys import OwnKeys
 from p2p8s.table.log import ActionLog
@@ -282,6 +282,11 @@ class Table:
         and nowhere else until they go out. The runner rebuilds such a node from the log
         when it holds while every other node is reached (protocol/table.md, "Held")."""
         return bool(self._seats.held) and self._seats.holding()
+
+    def missing(self) -> Missing | None:
+        """A message of the current round that waiting messages need and that never came
+        (:meth:`Inbox.missing`); the offline audit's "the log lacks …"."""
+        return self._inbox.missing()
 
     @property
     def stall(self) -> Stall | None:

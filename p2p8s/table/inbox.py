@@ -28,6 +28,8 @@ this round (:meth:`~p2p8s.table.seats.Seats.sends_for`); the session's own check
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from p2p8s.crypto.errors import CheatDetected
 from p2p8s.crypto.messages import decode
 from p2p8s.table.context import Ctx
@@ -37,6 +39,17 @@ from p2p8s.table.seats import Seats
 from p2p8s.table.sessions import LocalSessions
 
 _ALL = 1 << 62  # the count of a seat this node runs: never waited for
+
+
+@dataclass(frozen=True, slots=True, kw_only=False)
+class Missing:
+    """Message ``expected`` of ``seat`` in round ``round`` never came, and a held
+    message (number ``seq`` of its seat) waits for it."""
+
+    round: int
+    seat: int
+    expected: int
+    seq: int
 
 
 class Inbox:
@@ -102,6 +115,24 @@ class Inbox:
                 self._take(held)
                 return True
         return False
+
+    def missing(self) -> Missing | None:
+        """The first message of this round that a waiting one needs and that never came
+        (a gap in a seat's chain, or one its echo counts), or None. Not a fault: the
+        offline audit reports it as a damaged log (``LogCode.MISSING``)."""
+        if not self._held:
+            return None
+        heads = self._sessions.primary.chain_heads()
+        counts = self._counts()
+        for held in self._held:
+            msg = held.message
+            own = heads[msg.seat][0]
+            if msg.seq > own + 1:
+                return Missing(msg.round_no, msg.seat, own + 1, msg.seq)
+            for seat, (count, _) in enumerate(msg.echo[:len(counts)]):
+                if seat != msg.seat and count > counts[seat]:
+                    return Missing(msg.round_no, seat, counts[seat] + 1, msg.seq)
+        return None
 
     # ------------------------------------------------------------------ internals
 

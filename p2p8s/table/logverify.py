@@ -212,6 +212,9 @@ class _Replay:
             if table.failed is not None:
                 break
         else:
+            gap = table.missing() if table.failed is None else None
+            if self.gap is None and gap is not None:
+                self.gap = ((gap.round, gap.seat), gap.expected, gap.seq)
             if self.gap is not None and self.fault is None:
                 (rnd, author), expected, seq = self.gap
                 self.fault = tev.Fault(None, LogCode.MISSING, {
