@@ -6,8 +6,8 @@ the loser's tie draws, R-ZW-OUT, R-ZW-SCORE), every node declares a reshuffle of
 discards but the top (R-RESHUFFLE) and waits for it, so the draws never run out of a
 stock order the audit can check; the engine at a table leaves those draws to the
 audit's replay (the loser depends on every hand), and the replayed round, every card
-known, becomes the node's round; with every key known the node audits the round — the crypto audit of
-every shuffle, strip and played card, and the replay of every action with every card
+known, becomes the node's round. With every key known the node audits the round — the
+crypto audit of every shuffle, strip and played card, and the replay of every action with every card
 known (R-AUDIT, :func:`~p2p8s.crypto.audit.check_claims`) — shows the open hands and
 scores it (R-PTS-*). A failed audit is a ``RoundOver`` with ``audit_ok`` False and a
 fault naming the seat. :class:`Transcript` is the chain hash over the config, every
