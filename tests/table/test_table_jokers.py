@@ -44,17 +44,23 @@ def test_a_zimbabwe_round_deals_the_jokers_and_audits(players: int, seed: bytes)
     assert result.winner is not None and result.loser is not None  # R-ZW-SCORE
 
 
+def _signed_zimbabwe(seed: bytes, *, target: int) -> TableNet:
+    """A finished zimbabwe match of 3 (seat 1 a computer) with signed frames, no fault."""
+    keys = make_keys(3)
+    rules = Ruleset.for_preset("zimbabwe")
+    net = TableNet(make_config(3, rules=rules, computers=(1,), keys=keys, target=target),
+                   seed=seed, keys=keys)
+    net.start()
+    net.run()
+    assert net.faults() == {}
+    return net
+
+
 def test_the_lucky_card_is_turned_for_everyone_in_each_outcome() -> None:
     """R-ZW-LUCKY at a table: every node opens the stock's top; an ace blocks the
     penalty, a 2 adds to it and passes it on, any other card is taken with the penalty
     (hidden draws to that seat) — the same on every node, and the signed logs audit."""
-    keys = make_keys(3)
-    rules = Ruleset.for_preset("zimbabwe")
-    net = TableNet(make_config(3, rules=rules, computers=(1,), keys=keys, target=60),
-                   seed=b"L2", keys=keys)
-    net.start()
-    net.run()
-    assert net.faults() == {}
+    net = _signed_zimbabwe(b"L2", target=60)
     seen = {s: [a.event for a in net.of(s, tev.Applied)] for s in net.humans}
     public = {s: [(e.seat, e.action, e.lucky, e.lucky_played, e.blocked, e.penalty,
                    e.drawn[:1] if e.lucky else (), len(e.drawn), e.next_turn) for e in v]
@@ -90,13 +96,7 @@ def test_the_round_end_draws_come_from_the_audit_the_same_on_every_node() -> Non
     """R-ZW-OUT / R-ZW-SCORE at a table: the cards drawn when the round ends (a player in
     the air here) are drawn by the audit's replay, every card known: every node has the
     same round end, the same loser, and the signed logs audit."""
-    keys = make_keys(3)
-    rules = Ruleset.for_preset("zimbabwe")
-    net = TableNet(make_config(3, rules=rules, computers=(1,), keys=keys, target=1),
-                   seed=b"E1", keys=keys)
-    net.start()
-    net.run()
-    assert net.faults() == {}
+    net = _signed_zimbabwe(b"E1", target=1)
     ends = []
     for s in net.humans:
         node = net.nodes[s]
