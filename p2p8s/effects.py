@@ -170,9 +170,12 @@ def finish(r: Round) -> tuple[tuple[int, Card | None], ...] | None:
     """At the end of a round: every player in the air draws one card (R-ZW-OUT),
     then the loser is found, ties drawing one card each until one hand is
     strictly highest (R-ZW-SCORE). Returns the cards drawn, ``(seat, card)`` in
-    order, or None for a preset without either rule."""
+    order, or None for a preset without either rule or when the deck's
+    ``end_draws_at_audit`` is True (the table's deck: the loser depends on every hand,
+    so these draws wait for the replay with every card known, R-AUDIT)."""
     table = r.rules.rule_table
-    if not (table.in_the_air or table.loser):
+    if not (table.in_the_air or table.loser) or getattr(r.deck, "end_draws_at_audit", False):
+        # a friends' table draws these at its audit, every card known then
         return None
     draws: list[tuple[int, Card | None]] = []
     for s in range(r.players):

@@ -24,7 +24,12 @@ class TableDeck:
 
     ``know(position)`` gives the card if this node may see it; ``give(position, seat)``
     tells the crypto sessions a face-up card went into ``seat``'s hand.
+    ``end_draws_at_audit``: the engine leaves the round end's draws (players in the air,
+    the loser's tie draws, R-ZW-OUT, R-ZW-SCORE) to the audit's replay, where every card
+    is known (:mod:`p2p8s.table.roundend`).
     """
+
+    end_draws_at_audit = True
 
     __slots__ = ("_give", "_know", "discard", "drawn", "faceup", "refills", "stock", "turned")
 

@@ -8,8 +8,10 @@ indices, takes up the next one (:meth:`~ActionLog.step`: the author is on turn, 
 follows the log, the cards match the shown positions, the engine accepts it — a
 takeover's checks come from the ``vet`` hook), declares the crypto a ``Draw`` or
 ``Take`` needs (a reshuffle of the discards under a new epoch when the stock is empty,
-R-RESHUFFLE, then the draw strips) and, once every operation is done, applies the action
-to the engine and returns an :class:`Applied` record.
+R-RESHUFFLE, then the draw strips) or a ``Lucky`` needs (R-ZW-LUCKY: the ``open`` of the
+stock's top, reshuffling first if the stock is empty; once its face is known, the
+penalty draws when the card is taken) and, once every operation is done, applies the
+action to the engine and returns an :class:`Applied` record.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from functools import partial
 from p2p8s.cards import Card
 from p2p8s.crypto.deck import Position, card_face
 from p2p8s.crypto.session import Session
-from p2p8s.engine import Action, Draw, Event, Play, Round, Take
+from p2p8s.engine import Action, Draw, Event, Lucky, Play, Round, Take
 from p2p8s.errors import IllegalAction
 from p2p8s.table.actions import ActRecord, Choice, chain_next, chain_start
 from p2p8s.table.context import MAX_AHEAD, Ctx, Phase
@@ -52,13 +54,20 @@ class Buffered:
 @dataclass(slots=True)
 class Pending:
     """An action taken up from the log and waiting for its crypto to finish: the
-    operations declared for it and the number of cards it draws."""
+    operations declared for it and the number of cards it draws into the hand. For a
+    ``Lucky``: ``lucky`` the position opened as the lucky card, ``turned`` True once its
+    face is known (and the penalty draws declared), ``stock`` and ``discard`` the
+    positions after the open (R-ZW-LUCKY)."""
 
     seat: int
     record: ActRecord
     data: bytes
     ops: list[int] = field(default_factory=list)
     draws: int = 0
+    lucky: Position | None = None
+    turned: bool = False
+    stock: list[Position] = field(default_factory=list)
+    discard: list[Position] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +250,8 @@ class ActionLog:
         pending = self.pending
         if not all(self._sessions.all_done(op) for op in pending.ops):
             return False
+        if pending.lucky is not None and not pending.turned:
+            return self._turned(pending)
         return self._apply(pending)
 
     # ------------------------------------------------------------------ internals
@@ -281,19 +292,69 @@ class ActionLog:
         except IllegalAction as e:
             raise RuleBroken(TableCode.ILLEGAL_MOVE, seat=blame, rule=e.rule, player=seat,
                              action=record.action, cause=e) from None
-        pending = Pending(seat, record, b.data)
+        pending = Pending(seat, record, b.data, stock=list(deck.stock),
+                          discard=list(deck.discard))
         self.pending = pending
+        if isinstance(action, Lucky):
+            self._declare_lucky(pending)
+            return
         count = 1 if isinstance(action, Draw) else rnd.pending_draw if isinstance(
             action, Take) else 0
         if count:
             self._declare_draws(pending, count)
 
+    def _reshuffle(self, pending: Pending) -> None:
+        """R-RESHUFFLE: the discards but the top become the stock of a new epoch."""
+        deck, sessions = self.deck, self._sessions
+        assert deck is not None
+        old = pending.discard[:-1]
+        epoch = sessions.primary.epochs
+        sessions.each(partial(Session.reshuffle, positions=old))
+        pending.stock = [(epoch, i) for i in range(len(old))]
+        deck.refills.append(list(pending.stock))
+        pending.discard = pending.discard[-1:]
+
+    def _declare_lucky(self, pending: Pending) -> None:
+        """R-ZW-LUCKY: open the stock's top for everyone, as the starter is opened
+        (reshuffling first when the stock is empty, as a draw does; the engine checked
+        a card can be drawn). A buried starter on top is face up already."""
+        deck, sessions = self.deck, self._sessions
+        assert deck is not None
+        if not pending.stock:
+            self._reshuffle(pending)
+        p = pending.lucky = pending.stock.pop(0)
+        if p not in deck.faceup:
+            pending.ops.append(sessions.primary.ops)
+            sessions.each(partial(Session.open, positions=[p]))
+
+    def _turned(self, pending: Pending) -> bool:
+        """The lucky card's open is done: its face goes to the deck (the engine turns
+        it), and when it is taken with the penalty (neither a block nor a penalty card,
+        R-ZW-LUCKY) the penalty draws are declared — the same on every node, since
+        everyone sees the face. False while the face is unknown (it decoded to no card:
+        the session's dispute ends the round)."""
+        rnd, deck = self.round, self.deck
+        assert rnd is not None and deck is not None and pending.lucky is not None
+        card = deck.faceup.get(pending.lucky)
+        if card is None:
+            k = self._sessions.primary.known_card(pending.lucky)
+            if k is None:
+                return False
+            card = card_face(k, self._ctx.config.deck_size)
+            deck.faceup[pending.lucky] = card
+        pending.turned = True
+        rule = rnd.rules.rule_table.rule(card)
+        if not (rule.block or rule.penalty):
+            pending.draws = 1  # the lucky card itself, then the penalty
+            self._declare_draws(pending, rnd.pending_draw)
+        return True
+
     def _declare_draws(self, pending: Pending, count: int) -> None:
-        """R-RESHUFFLE / R-COUNTER: which positions this action will draw, with
-        reshuffles; consecutive hidden draws are one ``deal`` operation."""
+        """R-RESHUFFLE / R-COUNTER: which positions this action will draw from
+        ``pending.stock``, with reshuffles; consecutive hidden draws are one ``deal``
+        operation."""
         rnd, deck, sessions = self.round, self.deck, self._sessions
         assert rnd is not None and deck is not None
-        stock, discard = list(deck.stock), list(deck.discard)
         primary = sessions.primary
         batch: list[Position] = []
 
@@ -305,17 +366,12 @@ class ActionLog:
                 batch.clear()
 
         for _ in range(count):
-            if not stock:
-                if not (rnd.rules.reshuffle and len(discard) > 1):
+            if not pending.stock:
+                if not (rnd.rules.reshuffle and len(pending.discard) > 1):
                     break
                 flush()
-                old = discard[:-1]
-                epoch = primary.epochs
-                sessions.each(partial(Session.reshuffle, positions=old))
-                stock = [(epoch, i) for i in range(len(old))]
-                deck.refills.append(list(stock))
-                discard = discard[-1:]
-            p = stock.pop(0)
+                self._reshuffle(pending)
+            p = pending.stock.pop(0)
             pending.draws += 1
             if p not in deck.faceup:
                 batch.append(p)
@@ -328,6 +384,15 @@ class ActionLog:
         before = len(deck.drawn)
         event = rnd.apply(record.action)
         self.owner_shown.pop(seat, None)  # its shown cards are played (or it drew/passed)
+        if pending.lucky is not None:  # R-ZW-LUCKY: the turned card, played or taken
+            if deck.turned != pending.lucky or event.lucky is None:
+                raise TableError(TableCode.DREW_OTHER, seat=None)
+            deck.turned = None
+            if event.lucky_played:
+                deck.discard.append(pending.lucky)
+            else:  # a face-up card in the hand: everyone saw it
+                deck.drawn.insert(before, (pending.lucky, seat))
+                self._sessions.give(pending.lucky, seat)
         if len(event.drawn) != pending.draws or len(deck.drawn) - before != pending.draws:
             raise TableError(TableCode.DREW_OTHER, seat=None)
         if isinstance(event.action, Play):

@@ -1,8 +1,13 @@
 """The round end: keys revealed, the audit, the score and the transcript (sans-IO).
 
 When the engine says the round is over (or a card decoded to nothing) every local seat
-reveals its key; with every key known the node audits the round — the crypto audit of
-every shuffle, strip and played card, and the replay of every action with every card
+reveals its key — first, with a preset whose round end draws cards (players in the air,
+the loser's tie draws, R-ZW-OUT, R-ZW-SCORE), every node declares a reshuffle of the
+discards but the top (R-RESHUFFLE) and waits for it, so the draws never run out of a
+stock order the audit can check; the engine at a table leaves those draws to the
+audit's replay (the loser depends on every hand), and the replayed round, every card
+known, becomes the node's round. With every key known the node audits the round — the
+crypto audit of every shuffle, strip and played card, and the replay of every action with every card
 known (R-AUDIT, :func:`~p2p8s.crypto.audit.check_claims`) — shows the open hands and
 scores it (R-PTS-*). A failed audit is a ``RoundOver`` with ``audit_ok`` False and a
 fault naming the seat. :class:`Transcript` is the chain hash over the config, every
@@ -13,8 +18,10 @@ from __future__ import annotations
 
 import hashlib
 from enum import Enum
+from functools import partial
 
 from p2p8s.crypto.audit import check_claims
+from p2p8s.crypto.session import Session
 from p2p8s.engine import EndedBy
 from p2p8s.errors import RemoteError
 from p2p8s.match import RoundResult
@@ -45,8 +52,8 @@ class Transcript:
 class EndStep(Enum):
     """What one :meth:`RoundEnd.step` did."""
 
-    WAIT = "wait"  #: keys still missing
-    MOVED = "moved"  #: this node's keys were revealed
+    WAIT = "wait"  #: keys (or the round end's reshuffle) still missing
+    MOVED = "moved"  #: the round end's reshuffle was declared, or the keys revealed
     NEXT = "next"  #: audited and scored: the next round begins
     DONE = "done"  #: audited and scored: the match is over
 
@@ -67,6 +74,8 @@ class RoundEnd:
     def begin(self) -> None:
         """A new round: no key revealed."""
         self.revealed = False
+        #: the epoch of the round end's reshuffle, once declared
+        self.end_epoch: int | None = None
 
     def get_timer(self) -> float | None:
         """The round end waits for keys, never for the clock."""
@@ -77,12 +86,39 @@ class RoundEnd:
         the RemoteError naming the seat when the audit fails (after telling the
         ``RoundOver``)."""
         if not self.revealed:
+            wait = self._end_reshuffle()
+            if wait is not None:
+                return wait
             self.revealed = True
             self._sessions.reveal_keys()
             return EndStep.MOVED
         if not self._sessions.primary.keys_revealed:
             return EndStep.WAIT
         return self._finish()
+
+    def _end_reshuffle(self) -> EndStep | None:
+        """R-ZW-OUT / R-ZW-SCORE with R-RESHUFFLE: declare the reshuffle the round end's
+        draws may need (how many there are depends on every hand, known only after the
+        keys) and wait for it; None when there is none to wait for. Every node declares
+        it at the same point: after the last action, before any key."""
+        sessions, rnd, deck = self._sessions, self._log.round, self._log.deck
+        if self.end_epoch is None:
+            if rnd is None or deck is None or not rnd.over or not self._end_draws_may_refill():
+                return None
+            self.end_epoch = sessions.primary.epochs
+            sessions.each(partial(Session.reshuffle, positions=deck.discard[:-1]))
+            return EndStep.MOVED
+        shuffled = all(s.epoch_size(self.end_epoch) for s in sessions.by_seat.values())
+        return None if shuffled else EndStep.WAIT
+
+    def _end_draws_may_refill(self) -> bool:
+        rnd, deck = self._log.round, self._log.deck
+        assert rnd is not None and deck is not None
+        table = rnd.rules.rule_table
+        if not rnd.rules.reshuffle or len(deck.discard) < 2:
+            return False
+        # the loser's tie draws have no bound known before the keys
+        return table.loser or (table.in_the_air and sum(rnd.air) > len(deck.stock))
 
     def _finish(self) -> EndStep:
         ctx, sessions, log, deal = self._ctx, self._sessions, self._log, self._deal
@@ -108,8 +144,10 @@ class RoundEnd:
             replay = check_claims(report, ctx.config.rules, players=ctx.players,
                                   dealer=deal.dealer, actions=log.actions,
                                   hand_size=deal.sizes, wild=deal.wild)
+            # the round end's draws (the replay's alone) may have reshuffled the pile
+            discard = rnd.discard if replay.reshuffles == rnd.reshuffles else rnd.discard[-1:]
             if (replay.ended_by != rnd.ended_by or replay.winner != rnd.winner
-                    or replay.discard != rnd.discard):
+                    or replay.discard != discard or replay.reshuffles - rnd.reshuffles > 1):
                 raise TableError(TableCode.REPLAY_DIFFERS, seat=None)
         except RemoteError as e:
             hands = tuple(tuple(str(c) for c in h if c is not None)
@@ -123,6 +161,8 @@ class RoundEnd:
             raise
         # seats taken over stay so (run by the lowest live seat) until welcomed back
         self._seats.taken = self._seats.taken_at_end()
+        log.round = replay  # every card known, with the round end's draws
+
         result = ctx.match.finish_round(replay)
         ctx.tell(tev.RoundOver(result, result.hands, True))
         if ctx.match.over:

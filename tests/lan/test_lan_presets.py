@@ -23,13 +23,7 @@ FLAGS = {"multi_play": "--no-multi", "draw_limit": "--draw-limit", "hand_size": 
 
 
 @pytest.mark.wall_clock
-@pytest.mark.parametrize("preset", [
-    *(p for p in PRESETS if p != "zimbabwe"),
-    # the table's deck cannot yet turn a stock card face up for everyone (the lucky card,
-    # R-ZW-LUCKY): the node stops with "the starter must be turned face up"
-    pytest.param("zimbabwe", marks=pytest.mark.xfail(
-        raises=AssertionError, reason="the lucky card at a friends' table (table/deck.py)")),
-])
+@pytest.mark.parametrize("preset", list(PRESETS))
 def test_a_lan_table_plays_every_preset(preset: str, procs: list[Proc],
                                         tmp_path: Path) -> None:
     singles = PRESETS[preset]
