@@ -18,7 +18,7 @@ from p2p8s import wire
 from p2p8s.crypto.messages import Message, decode
 from p2p8s.table import events as tev
 from p2p8s.table import intake
-from p2p8s.table.actions import CRYPTO, WELCOME
+from p2p8s.table.actions import CRYPTO, WELCOME, encode_round
 from p2p8s.table.errors import LogCode, TableCode
 from p2p8s.table.harness import TableNet, make_config, make_keys
 from p2p8s.table.logverify import verify
@@ -148,6 +148,23 @@ def test_a_copy_of_a_welcome_is_a_no_op() -> None:
     net.send_raw(0, 3, seen[-1])  # resent after a reconnect
     net.run()
     _audited_ok(net)
+
+
+@pytest.mark.parametrize("number", [0, 1])  # before the deal; the round in play
+def test_a_welcome_that_does_not_fit_is_a_no_op(number: int) -> None:
+    # the audit ignores welcomes, so live it can be no fault either (once "Bob sent an
+    # unexpected welcome"): one from a node that adopted nobody, for a round in play
+    net = TableNet(_config(3, target=100), seed=b"welcome", keys=KEYS[:3])  # type: ignore[arg-type]
+    if number:
+        net.start()
+        quiet(net)
+    for s in (0, 1):
+        net.send_raw(2, s, _signed(net, 2, bytes([WELCOME]) + encode_round(number)))
+    if not number:
+        net.start()
+    net.run()
+    _audited_ok(net)
+    assert net.nodes[0].finished
 
 
 # ---------------------------------------------------------------------- real cheats
