@@ -192,15 +192,14 @@ async def test_a_blackholed_node_is_taken_over_then_heals_and_plays_again(
     assert [r.extra.get("rebuilt", 0) for r in results] == [0, 0, 1]  # type: ignore[union-attr]
     assert proxies[0].accepted + proxies[1].accepted >= 3  # it dialled again
     paths = [sorted((tmp_path / str(i)).glob("*.p2p8slog")) for i in range(3)]
-    assert [len(p) for p in paths] == [1, 1, 2]  # seat 2: up to the cut, and rebuilt
-    # each node's log that goes on to the end (seat 2's rejoined one)
-    logs = [max((read_log(p) for p in each), key=lambda log: bool(log.header.get("rejoined")))
-            for each in paths]
-    assert logs[2].header.get("rejoined") is True
+    assert [len(p) for p in paths] == [1, 1, 1]  # one file per table and match
+    logs = [read_log(each[0]) for each in paths]
+    assert any(m.get("rejoined") for m in logs[2].marks)  # seat 2 rebuilt, continued it
     # seat 2 played its seat again through a signed choice, which every node logged
     for log in logs:
         assert CHOICE in _sent_kinds(log.frames, 2)
-    marks = [[(m["transcript"], m["totals"]) for m in log.marks] for log in logs]
+    marks = [[(m["transcript"], m["totals"]) for m in log.marks if "transcript" in m]
+             for log in logs]
     assert marks[0][-1] == marks[1][-1] == marks[2][-1] and len(marks[0]) == 2
     assert marks[0] == marks[1]
     for each in paths:
@@ -235,7 +234,8 @@ async def test_a_reset_link_is_noticed_at_once_and_heals_by_itself(tmp_path: Pat
                 task.cancel()
     assert all(isinstance(r, Result) and r.rounds == 1 for r in results), results
     logs = [read_log(next((tmp_path / str(i)).glob("*.p2p8slog"))) for i in range(3)]
-    marks = [[(m["transcript"], m["totals"]) for m in log.marks] for log in logs]
+    marks = [[(m["transcript"], m["totals"]) for m in log.marks if "transcript" in m]
+             for log in logs]
     assert marks[0] == marks[1] == marks[2] and len(marks[0]) == 1
     for log in logs:
         assert verify(log.frames).ok
