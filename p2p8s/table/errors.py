@@ -37,7 +37,6 @@ class TableCode(Code):
     FLOOD = "table-flood"  #: more messages waiting (gaps, later rounds) than the limit
     #: ``peer`` signed two different messages for one slot: ``round``, seat ``author``, ``seq``
     EQUIVOCATION = "table-equivocation"
-    UNEXPECTED_WELCOME = "table-unexpected-welcome"
     STOPPED = "table-stopped"  #: ``reason``: the peer stopped the game (its claim)
     # keys handed over
     KEYS_FLOOD = "table-keys-flood"

@@ -343,7 +343,7 @@ class Link:
                 for conn in (self.peers.pop(node, None), self.pending.pop(node, None)):
                     if conn is not None:
                         self._emit(lo.Drop(seat=node, conn=conn))
-                self._emit(lo.PeerGone(seat=node, why=note(LinkCode.GONE_STALLED, seat=node)))
+                self._emit(lo.PeerGone(seat=node, why=note(LinkCode.GONE_STALLED)))
                 self.away.discard(node)  # counted as lost now (as if its connection ended)
                 self._lose_peer(node, now)
 

@@ -157,7 +157,6 @@ TEMPLATES: dict[Enum, Template] = {
     TableCode.FLOOD: "{peer:name} floods messages that cannot be taken in yet",
     TableCode.EQUIVOCATION: ("{peer:name} signed two different messages for round {round}, "
                              "seat {author}, message {seq} (equivocation)"),
-    TableCode.UNEXPECTED_WELCOME: "{peer:name} sent an unexpected welcome",
     TableCode.STOPPED: _stopped,
     # faults: keys handed over
     TableCode.KEYS_FLOOD: "{peer:name} floods keys for a later round",
