@@ -262,3 +262,19 @@ def test_the_coach_speaks_of_points_only_where_they_count() -> None:
         "Coach: with a 4 you choose: skip (the next player misses a turn) or reverse (the "
         "direction of play turns). Type it with the card (like `3 reverse`), or you will "
         "be asked.")
+
+
+# ---------------------------------------------------------------- the words of a preset
+def test_two_aces_of_zimbabwe_block_only_and_two_jacks_reverse_twice() -> None:
+    r = _round(ZIMBABWE, [["AH", "AS", "KH"], ["5S", "6S", "9S"], ["5D", "6D", "9D"],
+                          ["5C", "6C", "9C"]], "3H")
+    r.apply(Play((Card.parse("AH"), Card.parse("AS"))))
+    assert _said(r)[-1] == "You played AH AS."
+    j = _round(ZIMBABWE, [["JH", "JS", "KH"], ["5S", "6S", "9S"], ["5D", "6D", "9D"],
+                          ["5C", "6C", "9C"]], "3H")
+    j.apply(Play((Card.parse("JH"), Card.parse("JS")), None, Declare.REVERSE))
+    assert _said(j)[-1] == "You played JH JS — reversed twice, same direction."
+    a = _round(Ruleset(), [["AH", "AS", "KH"], ["5S", "6S", "9S"], ["5D", "6D", "9D"],
+                           ["5C", "6C", "9C"]], "3H")
+    a.apply(Play((Card.parse("AH"), Card.parse("AS"))))
+    assert _said(a)[-1] == "You played AH AS — reversed twice, same direction."
