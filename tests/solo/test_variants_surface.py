@@ -12,10 +12,10 @@ from p2p8s.cards import Card, parse_cards, standard_deck
 from p2p8s.cli import view as v
 from p2p8s.cli.controller import Act, Board, Controller, Kind
 from p2p8s.cli.look import Look
-from p2p8s.cli.moves import NeedChoice, choice_prompt, read_move
+from p2p8s.cli.moves import NeedChoice, choice_prompt, move_prompt, read_move
 from p2p8s.cli.words import Speaker, narration
 from p2p8s.coach import Coach, CoachCode
-from p2p8s.engine import LUCKY, PASS, TAKE, Action, OrderedDeck, Play, Round
+from p2p8s.engine import DRAW, LUCKY, PASS, TAKE, Action, OrderedDeck, Play, Round
 from p2p8s.match import Match
 from p2p8s.rules import Ruleset
 from p2p8s.ruletable import Declare
@@ -278,3 +278,45 @@ def test_two_aces_of_zimbabwe_block_only_and_two_jacks_reverse_twice() -> None:
                            ["5C", "6C", "9C"]], "3H")
     a.apply(Play((Card.parse("AH"), Card.parse("AS"))))
     assert _said(a)[-1] == "You played AH AS — reversed twice, same direction."
+
+
+def _coach_says(r: Round, seat: int) -> list[str]:
+    return [Speaker(NAMES, seat, Look(ascii=True)).note(n)
+            for n in Coach().before_move(view_of(r, seat), r.legal_actions())]
+
+
+def test_after_a_draw_any_card_that_fits_may_go_and_the_prompt_says_so() -> None:
+    r = _round(WILDCARDS, [["5H", "KC", "9C"], ["5S", "6S", "7S"], ["5D", "6D", "7D"],
+                           ["5C", "6C", "7C"]], "9H")
+    r.apply(DRAW)  # R-DRAW-ANY: the drawn AC does not fit, 5H and 9C do
+    view = view_of(r, 0)
+    assert str(view.last_drawn) == "AC"
+    assert _coach_says(r, 0) == [
+        "Coach: any card that fits may go now: type its number, draw again (d), or pass (p)."]
+    assert move_prompt(view, r.legal_actions()) == (
+        "Your move (a fitting card's number, d to draw again, or p to pass)")
+
+
+def test_what_counters_a_penalty_comes_from_the_rule_table() -> None:
+    w = _round(WILDCARDS, [["QS", "KC", "9C"], ["2H", "2S", "7S"], ["5D", "6D", "7D"],
+                           ["5C", "6C", "7C"]], "9S")
+    w.apply(Play((Card.parse("QS"),)))
+    assert ("Coach: a penalty of 5 cards is waiting for you. Only a 2 or the QS that also "
+            "fits the top card counters it — not even an 8: play one to pass a penalty of 7 "
+            "to the next player, or type t to take them.") in " ".join(_coach_says(w, 1))
+    assert move_prompt(view_of(w, 1), w.legal_actions()) == (
+        "Your move (the number of a 2 to counter or t to take; hint, help)")
+    h = _round(WILDCARDS, [["QS", "KC", "9C"], ["2H", "3H", "7S"], ["5D", "6D", "7D"],
+                           ["5C", "6C", "7C"]], "9S")
+    h.apply(Play((Card.parse("QS"),)))  # 2H does not fit the QS (R-WC-PENALTY)
+    assert "you hold none that fits, so type t to take them" in " ".join(_coach_says(h, 1))
+    assert move_prompt(view_of(h, 1), h.legal_actions()) == "Your move (t to take; hint, help)"
+    z = _round(ZIMBABWE, [["X1", "JH", "2H"], ["AS", "5S", "9S"], ["5D", "6D", "9D"],
+                          ["5C", "6C", "9C"]], "3H")
+    z.apply(Play((Card.parse("X1"),)))
+    assert ("Only a 2 or a joker counters it — not even an 8: you hold no 2 or joker, so "
+            "block it with an ace, turn the lucky card (l) or type t to take them."
+            ) in " ".join(_coach_says(z, 1))
+    assert move_prompt(view_of(z, 1), z.legal_actions()) == (
+        "Your move (the number of an ace to block, l for the lucky card or t to take; "
+        "hint, help)")
