@@ -174,8 +174,16 @@ def test_the_rules_page_of_every_preset() -> None:
         assert needle in zim, needle
     wild = CliRunner().invoke(cli, ["rules", "--rules", "wildcards"]).output
     for needle in ["Q♠: adds 5", "2♠ on Q♠", "declare skip", "4h reverse", "collects",
-                   "It may not be an 8, 2, 4 or J:"]:
+                   "It may not be an 8, 2, 4, J or the Q♠:", "Multi-play is off in this game",
+                   "draw again (no draw", "you may play any card that fits"]:
         assert needle in wild, needle
+    assert "Multi-play (on" not in wild
+    for wrong in ["only the drawn card may start a play", "3 cards by default"]:
+        assert wrong not in wild and wrong not in zim, wrong
+    for needle in ["one 52-card deck plus 2 jokers", "It may not be an 8, 2, 7, J, A or a joker:",
+                   "Multi-play (on in this game)", "After the\n  draw (one a turn)"]:
+        assert needle in zim, needle
+    assert "no jokers" not in zim and "The deck holds" not in zim
     assert "Countdown" in CliRunner().invoke(cli, ["rules", "--rules", "countdown"]).output
 
 
