@@ -136,6 +136,7 @@ def test_the_host_plays_to_the_friends_table_target_unless_told() -> None:
     (["--rules", "countdown", "--hand-size", "5"], "--hand-size means nothing in countdown"),
     (["--seats", "5", "--hand-size", "11"], "--hand-size 11 cannot be dealt to 5 players "
                                             "from 52 cards"),
+    (["--rules", "zimbabwe", "--hand-size", "9"], "--hand-size 9 is not allowed in zimbabwe"),
 ])
 def test_bad_host_rules_are_usage_errors_before_any_network(args: list[str],
                                                             message: str) -> None:
@@ -150,8 +151,12 @@ def test_bad_host_rules_are_usage_errors_before_any_network(args: list[str],
     (["--countdown", "--target", "40"], "--target means nothing in countdown"),
     (["--rules", "table", "--countdown"], "--rules table and --countdown contradict each other"),
     (["--rules", "zimbabwe", "--classic"], "--rules zimbabwe and --classic contradict each other"),
-    (["--opponents", "4", "--rules", "zimbabwe", "--hand-size", "11"],
-     "--hand-size 11 cannot be dealt to 5 players from 54 cards"),
+    (["--opponents", "4", "--rules", "wildcards", "--hand-size", "11"],
+     "--hand-size 11 cannot be dealt to 5 players from 52 cards"),
+    (["--rules", "zimbabwe", "--hand-size", "9"],  # R-ZW-DEAL: 5-8
+     "--hand-size 9 is not allowed in zimbabwe: the host may deal 5 to 8 cards"),
+    (["--rules", "zimbabwe", "--hand-size", "4"],
+     "--hand-size 4 is not allowed in zimbabwe: the host may deal 5 to 8 cards"),
 ])
 def test_bad_play_rules_are_usage_errors(args: list[str], message: str,
                                          monkeypatch: pytest.MonkeyPatch,
