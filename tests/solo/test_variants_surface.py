@@ -16,6 +16,7 @@ from p2p8s.cli.moves import NeedChoice, choice_prompt, move_prompt, read_move
 from p2p8s.cli.words import Speaker, narration
 from p2p8s.coach import Coach, CoachCode
 from p2p8s.engine import DRAW, LUCKY, PASS, TAKE, Action, OrderedDeck, Play, Round
+from p2p8s.errors import Note
 from p2p8s.match import Match
 from p2p8s.rules import Ruleset
 from p2p8s.ruletable import Declare
@@ -320,3 +321,18 @@ def test_what_counters_a_penalty_comes_from_the_rule_table() -> None:
     assert move_prompt(view_of(z, 1), z.legal_actions()) == (
         "Your move (the number of an ace to block, l for the lucky card or t to take; "
         "hint, help)")
+
+
+def test_the_help_the_bounce_line_and_the_draw_limit_read_right() -> None:
+    assert ("  3 bounce play card 3 and declare bounce, nopick or reverse (or you will be "
+            "asked)") in v.help_lines(ZIMBABWE)
+    assert ("  3 skip   play card 3 and declare reverse or skip (or you will be asked)"
+            ) in v.help_lines(WILDCARDS)
+    b = _round(ZIMBABWE, [["JH", "KH"], ["5S", "9S"], ["5D", "9D"], ["5C", "9C"]], "3H")
+    b.apply(Play((Card.parse("JH"),), None, Declare.BOUNCE))  # Cy moves, then back
+    mine = v.render_table(view_of(b, 3), NAMES, Look(ascii=True), round_number=1)
+    assert "Bounce: play turns back after your turn." in mine
+    theirs = v.render_table(view_of(b, 0), NAMES, Look(ascii=True), round_number=1)
+    assert "Bounce: play turns back after Cy's turn." in theirs
+    assert Speaker(NAMES).note(Note.of(CoachCode.LIMIT, limit=1)) == (
+        "Coach: that was the draw limit (1 card a turn) — nothing fits, so pass (p).")

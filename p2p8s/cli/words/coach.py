@@ -167,8 +167,9 @@ TEMPLATES: dict[Enum, Template] = {
         "Coach: the card you drew fits: play it with its number now, or keep it and pass "
         "(p).")),
     CoachCode.LIMIT: derive(
-        lambda p: ("Coach: that was the draw limit ({limit} cards a turn) — nothing fits, so "
-                   "pass (p)." if p["limit"] else "Coach: nothing is left to draw, so pass (p).")),
+        lambda p: ("Coach: that was the draw limit ({limit} card{limit:s} a turn) — nothing "
+                   "fits, so pass (p)." if p["limit"]
+                   else "Coach: nothing is left to draw, so pass (p).")),
     CoachCode.ONE_CARD: "This table plays one card a turn (multi-play is off).",
     CoachCode.RANKS_DIFFER: "Cards played together must share a rank: {card} and {other} do not.",
     CoachCode.PENALTY_WAITING: derive(
