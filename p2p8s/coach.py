@@ -53,7 +53,8 @@ class CoachCode(Code):
     DECLARED = "coach-declared"  #: ``seat`` declared ``suit``
     PENALTY = "coach-penalty"  #: ``rank`` adds ``penalty`` cards (R-TWO); ``pick``: the
     #: taker may still play one card (R-ZW-PICKPLAY); ``fits``: a counter must fit too
-    COUNTER = "coach-counter"  #: ``pending``; ``counters`` ranks, ``wild`` rank;
+    COUNTER = "coach-counter"  #: ``pending``; ``counters`` ranks, ``cards``, ``jokers``,
+    #: ``fits`` (what counters: :func:`_counter_params`), ``wild`` rank;
     #: ``passed``: the penalty a counter passes on, or None when the player holds none;
     #: ``blocks`` ranks that block it, ``lucky``: the lucky card, ``pick``: pick and play
     SKIP = "coach-skip"  #: ``rank`` skips; ``heads_up``: two players (R-QUEEN);
@@ -63,7 +64,8 @@ class CoachCode(Code):
     MULTI = "coach-multi"  #: several cards of a rank (R-MULTI)
     DRAW = "coach-draw"  #: nothing fits: draw, up to ``limit`` (0: until one fits);
     #: ``any``: after a draw any fitting card may go (R-DRAW-ANY)
-    DRAWN = "coach-drawn"  #: the drawn card fits
+    DRAWN = "coach-drawn"  #: a card fits after a draw; ``any``: any fitting card may go
+    #: (R-DRAW-ANY), ``fits``: the drawn card is one, ``again``: drawing again is allowed
     LIMIT = "coach-limit"  #: the draw ``limit`` is reached (0: nothing left to draw)
     CHOICE = "coach-choice"  #: ``rank`` declares one of ``choices`` (R-WC-SKIP, R-ZW-JACK)
     JOKER = "coach-joker"  #: a joker adds ``penalty``, fits on anything (R-ZW-PENALTY)
@@ -75,8 +77,8 @@ class CoachCode(Code):
     # why a play is refused
     ONE_CARD = "coach-one-card"  #: multi-play is off
     RANKS_DIFFER = "coach-ranks-differ"  #: ``card`` and ``other`` differ in rank
-    PENALTY_WAITING = "coach-penalty-waiting"  #: ``card``; ``pending``, ``counters``,
-    #: ``wild``
+    PENALTY_WAITING = "coach-penalty-waiting"  #: ``card``; ``pending``, ``wild`` and
+    #: what counters (as COUNTER)
     ONLY_DRAWN = "coach-only-drawn"  #: ``drawn`` card
     DECLARED_SUIT = "coach-declared-suit"  #: ``card`` is not of the declared ``suit``
     NO_FIT = "coach-no-fit"  #: ``card`` on ``top``: ``suit``, ``rank``, ``wild`` rank;
@@ -94,9 +96,25 @@ def _rank(card: Card) -> Rank:
 
 
 def _counters(table: RuleTable) -> list[Rank]:
-    """The ranks whose cards answer a pending penalty (R-COUNTER; jokers aside)."""
-    return sorted({c.rank for c in table.deck_cards if c.rank and table.counters(c)
-                   and not table.rule(c).block})
+    """The ranks whose cards all answer a pending penalty by adding to it (R-COUNTER;
+    jokers, single cards like the Q♠ of R-WC-PENALTY and the blocking aces aside)."""
+    return sorted({c.rank for c in table.deck_cards if c.rank and _adds(table, c)
+                   and all(_adds(table, d) for d in table.deck_cards if d.rank == c.rank)})
+
+
+def _adds(table: RuleTable, card: Card) -> bool:
+    return table.counters(card) and not table.rule(card).block
+
+
+def _counter_params(table: RuleTable) -> dict[str, object]:
+    """What counters a pending penalty, from the rule table: ``counters`` ranks (every
+    card of the rank), ``cards``: single cards of other ranks (the Q♠, R-WC-PENALTY),
+    ``jokers`` (R-ZW-PENALTY), ``fits``: a counter must fit the top card too (R-MATCH)."""
+    ranks = _counters(table)
+    cards = sorted(c for c in table.deck_cards
+                   if c.rank and c.rank not in ranks and _adds(table, c))
+    return {"counters": ranks, "cards": cards, "fits": table.counter_match,
+            "jokers": any(c.joker and _adds(table, c) for c in table.deck_cards)}
 
 
 def _ranks(table: RuleTable, has: str) -> list[Rank]:
@@ -230,7 +248,7 @@ class Coach:
             passed = (view.pending_draw + table.rule(counter).penalty
                       if counter is not None else None)
             out += self._once("counter", CoachCode.COUNTER, pending=view.pending_draw,
-                              counters=_counters(table), wild=Rank(table.wild_rank),
+                              **_counter_params(table), wild=Rank(table.wild_rank),
                               passed=passed, blocks=_ranks(table, "block"),
                               lucky=table.lucky, pick=table.pick_play)
             if table.lucky:
@@ -238,7 +256,10 @@ class Coach:
             return out
         if view.drawn:
             if plays:
-                out += self._once("drawn", CoachCode.DRAWN)
+                out += self._once("drawn", CoachCode.DRAWN,
+                                  any=view.rules.draw_when_playable,
+                                  fits=any(view.last_drawn in p.cards for p in plays),
+                                  again=any(isinstance(a, Draw) for a in legal))
             elif not any(isinstance(a, Draw) for a in legal) and any(
                     isinstance(a, Pass) for a in legal):
                 out += self._once("limit", CoachCode.LIMIT, limit=view.rules.draw_limit)
@@ -310,7 +331,7 @@ class Coach:
             if table.counters(first):
                 return None
             return Note.of(CoachCode.PENALTY_WAITING, card=first, pending=pending,
-                           counters=_counters(table), wild=Rank(table.wild_rank))
+                           **_counter_params(table), wild=Rank(table.wild_rank))
         if drawn is not None and first != drawn:
             return Note.of(CoachCode.ONLY_DRAWN, drawn=drawn)
         if first.rank == wild:

@@ -136,6 +136,7 @@ def test_the_host_plays_to_the_friends_table_target_unless_told() -> None:
     (["--rules", "countdown", "--hand-size", "5"], "--hand-size means nothing in countdown"),
     (["--seats", "5", "--hand-size", "11"], "--hand-size 11 cannot be dealt to 5 players "
                                             "from 52 cards"),
+    (["--rules", "zimbabwe", "--hand-size", "9"], "--hand-size 9 is not allowed in zimbabwe"),
 ])
 def test_bad_host_rules_are_usage_errors_before_any_network(args: list[str],
                                                             message: str) -> None:
@@ -150,8 +151,12 @@ def test_bad_host_rules_are_usage_errors_before_any_network(args: list[str],
     (["--countdown", "--target", "40"], "--target means nothing in countdown"),
     (["--rules", "table", "--countdown"], "--rules table and --countdown contradict each other"),
     (["--rules", "zimbabwe", "--classic"], "--rules zimbabwe and --classic contradict each other"),
-    (["--opponents", "4", "--rules", "zimbabwe", "--hand-size", "11"],
-     "--hand-size 11 cannot be dealt to 5 players from 54 cards"),
+    (["--opponents", "4", "--rules", "wildcards", "--hand-size", "11"],
+     "--hand-size 11 cannot be dealt to 5 players from 52 cards"),
+    (["--rules", "zimbabwe", "--hand-size", "9"],  # R-ZW-DEAL: 5-8
+     "--hand-size 9 is not allowed in zimbabwe: the host may deal 5 to 8 cards"),
+    (["--rules", "zimbabwe", "--hand-size", "4"],
+     "--hand-size 4 is not allowed in zimbabwe: the host may deal 5 to 8 cards"),
 ])
 def test_bad_play_rules_are_usage_errors(args: list[str], message: str,
                                          monkeypatch: pytest.MonkeyPatch,
@@ -174,8 +179,16 @@ def test_the_rules_page_of_every_preset() -> None:
         assert needle in zim, needle
     wild = CliRunner().invoke(cli, ["rules", "--rules", "wildcards"]).output
     for needle in ["Q♠: adds 5", "2♠ on Q♠", "declare skip", "4h reverse", "collects",
-                   "It may not be an 8, 2, 4 or J:"]:
+                   "It may not be an 8, 2, 4, J or the Q♠:", "Multi-play is off in this game",
+                   "draw again (no draw", "you may play any card that fits"]:
         assert needle in wild, needle
+    assert "Multi-play (on" not in wild
+    for wrong in ["only the drawn card may start a play", "3 cards by default"]:
+        assert wrong not in wild and wrong not in zim, wrong
+    for needle in ["one 52-card deck plus 2 jokers", "It may not be an 8, 2, 7, J, A or a joker:",
+                   "Multi-play (on in this game)", "After the\n  draw (one a turn)"]:
+        assert needle in zim, needle
+    assert "no jokers" not in zim and "The deck holds" not in zim
     assert "Countdown" in CliRunner().invoke(cli, ["rules", "--rules", "countdown"]).output
 
 

@@ -31,6 +31,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 PRESETS: tuple[str, ...] = PRESET_NAMES
 #: The largest hand a host may deal (R-ZW-DEAL allows 5-8; more is never dealt).
 MAX_HAND = 12
+#: The hand sizes a host may choose under a preset, where it says (R-ZW-DEAL: 5-8).
+HAND_CHOICE: dict[str, range] = {"zimbabwe": range(5, 9)}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -100,6 +102,10 @@ def house_ruleset(preset: str, singles: dict[str, Any], *, players: int | None =
                                    "number is their hand size")
     rules = rules.with_changes(**singles)
     size = singles.get("hand_size")
+    sizes = HAND_CHOICE.get(preset)
+    if size is not None and sizes is not None and size not in sizes:
+        raise click.UsageError(f"--hand-size {size} is not allowed in {preset}: the host "
+                               f"may deal {sizes.start} to {sizes.stop - 1} cards")
     if players is not None and size is not None:
         check_players(players)
         deck = deck_size(decks_for(players), jokers=rules.rule_table.jokers)

@@ -28,6 +28,7 @@ from p2p8s.cli.look import SUIT_NAMES, Look
 from p2p8s.cli.view import action_keys, action_text, numbered_hand
 from p2p8s.cli.words import Speaker
 from p2p8s.cli.words.cardrules import DECLARE_MEANS
+from p2p8s.cli.words.phrases import article, either, rank_name
 from p2p8s.coach import Coach
 from p2p8s.engine import DRAW, LUCKY, PASS, TAKE, Action, Play, Round
 from p2p8s.errors import IllegalAction, MalformedInput
@@ -397,9 +398,12 @@ def move_prompt(view: View, legal: Sequence[Action]) -> str:
     """The move prompt for the seat on turn, naming what makes sense now (no colon:
     the table adds the seconds left before it)."""
     if view.pending_draw:
-        return "Your move (a 2's number, or t to take; hint, help)"
+        return "Your move (" + _penalty_choices(view, legal) + "; hint, help)"
     can_play = any(isinstance(a, Play) for a in legal)
     if view.drawn:
+        if can_play and view.rules.draw_when_playable:  # R-DRAW-ANY
+            return ("Your move (a fitting card's number, "
+                    + ("d to draw again, " if DRAW in legal else "") + "or p to pass)")
         if can_play:
             return "Your move (the drawn card's number, or p to keep it and pass)"
         return ("Your move (d to draw again; hint, help)" if DRAW in legal else
@@ -408,6 +412,31 @@ def move_prompt(view: View, legal: Sequence[Action]) -> str:
         return ("Your move (d to draw; hint, help)" if DRAW in legal else
                 "Your move (p to pass; hint, help)")
     return "Your move (card number, d, hint, help)"
+
+
+def _penalty_choices(view: View, legal: Sequence[Action]) -> str:
+    """``the number of a 2 or a joker to counter, of an ace to block, l for the lucky
+    card, or t to take``: the answers to a pending penalty among ``legal`` (R-COUNTER,
+    R-ZW-PENALTY, R-ZW-LUCKY), named from the rule table."""
+    table = view.rules.rule_table
+    firsts = [a.cards[0] for a in legal if isinstance(a, Play)]
+
+    def named(cards: Sequence[Card]) -> str:
+        return either(dict.fromkeys("a joker" if c.joker else article(rank_name(c.rank or 0))
+                                    for c in sorted(cards)))
+
+    parts = []
+    adds = [c for c in firsts if table.rule(c).penalty]
+    blocks = [c for c in firsts if table.rule(c).block]
+    if adds:
+        parts.append(f"the number of {named(adds)} to counter")
+    if blocks:
+        parts.append(("of " if adds else "the number of ") + f"{named(blocks)} to block")
+    if LUCKY in legal:
+        parts.append("l for the lucky card")
+    if TAKE in legal:
+        parts.append("t to take")
+    return either(parts, "or") if parts else "p to pass"
 
 
 def sentence(text: str) -> str:

@@ -7,8 +7,9 @@ from collections.abc import Callable, Sequence
 
 import click
 
-from p2p8s.cards import Card, Rank, Suit, parse_cards
+from p2p8s.cards import Card, Rank, Suit, parse_cards, standard_deck
 from p2p8s.cli.house import PRESETS, HouseChoice
+from p2p8s.cli.look import Look
 from p2p8s.cli.words.cardrules import describe_rules, effect_lines, values_text
 from p2p8s.cli.words.phrases import article, either, rank_name
 from p2p8s.rules import Ruleset
@@ -18,7 +19,7 @@ _COMMON = """\
 CRAZY EIGHTS — {title}
 
 Cards and seats
-  2 to 7 players, one 52-card deck (no jokers); with 6 or 7 players two decks are
+  2 to 7 players, {deck}; with 6 or 7 players two decks are
   mixed, so identical cards can appear. Cards are written rank+suit: ranks
   A 2 3 4 5 6 7 8 9 T J Q K (10 works for T), suits C D H S — 8S, TD, QH.
 
@@ -34,16 +35,7 @@ Your turn
   Play a card of the active suit or of the top card's rank, or any 8. Whoever plays an
   8 names the suit to follow (any suit, the 8's own too); after that only the named
   suit or another 8 can be played.
-  Multi-play (on by default): after a playable first card you may add any cards of the
-  same rank; the last card sets the suit (with 8s: one suit named after the last 8;
-  the order of several 8s makes no difference).
-  Nothing to play? Draw one card at a time. A playable drawn card may be played at
-  once (it starts the play; same-rank cards from your hand may follow it) or kept,
-  and then you pass. After drawing, only the drawn card may start a play. An unplayable
-  drawn card means you draw again, up to the draw limit (3 cards by default; 0 means
-  until one is playable or nothing is left); then you pass. You may not draw while you
-  hold a playable card, unless the table allows it ("draw when playable").
-  When the stock runs out, the discards under the top card are shuffled into a new
+{multi}{draw}  When the stock runs out, the discards under the top card are shuffled into a new
   stock (unless reshuffling is off: then the stock stays empty for the round). With
   nothing to draw and nothing to play, you pass.
   There is no undo: an action, once made, is final.
@@ -53,6 +45,24 @@ End of the round
   names no suit, a last action card has no effect, pending penalties lapse.
   If every player in turn passes without being able to draw, the round is blocked.
 {scoring}"""
+
+_MULTI = """\
+  Multi-play ({on}): after a playable first card you may add any cards of the
+  same rank; the last card sets the suit (with 8s: one suit named after the last 8;
+  the order of several 8s makes no difference).
+"""
+_NO_MULTI = "  Multi-play is off in this game: one card a turn.\n"
+_DRAW = """\
+  Nothing to play? Draw one card at a time. A playable drawn card may be played at
+  once (it starts the play; same-rank cards from your hand may follow it) or kept,
+  and then you pass. After drawing, only the drawn card may start a play. An unplayable
+  drawn card means you draw again, up to the draw limit (3 cards by default; 0 means
+  until one is playable or nothing is left); then you pass. You may not draw while you
+  hold a playable card, unless the table allows it ("draw when playable").
+"""
+_DRAW_ANY = ("Drawing is a choice: you may draw one card at a time even when a card fits. "
+             "After {each} you may play any card that fits (the drawn one or another), "
+             "{again}or pass.")
 
 _PENALTY = """\
   {r}   the next player must play {a_r} (several {r}s with multi-play, +{n} each) and pass the
@@ -117,7 +127,6 @@ _VARIANT = """
 The cards of {title} (RULES.md §11)
   Where they differ from the turn and the end of the round above, these win.
 {lines}
-{deck}
 Scoring ({title})
   {scoring}
       {values}
@@ -145,8 +154,6 @@ def _variant_text(rules: Ruleset, title: str) -> str:
     lines = "\n".join(textwrap.fill(line[2:], width=88, initial_indent="  ",
                                      subsequent_indent="    ")
                        for line in effect_lines(rules, 4))
-    deck = ("  The deck holds 2 jokers (4 with two decks), written X1, X2 (X3, X4).\n"
-            if table.jokers else "")
     target = table.solo_target
     goal = (f"{target.per_seat} points per seat in a solo game" if target.per_seat
             else f"{target.points} points")
@@ -159,13 +166,14 @@ def _variant_text(rules: Ruleset, title: str) -> str:
                 "while under the draw limit, or pass. Every single rule can be changed on "
                 "top of the preset (see p2p8s(1), HOUSE RULES).")
     variant = _VARIANT.format(
-        title=title, lines=lines, deck=deck, scoring=_SCORING[table.scoring],
+        title=title, lines=lines, scoring=_SCORING[table.scoring],
         values=values_text(table),
         target=textwrap.fill(f"The match target is {goal}. {winner}", width=88,
                              initial_indent="  ", subsequent_indent="  "),
         defaults=textwrap.fill(defaults, width=88))
-    return _COMMON.format(title=title, hands=_HANDS[table.name], starter=_starter(table),
-                          actions="", scoring=variant)
+    page = _COMMON.format(title=title, hands=_HANDS[table.name], starter=_starter(table),
+                          actions="", scoring=variant, **_turn(rules))
+    return "\n".join(line.rstrip() for line in page.split("\n"))
 _EXAMPLE = parse_cards(["8H", "QS", "AD", "KC", "5D", "TS"])
 
 
@@ -188,7 +196,35 @@ def _starter(table: RuleTable) -> str:
     wild = Rank(table.wild_rank)
     banned = [wild, *(r for r in _ranks(table, lambda c: not c.starter) if r != wild)]
     a = article(rank_name(banned[0])).split()[0]
-    return f"It may not be {a} {_letters(banned)}:"
+    single = [f"the {Look().card(c)}" for c in table.deck_cards
+              if c.rank and c.rank not in banned and not table.rule(c).starter]
+    jokers = ["a joker"] if any(c.joker and not table.rule(c).starter
+                                for c in table.deck_cards) else []
+    items = [r.letter for r in banned] + single + jokers
+    return ("\n  " if len(items) > 4 else "") + f"It may not be {a} {either(items)}:"
+
+
+def _turn(rules: Ruleset) -> dict[str, str]:
+    """The deck, multi-play and drawing paragraphs of the page for ``rules`` (R-DECK,
+    R-ZW-DECK, R-MULTI, R-DRAW, R-DRAW-ANY); table rules and the classic game keep
+    the defaults' words."""
+    jokers = sum(c.joker for c in standard_deck(1, jokers=rules.rule_table.jokers))
+    deck = (f"one 52-card deck plus {jokers} jokers, written\n  X1, X2 (X3, X4 with two decks)"
+            if jokers else "one 52-card deck (no jokers)")
+    preset = rules.rule_table.name in ("wildcards", "zimbabwe")
+    multi = (_MULTI.format(on="on in this game" if preset else "on by default")
+             if rules.multi_play else _NO_MULTI)
+    if not rules.draw_when_playable:
+        return {"deck": deck, "multi": multi, "draw": _DRAW}
+    limit = rules.draw_limit
+    again = ("draw again while under the draw limit "
+             f"({limit} cards a turn), " if limit > 1 else
+             "draw again (no draw limit: until a card fits or nothing is left), " if not limit
+             else "")
+    text = _DRAW_ANY.format(each="each draw" if limit != 1 else "the draw (one a turn)",
+                            again=again)
+    draw = textwrap.fill(text, width=88, initial_indent="  ", subsequent_indent="  ") + "\n"
+    return {"deck": deck, "multi": multi, "draw": draw}
 
 
 def _actions(table: RuleTable) -> str:
@@ -232,7 +268,7 @@ def rules_text(*, classic: bool = False, preset: str | None = None) -> str:
             target=table.table_target.of(2))
         text = _COMMON.format(title="the classic game", hands=_HANDS[table.name],
                               starter=_starter(table), actions=_actions(table),
-                              scoring=scoring)
+                              scoring=scoring, **_turn(Ruleset.classic()))
     else:
         table = Ruleset().rule_table
         solo = table.solo_target
@@ -241,7 +277,7 @@ def rules_text(*, classic: bool = False, preset: str | None = None) -> str:
             two=solo.of(2), seven=solo.of(7), table=table.table_target.of(2))
         text = _COMMON.format(title="table rules (the default)", hands=_HANDS[table.name],
                               starter=_starter(table), actions=_actions(table),
-                              scoring=scoring)
+                              scoring=scoring, **_turn(Ruleset()))
     return text + _COUNTDOWN
 
 

@@ -98,7 +98,9 @@ def render_table(view: View, names: Sequence[str], look: Look, *, round_number: 
         out.append(look.paint(f"Skip waiting for {who}: play a {skips} to pass it on, or "
                               "miss the turn (p).", "yellow"))
     if view.bounce_seat is not None:  # R-ZW-JACK
-        out.append(f"Bounce: play turns back after {_seat(names, view.bounce_seat)}'s turn.")
+        whose = ("your" if view.bounce_seat == view.seat
+                 else f"{_seat(names, view.bounce_seat)}'s")
+        out.append(f"Bounce: play turns back after {whose} turn.")
     air = [s for s, up in enumerate(view.air) if up]
     if air:  # R-ZW-OUT
         out.append("In the air (no cards, still in the round; they draw at their turn): "
@@ -301,7 +303,8 @@ def help_lines(rules: Ruleset) -> tuple[str, ...]:
             choosers = [c for c in table.deck_cards if table.declarations(c)]
             if choosers:
                 words = sorted({d.value for c in choosers for d in table.declarations(c)})
-                out.append(f"  3 {words[-1]:<7}play card 3 and declare {either(words)} "
+                example = min(words, key=len)  # the column holds 6 letters and a space
+                out.append(f"  3 {example + ' ':<7}play card 3 and declare {either(words)} "
                            "(or you will be asked)")
     return tuple(out)
 

@@ -12,10 +12,11 @@ from p2p8s.cards import Card, parse_cards, standard_deck
 from p2p8s.cli import view as v
 from p2p8s.cli.controller import Act, Board, Controller, Kind
 from p2p8s.cli.look import Look
-from p2p8s.cli.moves import NeedChoice, choice_prompt, read_move
+from p2p8s.cli.moves import NeedChoice, choice_prompt, move_prompt, read_move
 from p2p8s.cli.words import Speaker, narration
 from p2p8s.coach import Coach, CoachCode
-from p2p8s.engine import LUCKY, PASS, TAKE, Action, OrderedDeck, Play, Round
+from p2p8s.engine import DRAW, LUCKY, PASS, TAKE, Action, OrderedDeck, Play, Round
+from p2p8s.errors import Note
 from p2p8s.match import Match
 from p2p8s.rules import Ruleset
 from p2p8s.ruletable import Declare
@@ -262,3 +263,76 @@ def test_the_coach_speaks_of_points_only_where_they_count() -> None:
         "Coach: with a 4 you choose: skip (the next player misses a turn) or reverse (the "
         "direction of play turns). Type it with the card (like `3 reverse`), or you will "
         "be asked.")
+
+
+# ---------------------------------------------------------------- the words of a preset
+def test_two_aces_of_zimbabwe_block_only_and_two_jacks_reverse_twice() -> None:
+    r = _round(ZIMBABWE, [["AH", "AS", "KH"], ["5S", "6S", "9S"], ["5D", "6D", "9D"],
+                          ["5C", "6C", "9C"]], "3H")
+    r.apply(Play((Card.parse("AH"), Card.parse("AS"))))
+    assert _said(r)[-1] == "You played AH AS."
+    j = _round(ZIMBABWE, [["JH", "JS", "KH"], ["5S", "6S", "9S"], ["5D", "6D", "9D"],
+                          ["5C", "6C", "9C"]], "3H")
+    j.apply(Play((Card.parse("JH"), Card.parse("JS")), None, Declare.REVERSE))
+    assert _said(j)[-1] == "You played JH JS — reversed twice, same direction."
+    a = _round(Ruleset(), [["AH", "AS", "KH"], ["5S", "6S", "9S"], ["5D", "6D", "9D"],
+                           ["5C", "6C", "9C"]], "3H")
+    a.apply(Play((Card.parse("AH"), Card.parse("AS"))))
+    assert _said(a)[-1] == "You played AH AS — reversed twice, same direction."
+
+
+def _coach_says(r: Round, seat: int) -> list[str]:
+    return [Speaker(NAMES, seat, Look(ascii=True)).note(n)
+            for n in Coach().before_move(view_of(r, seat), r.legal_actions())]
+
+
+def test_after_a_draw_any_card_that_fits_may_go_and_the_prompt_says_so() -> None:
+    r = _round(WILDCARDS, [["5H", "KC", "9C"], ["5S", "6S", "7S"], ["5D", "6D", "7D"],
+                           ["5C", "6C", "7C"]], "9H")
+    r.apply(DRAW)  # R-DRAW-ANY: the drawn AC does not fit, 5H and 9C do
+    view = view_of(r, 0)
+    assert str(view.last_drawn) == "AC"
+    assert _coach_says(r, 0) == [
+        "Coach: any card that fits may go now: type its number, draw again (d), or pass (p)."]
+    assert move_prompt(view, r.legal_actions()) == (
+        "Your move (a fitting card's number, d to draw again, or p to pass)")
+
+
+def test_what_counters_a_penalty_comes_from_the_rule_table() -> None:
+    w = _round(WILDCARDS, [["QS", "KC", "9C"], ["2H", "2S", "7S"], ["5D", "6D", "7D"],
+                           ["5C", "6C", "7C"]], "9S")
+    w.apply(Play((Card.parse("QS"),)))
+    assert ("Coach: a penalty of 5 cards is waiting for you. Only a 2 or the QS that also "
+            "fits the top card counters it — not even an 8: play one to pass a penalty of 7 "
+            "to the next player, or type t to take them.") in " ".join(_coach_says(w, 1))
+    assert move_prompt(view_of(w, 1), w.legal_actions()) == (
+        "Your move (the number of a 2 to counter or t to take; hint, help)")
+    h = _round(WILDCARDS, [["QS", "KC", "9C"], ["2H", "3H", "7S"], ["5D", "6D", "7D"],
+                           ["5C", "6C", "7C"]], "9S")
+    h.apply(Play((Card.parse("QS"),)))  # 2H does not fit the QS (R-WC-PENALTY)
+    assert "you hold none that fits, so type t to take them" in " ".join(_coach_says(h, 1))
+    assert move_prompt(view_of(h, 1), h.legal_actions()) == "Your move (t to take; hint, help)"
+    z = _round(ZIMBABWE, [["X1", "JH", "2H"], ["AS", "5S", "9S"], ["5D", "6D", "9D"],
+                          ["5C", "6C", "9C"]], "3H")
+    z.apply(Play((Card.parse("X1"),)))
+    assert ("Only a 2 or a joker counters it — not even an 8: you hold no 2 or joker, so "
+            "block it with an ace, turn the lucky card (l) or type t to take them."
+            ) in " ".join(_coach_says(z, 1))
+    assert move_prompt(view_of(z, 1), z.legal_actions()) == (
+        "Your move (the number of an ace to block, l for the lucky card or t to take; "
+        "hint, help)")
+
+
+def test_the_help_the_bounce_line_and_the_draw_limit_read_right() -> None:
+    assert ("  3 bounce play card 3 and declare bounce, nopick or reverse (or you will be "
+            "asked)") in v.help_lines(ZIMBABWE)
+    assert ("  3 skip   play card 3 and declare reverse or skip (or you will be asked)"
+            ) in v.help_lines(WILDCARDS)
+    b = _round(ZIMBABWE, [["JH", "KH"], ["5S", "9S"], ["5D", "9D"], ["5C", "9C"]], "3H")
+    b.apply(Play((Card.parse("JH"),), None, Declare.BOUNCE))  # Cy moves, then back
+    mine = v.render_table(view_of(b, 3), NAMES, Look(ascii=True), round_number=1)
+    assert "Bounce: play turns back after your turn." in mine
+    theirs = v.render_table(view_of(b, 0), NAMES, Look(ascii=True), round_number=1)
+    assert "Bounce: play turns back after Cy's turn." in theirs
+    assert Speaker(NAMES).note(Note.of(CoachCode.LIMIT, limit=1)) == (
+        "Coach: that was the draw limit (1 card a turn) — nothing fits, so pass (p).")

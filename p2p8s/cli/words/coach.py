@@ -35,7 +35,21 @@ def _a(key: str) -> Callable[[Params], str]:
 
 
 def _counters(p: Params) -> str:
-    return either(article(rank_name(r)) for r in p["counters"])
+    """What counters a penalty, as template text (``a 2 or the {cards}``, ``a 2 or a
+    joker``; ``{cards}`` is filled by the speaker's look)."""
+    return either([article(rank_name(r)) for r in p["counters"]]
+                  + (["the {cards}"] if p.get("cards") else [])
+                  + (["a joker"] if p.get("jokers") else [])) + (
+        " that also fits the top card" if p.get("fits") else "")
+
+
+def _no_counter(p: Params) -> str:
+    """``no 2 or joker``; ``none that fits`` when a counter must fit the top card too."""
+    if p.get("fits"):
+        return "none that fits"
+    return "no " + either([rank_name(r) for r in p["counters"]]
+                          + (["{cards}"] if p.get("cards") else [])
+                          + (["joker"] if p.get("jokers") else []), "or")
 
 
 def _wild_name(p: Params) -> str:
@@ -49,9 +63,9 @@ def _counter_how(p: Params) -> str:
     if p.get("lucky"):
         extra += ", turn the lucky card (l)"
     if p["passed"] is None:
-        return "you hold no {no}, so" + (extra[1:] + " or" if extra else "") + \
-            " type t to take them"
-    return "play {counter} to pass a penalty of {passed} to the next player" + extra + \
+        return "you hold " + _no_counter(p) + ", so" + (
+            extra[1:] + " or" if extra else "") + " type t to take them"
+    return "play one to pass a penalty of {passed} to the next player" + extra + \
         ", or type t to take them"
 
 
@@ -101,12 +115,11 @@ TEMPLATES: dict[Enum, Template] = {
                    + (" that also fits the top card" if p.get("fits") else "")
                    + ", which adds {penalty} and passes it on."), a_rank=_a("rank")),
     CoachCode.COUNTER: derive(
-        lambda p: ("Coach: a penalty of {pending} cards is waiting for you. Only {counter} "
-                   "counters it — not even {a_wild}: " + _counter_how(p) + "."
-                   + _after_take(p)),
-        counter=_counters, a_wild=_a("wild"),
-        a_block=lambda p: either(article(rank_name(r)) for r in p.get("blocks") or [1]),
-        no=lambda p: either((rank_name(r) for r in p["counters"]), "or")),
+        lambda p: ("Coach: a penalty of {pending} cards is waiting for you. Only "
+                   + _counters(p) + " counters it — not even {a_wild}: " + _counter_how(p)
+                   + "." + _after_take(p)),
+        a_wild=_a("wild"),
+        a_block=lambda p: either(article(rank_name(r)) for r in p.get("blocks") or [1])),
     CoachCode.SKIP: derive(
         lambda p: ("Coach: {a_rank} skips the next player: they miss their turn"
                    + (" — unless they play {a_rank} of their own, which passes the skip on "
@@ -146,17 +159,23 @@ TEMPLATES: dict[Enum, Template] = {
                       else "until one fits")
                    + (". After a draw any card that fits may go, or draw again, or pass."
                       if p.get("any") else ". A drawn card that fits may be played at once."))),
-    CoachCode.DRAWN: ("Coach: the card you drew fits: play it with its number now, or keep "
-                      "it and pass (p)."),
+    CoachCode.DRAWN: derive(lambda p: (
+        ("Coach: " + ("the card you drew fits, and " if p.get("fits") else "")
+         + "any card that fits may go now: type its number"
+         + (", draw again (d)" if p.get("again") else "") + ", or pass (p).")
+        if p.get("any") else
+        "Coach: the card you drew fits: play it with its number now, or keep it and pass "
+        "(p).")),
     CoachCode.LIMIT: derive(
-        lambda p: ("Coach: that was the draw limit ({limit} cards a turn) — nothing fits, so "
-                   "pass (p)." if p["limit"] else "Coach: nothing is left to draw, so pass (p).")),
+        lambda p: ("Coach: that was the draw limit ({limit} card{limit:s} a turn) — nothing "
+                   "fits, so pass (p)." if p["limit"]
+                   else "Coach: nothing is left to draw, so pass (p).")),
     CoachCode.ONE_CARD: "This table plays one card a turn (multi-play is off).",
     CoachCode.RANKS_DIFFER: "Cards played together must share a rank: {card} and {other} do not.",
     CoachCode.PENALTY_WAITING: derive(
-        "{card} can't go now: a draw penalty of {pending} is waiting and only {counter} "
-        "counters it (not even {a_wild}). Play {counter} or take the cards (t).",
-        counter=_counters, a_wild=_a("wild")),
+        lambda p: ("{card} can't go now: a draw penalty of {pending} is waiting and only "
+                   + _counters(p) + " counters it (not even {a_wild}). Play one or take "
+                   "the cards (t)."), a_wild=_a("wild")),
     CoachCode.ONLY_DRAWN: ("After drawing you may only play the card you drew ({drawn}), "
                            "or pass (p) to keep it."),
     CoachCode.DECLARED_SUIT: derive(

@@ -217,10 +217,16 @@ def effect(event: Event, sp: Speaker, *, rules: Ruleset) -> str:
                       player=seat)
     if event.reversed:
         return sp.say(Said.REVERSED, direction=event.direction)
-    if (rules.action_cards and len(play.cards) % 2 == 0
-            and all(c.rank == Rank.ACE for c in play.cards)):
-        return sp.say(Said.REVERSED_TWICE)  # R-ACE: the reverses cancel out
+    if _reverses(play, rules) and _reverses(play, rules) % 2 == 0:
+        return sp.say(Said.REVERSED_TWICE)  # R-ACE, R-ZW-JACK: the reverses cancel out
     return ""
+
+
+def _reverses(play: Play, rules: Ruleset) -> int:
+    """How many times ``play`` flips the direction, from the rule table (R-NEXT) with the
+    play's declared choice; read at a table of 3 (with 2 players a reverse is a skip, which
+    the skipped seats already say)."""
+    return rules.rule_table.effect(play.cards, 3, play.declare).reverses
 
 
 def _skip_ranks(rules: Ruleset) -> str:
