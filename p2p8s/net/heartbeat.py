@@ -63,6 +63,11 @@ class Heartbeats(Generic[K]):
         if peer in self._timers:
             self._timers[peer].last_received = now
 
+    def silent_for(self, peer: K, *, now: float) -> float:
+        """Seconds since anything arrived from ``peer`` (0 if it is not watched)."""
+        timers = self._timers.get(peer)
+        return 0.0 if timers is None else max(0.0, now - timers.last_received)
+
     def on_sent(self, peer: K, *, now: float) -> None:
         """Anything was sent to ``peer``."""
         if peer in self._timers:

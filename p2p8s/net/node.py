@@ -33,7 +33,7 @@ import errno
 import logging
 import secrets
 import socket
-from collections.abc import Coroutine, Iterable
+from collections.abc import Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -192,11 +192,13 @@ class Node:
         self._handshaking = 0
         self.peers: dict[bytes, Connection] = {}
         self.port = 0
-        #: A node that accepts a connection from a key it already has a connection of
-        #: drops the old one (at once, unreported, unsent bytes discarded) instead of
-        #: refusing the new one: in play, the newest connection of a node is the live one
-        #: (its address may have changed while the old socket still looks open).
+        #: In play, a new connection from or to a key that already has one may replace
+        #: the old one (dropped at once, unreported, unsent bytes discarded) instead of
+        #: being refused: its address may have changed while the old socket still looks
+        #: open. Which one stays, both ends decide alike (:meth:`_new_wins`), from
+        #: ``seats``: each key's seat in the final roster.
         self.replace_old = False
+        self.seats: Mapping[bytes, int] = {}
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -457,7 +459,9 @@ class Node:
                 own_key=peer_key, peer_key=self.key):
             raise self._wrong_code(writer, where=where, dialled=dialled)
         old = self.peers.get(peer_key)
-        if old is not None and self.replace_old and not dialled:
+        now = asyncio.get_running_loop().time()
+        if old is not None and self.replace_old and self._new_wins(old, dialled=dialled,
+                                                                   now=now):
             self.discard(old)
         elif old is not None:
             writer.write(self.frame(Refuse(code=Refusal.DUPLICATE)))
@@ -467,13 +471,30 @@ class Node:
                           decoder=decoder, writer=writer, reader=reader,
                           last_seq=max(first.message.seq, second.message.seq))
         self.peers[peer_key] = conn
-        self._heartbeats.add(conn, now=asyncio.get_running_loop().time())
+        self._heartbeats.add(conn, now=now)
         self._wake.set()
         self._events.put_nowait(Connected(conn))
         # Frames that came with the proof are checked by the read loop, so a bad one
         # loses the connection like any later frame (not a half-dead peer).
         conn.task = self._spawn(self._read_loop(conn, pending))
         return conn
+
+    def _new_wins(self, old: Connection, *, dialled: bool, now: float) -> bool:
+        """Whether a new connection to ``old``'s node (``dialled`` by this node or not)
+        replaces ``old`` after the deal; both ends decide alike (protocol/wire.md,
+        "Handshake" step 5). A second dial by the peer (both dialled by it) and a
+        connection after ``old`` fell silent (nothing heard for two heartbeat intervals:
+        its address may have changed while the socket still looks open) win. Two live
+        connections dialled from both ends at once: the one the higher seat dialled wins
+        (who dials, protocol/table.md), so neither end closes the one the other keeps."""
+        if old.dialled == dialled:
+            return not dialled
+        if self._heartbeats.silent_for(old, now=now) >= 2 * self._heartbeats.interval_s:
+            return True
+        seat = self.seats.get(old.key)
+        if self.seat is None or seat is None:
+            return not dialled
+        return dialled == (self.seat > seat)
 
     def _wrong_code(self, writer: asyncio.StreamWriter, *, where: str,
                     dialled: bool) -> JoinRefused:

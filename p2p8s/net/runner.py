@@ -480,7 +480,8 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
     def secret() -> bytes | None:
         return key_secret(mesh, write_log=options.write_log, log_dir=options.log_dir)
 
-    mesh.node.replace_old = True  # in play, the newest connection of a node is the live one
+    mesh.node.replace_old = True  # in play, a node's new connection may replace its old one
+    mesh.node.seats = {e.key: e.seat for e in mesh.roster.seats}
     try:
         config = table_config(mesh.roster, table=mesh.node.table, seed=mesh.digest,
                               turn_timeout_s=options.turn_timeout_s)

@@ -41,6 +41,16 @@ def test_silent_peer_is_dead_after_timeout_exactly_once() -> None:
     assert hb.next_deadline() is None
 
 
+def test_silence_counts_from_the_last_thing_heard() -> None:
+    hb = Heartbeats[str](interval_s=1.0, timeout_s=5.0)
+    hb.add("b", now=10.0)
+    assert hb.silent_for("b", now=12.5) == 2.5
+    hb.on_received("b", now=12.0)
+    assert hb.silent_for("b", now=12.5) == 0.5
+    assert hb.silent_for("b", now=11.0) == 0.0  # a clock read before the last frame
+    assert hb.silent_for("gone", now=12.5) == 0.0
+
+
 def test_bad_intervals_are_refused() -> None:
     with pytest.raises(ValueError):
         Heartbeats[str](interval_s=5.0, timeout_s=1.0)
