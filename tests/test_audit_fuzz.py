@@ -184,8 +184,8 @@ def test_a_missing_frame_is_named_and_nobody_is_blamed(tmp_path: Path, match: Fi
     del frames[200]  # Cem's message 11 of round 2
     got = _audit(_write(tmp_path / "x.p2p8slog", match.header, frames))
     assert got.code == 2 and _oks(got.out) == 1 and "FAILED" not in got.out
-    assert got.err.strip() == ("damaged log: the log lacks message 11 of Cem in round 2 (it "
-                               "holds message 12): it cannot be audited past that point")
+    assert got.err.strip() == ("damaged log: the log lacks message 11 of Cem in round 2: it "
+                               "cannot be audited past that point")
     assert "verdict: damaged log (no seat at fault in what could be read)" in got.out
 
 

@@ -44,12 +44,13 @@ _ALL = 1 << 62  # the count of a seat this node runs: never waited for
 @dataclass(frozen=True, slots=True, kw_only=False)
 class Missing:
     """Message ``expected`` of ``seat`` in round ``round`` never came, and a held
-    message (number ``seq`` of its seat) waits for it."""
+    message waits for it: ``seq``, the next one of that seat, or None when another
+    seat's message waits (its echo counts the missing one)."""
 
     round: int
     seat: int
     expected: int
-    seq: int
+    seq: int | None
 
 
 class Inbox:
@@ -131,7 +132,7 @@ class Inbox:
                 return Missing(msg.round_no, msg.seat, own + 1, msg.seq)
             for seat, (count, _) in enumerate(msg.echo[:len(counts)]):
                 if seat != msg.seat and count > counts[seat]:
-                    return Missing(msg.round_no, seat, counts[seat] + 1, msg.seq)
+                    return Missing(msg.round_no, seat, counts[seat] + 1, None)
         return None
 
     # ------------------------------------------------------------------ internals

@@ -159,6 +159,8 @@ def verify(frames: Sequence[bytes]) -> LogReport:
         if again.moved:
             replay = again
     fault, table = replay.fault, replay.table
+    if broken is not None and fault is not None and fault.code is LogCode.MISSING:
+        fault = None  # the replay stopped at the damaged frame: the gap is its shadow
     failed = table.failed
     if _early(failed):
         assert failed is not None
@@ -192,7 +194,7 @@ class _Replay:
         self.fault: tev.Fault | None = None
         self.moved = 0
         #: ((round, sender), the number missing, the next one held) left at the end
-        self.gap: tuple[tuple[int, int], int, int] | None = None
+        self.gap: tuple[tuple[int, int], int, int | None] | None = None
         seen: dict[tuple[int, tuple[int, int, int]], bytes] = {}
         done: set[tuple[int, bytes]] = set()
         games = self._games(config, received)
