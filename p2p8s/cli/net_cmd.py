@@ -526,8 +526,7 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
                 _say(Line.TRYING_LAST, addresses=last)
             else:
                 addresses = [(a, card.port) for a in card.addresses]
-                _say(Line.FOUND, host=card.owner or card.host_name if card.seat is not None
-                     else card.host_name,
+                _say(Line.FOUND, host=card.owner or card.host_name,  # owner: in play only
                      addresses=tuple(format_address(a, card.port) for a in card.addresses))
 
         async def confirm(roster: Roster) -> bool:
