@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from p2p8s.crypto.errors import CheatDetected
-from p2p8s.crypto.messages import decode
+from p2p8s.crypto.messages import Message, decode
 from p2p8s.table.context import Ctx
 from p2p8s.table.errors import TableCode, TableError
 from p2p8s.table.intake import Held, Slots, digest
@@ -126,13 +126,9 @@ class Inbox:
         heads = self._sessions.primary.chain_heads()
         counts = self._counts()
         for held in self._held:
-            msg = held.message
-            own = heads[msg.seat][0]
-            if msg.seq > own + 1:
-                return Missing(msg.round_no, msg.seat, own + 1, msg.seq)
-            for seat, (count, _) in enumerate(msg.echo[:len(counts)]):
-                if seat != msg.seat and count > counts[seat]:
-                    return Missing(msg.round_no, seat, counts[seat] + 1, None)
+            lack = _lack(held.message, heads[held.message.seat][0], counts)
+            if lack is not None:
+                return lack
         return None
 
     # ------------------------------------------------------------------ internals
@@ -157,11 +153,7 @@ class Inbox:
         own = self._sessions.primary.chain_heads()[msg.seat][0]
         if msg.seq <= own:
             return True
-        if msg.seq != own + 1:
-            return False
-        if len(msg.echo) == len(counts) and any(
-                count > counts[seat] for seat, (count, _) in enumerate(msg.echo)
-                if seat != msg.seat):
+        if _lack(msg, own, counts) is not None:
             return False
         if msg.seat in self._seats.recovered:
             return any(h.message.seat != msg.seat and len(h.message.echo) > msg.seat
@@ -176,3 +168,16 @@ class Inbox:
         if not self._seats.sends_for(sender, msg.seat):
             raise TableError(TableCode.SIGNED_AS, seat=sender, peer=sender, claimed=msg.seat)
         self._sessions.take_in(sender, msg)
+
+
+def _lack(msg: Message, own: int, counts: list[int]) -> Missing | None:
+    """What ``msg`` waits for, or None: the message before it in its seat's chain
+    (``own`` = how many of that seat are in), or one its echo counts of another seat
+    (``counts`` as :meth:`Inbox._counts`)."""
+    if msg.seq > own + 1:
+        return Missing(msg.round_no, msg.seat, own + 1, msg.seq)
+    if len(msg.echo) == len(counts):
+        for seat, (count, _) in enumerate(msg.echo):
+            if seat != msg.seat and count > counts[seat]:
+                return Missing(msg.round_no, seat, counts[seat] + 1, None)
+    return None
