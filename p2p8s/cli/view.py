@@ -202,7 +202,9 @@ def render_round_end(result: RoundResult, names: Sequence[str], match: Match,
     else:
         headline = f"Round {result.number} is over: nobody can move, the round is blocked."
     if result.loser is not None:  # R-ZW-SCORE
-        headline += f" {_seat(names, result.loser)} holds the highest hand: the round's loser."
+        loser = _seat(names, result.loser)
+        holds = "hold" if loser == "You" else "holds"  # the local seat is named "You"
+        headline += f" {loser} {holds} the highest hand: the round's loser."
     out.append(look.paint(f"══ {headline} ══", "bold"))
     rules = match.rules
     width = max(len(n) for n in names)

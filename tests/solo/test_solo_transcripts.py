@@ -41,12 +41,22 @@ def _auto_match() -> tuple[list[str], str]:
     return ["--seed", "7", "--opponents", "2", "--target", "40", "--auto", "--ascii"], ""
 
 
+def _preset_match(preset: str) -> Callable[[], tuple[list[str], str]]:
+    def case() -> tuple[list[str], str]:
+        return ["--seed", "7", "--opponents", "2", "--rules", preset, "--target", "60",
+                "--auto", "--ascii"], ""
+    return case
+
+
 CASES: dict[str, Callable[[], tuple[list[str], str]]] = {
     # a first-ever round with the coach, commands, mistakes and hint-chosen moves,
     # ending when the input ends at the "next round" prompt
     "solo-first-round": _first_round,
     # a whole short match played by the computer for you, ASCII suits
     "solo-auto-match": _auto_match,
+    # whole matches of the §11 presets: their cards' effects as the narration says them
+    "solo-wildcards-match": _preset_match("wildcards"),
+    "solo-zimbabwe-match": _preset_match("zimbabwe"),
 }
 
 

@@ -71,6 +71,10 @@ def _seats(sp: Speaker, seats: Sequence[int]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def _plays(sp: Speaker, seat: int) -> str:
     return "play" if seat == sp.me else "plays"
 
@@ -142,8 +146,8 @@ TEMPLATES: dict[Code, Template] = {
     Said.LOSER: lambda sp, p: (f" {sp.who(p['seat'], start=True)} "
                                f"{'are' if p['seat'] == sp.me else 'is'} the round's loser "
                                "(the highest hand)."),
-    Said.END_DRAWS: lambda sp, p: (f" ({_seats(sp, p['seats'])} drew at the round's end: "
-                                   "in the air, or tied for the round's loser)"),
+    Said.END_DRAWS: lambda sp, p: (f" {_capital(_seats(sp, p['seats']))} drew at the "
+                                   "round's end (in the air, or tied for the round's loser)."),
 }
 
 
