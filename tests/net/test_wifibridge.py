@@ -97,7 +97,8 @@ def test_the_bridge_delays_every_frame_and_drops_about_its_loss() -> None:
     # loses a few more in socket buffers)
     assert 0.25 * n <= len(rtts) <= 0.85 * n, len(rtts)
     assert 0.10 <= counts.dropped / counts.received <= 0.30, counts
-    assert counts.forwarded + counts.dropped >= counts.received
+    # every frame read is forwarded, dropped, failed or still delayed (in flight)
+    assert counts.forwarded + counts.dropped + counts.failed + counts.queued >= counts.received
 
 
 def test_a_lossless_bridge_without_delay_forwards_everything() -> None:

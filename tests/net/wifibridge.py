@@ -13,7 +13,7 @@ MAC retransmissions do not reorder).
 
     with Lan(3) as lan, WifiBridge(lan, Air(delay_ms=100, loss=0.05)) as air:
         ...                      # the nodes talk through the bad Wi-Fi
-        air.counts()             # Counts(received=…, forwarded=…, dropped=…, failed=…)
+        air.counts()             # Counts(received=…, forwarded=…, dropped=…, failed=…, queued=…)
 
 The forwarder is its own process (``ip netns exec <switch> python wifibridge.py bridge
 …``), so the GIL of the test or harness never delays a frame. It prints ``ready`` once
@@ -75,12 +75,14 @@ class Air:
 @dataclass(slots=True, kw_only=True)
 class Counts:
     """Frames the forwarder ``received`` (read on a port), copies it ``forwarded`` (sent),
-    ``dropped`` on purpose (the loss) and ``failed`` to send (a port down)."""
+    ``dropped`` on purpose (the loss), ``failed`` to send (a port down) and still
+    ``queued`` (delayed, not yet due) when the counts were asked for."""
 
     received: int = 0
     forwarded: int = 0
     dropped: int = 0
     failed: int = 0
+    queued: int = 0
 
 
 def offloads_off(ifname: str) -> None:
@@ -135,6 +137,7 @@ def forward(ports: Sequence[str], air: Air) -> None:
                 counts.failed += 1
         if flags["report"]:
             flags["report"] = False
+            counts.queued = len(queue)
             print(json.dumps(asdict(counts)), flush=True)
         wait = min(0.2, max(0.0, queue[0][0] - now)) if queue else 0.2
         try:
@@ -167,6 +170,7 @@ def forward(ports: Sequence[str], air: Air) -> None:
                     last_due[j] = due
                     order += 1
                     heapq.heappush(queue, (due, order, j, frame))
+    counts.queued = len(queue)
     print(json.dumps(asdict(counts)), flush=True)
     for sock in socks:
         sock.close()
