@@ -61,7 +61,7 @@ def _leaves_by(speaker: Speaker, p: Mapping[str, Any]) -> str:
 
 def _errno(text: str) -> Any:
     def say(speaker: Speaker, p: Mapping[str, Any]) -> str:
-        tail = " ({error})" if p.get("error") else ""
+        tail = " ({error})." if p.get("error") else "."
         return speaker.format(text + tail, **p)
 
     return say
