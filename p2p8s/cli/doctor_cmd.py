@@ -10,7 +10,7 @@ import click
 
 from p2p8s.cli.terminal import Terminal
 from p2p8s.cli.words import PLAIN
-from p2p8s.cli.words.doctor import DoctorLine, mark
+from p2p8s.cli.words.doctor import DoctorLine, mark, status_mark
 from p2p8s.codes import format_address, parse_address, parse_invite
 from p2p8s.net.doctor import Report, Section, Status, diagnose
 
@@ -20,24 +20,33 @@ def _target(text: str | None) -> tuple[str, int] | None:
     raises MalformedInput (exit 2) when it is none of them."""
     if text is None:
         return None
-    if "@" in text:
-        invite = parse_invite(text)
-        if invite.host is not None and invite.port is not None:
-            return invite.host, invite.port
-    return parse_address(text)
+    if "@" not in text:
+        return parse_address(text)
+    invite = parse_invite(text)
+    assert invite.host is not None and invite.port is not None  # "@" comes with both
+    return invite.host, invite.port
+
+
+def _writes(term: Terminal, glyphs: str) -> bool:
+    """Whether the terminal's encoding has ``glyphs``."""
+    try:
+        glyphs.encode(getattr(term.out, "encoding", None) or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
 
 
 def show(report: Report, term: Terminal, *, listen_s: float,
          target: tuple[str, int] | None) -> None:
     """Print ``report``: each section with its findings, the causes to try, the verdict."""
-    ascii = term.look.ascii
+    ascii = term.look.ascii or not _writes(term, "✓✗·")
     section: Section | None = None
     for finding in report.findings:
         if finding.section is not section:
             section = finding.section
             term.say("", PLAIN.say(section, listen_s=listen_s,
                                    where=format_address(*target) if target else ""))
-        term.say(f"  {mark(finding.status, ascii=ascii)} "
+        term.say(f"  {mark(finding, ascii=ascii)} "
                  f"{PLAIN.say(finding.code, **finding.params)}")
     if report.causes:
         term.say("", PLAIN.say(DoctorLine.WHAT_TO_TRY))
@@ -47,7 +56,7 @@ def show(report: Report, term: Terminal, *, listen_s: float,
         term.say("", PLAIN.say(DoctorLine.FAILED, n=report.failed))
     elif report.warned:
         term.say("", PLAIN.say(DoctorLine.NOTES, n=report.warned,
-                               mark=mark(Status.WARN, ascii=ascii)))
+                               mark=status_mark(Status.WARN, ascii=ascii)))
     else:
         term.say("", PLAIN.say(DoctorLine.ALL_PASSED))
 

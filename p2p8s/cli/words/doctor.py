@@ -13,7 +13,7 @@ from typing import Any
 from p2p8s.cli.words import Speaker, Template
 from p2p8s.cli.words.rules import describe_rules
 from p2p8s.errors import Code
-from p2p8s.net.doctor import Cause, DoctorCode, Heard, IfaceKind, Section, Status
+from p2p8s.net.doctor import Cause, DoctorCode, Finding, Heard, IfaceKind, Section, Status
 
 
 class DoctorLine(Code):
@@ -31,10 +31,18 @@ class DoctorLine(Code):
 _MARKS = {Status.OK: ("✓", "ok"), Status.WARN: ("!", "!!"), Status.FAIL: ("✗", "XX")}
 
 
-def mark(status: Status, *, ascii: bool = False) -> str:
-    """The mark in front of a finding: ✓ ! ✗ (``ok`` ``!!`` ``XX`` in ASCII)."""
+def status_mark(status: Status, *, ascii: bool = False) -> str:
+    """The mark of a status: ✓ ! ✗ (``ok`` ``!!`` ``XX`` in ASCII)."""
     glyph, plain = _MARKS[status]
     return plain if ascii else glyph
+
+
+def mark(finding: Finding, *, ascii: bool = False) -> str:
+    """The mark in front of a finding (:func:`status_mark`); a table heard is a detail
+    of the line above it (``·``, ``-`` in ASCII)."""
+    if finding.code is DoctorCode.TABLE:
+        return "  -" if ascii else "  ·"
+    return status_mark(finding.status, ascii=ascii)
 
 
 _KINDS = {IfaceKind.LAN: "local network", IfaceKind.LINK_LOCAL:
@@ -104,13 +112,14 @@ _FINDINGS: dict[Any, Template] = {
     DoctorCode.GROUP_FAILED: "Could not join the mDNS group 224.0.0.251 ({error}).",
     DoctorCode.PORT_BUSY: "Port 5353 is held by another program alone ({error}); zeroconf "
                           "may still share it.",
-    DoctorCode.SELF_SEEN: "mDNS self-test: this machine heard its own test service in "
-                          "{seconds:.2f} s.",
+    DoctorCode.SELF_SEEN: lambda sp, p: sp.format(
+        "mDNS self-test: this machine heard its own test service "
+        + ("in {seconds:.1f} s." if p["seconds"] >= 0.05 else "at once."), **p),
     DoctorCode.SELF_NOT_SEEN: "mDNS self-test: this machine did not hear its own test "
                               "service within {wait_s:g} s.",
     DoctorCode.SELF_ERROR: "mDNS self-test could not run ({error}).",
     DoctorCode.TABLES_HEARD: "{n} table{n:s} answered:",
-    DoctorCode.TABLE: lambda sp, p: "  " + _table(sp, p),
+    DoctorCode.TABLE: _table,
     DoctorCode.NO_TABLES: "No table answered (is someone hosting one right now?).",
     DoctorCode.LISTEN_ERROR: "Could not listen for tables ({error}).",
     DoctorCode.REACHED: "Connected: a program listens there.",
@@ -135,11 +144,13 @@ _CAUSES: dict[Any, Template] = {
     Cause.WINDOWS_PROFILE: "On Windows, a network marked Public hides this machine: make "
                            "it Private in Settings, and answer Allow when the firewall asks "
                            "about Python.",
-    Cause.MACOS_PERMISSION: "On macOS, allow your terminal app in System Settings > "
-                            "Privacy & Security > Local Network, then restart it.",
+    Cause.MACOS_PERMISSION: "On macOS, the terminal needs Local Network permission: turn "
+                            "it on in System Settings > Privacy & Security > Local "
+                            "Network, then restart the terminal.",
     Cause.VPN: "A VPN may carry the traffic away: turn it off, or allow local network "
                "access in its settings.",
-    Cause.SEVERAL: "On several networks, make sure the others are on the same one as you.",
+    Cause.SEVERAL: "This machine is on several networks: make sure the others are on the "
+                   "same one as you.",
     Cause.ISOLATION: "A guest Wi-Fi or client isolation keeps devices apart: use the main "
                      "network, or turn isolation off on the router.",
     Cause.NOTHING_LISTENS: "The table is closed or the port is wrong: ask the host for the "
