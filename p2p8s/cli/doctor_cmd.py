@@ -12,7 +12,8 @@ from p2p8s.cli.terminal import Terminal
 from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words.doctor import DoctorLine, mark, status_mark
 from p2p8s.codes import format_address, parse_address, parse_invite
-from p2p8s.net.doctor import Report, Section, Status, diagnose
+from p2p8s.net.doctor import Report, Section, Status
+from p2p8s.net.doctor_probes import diagnose
 
 
 def _target(text: str | None) -> tuple[str, int] | None:

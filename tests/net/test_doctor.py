@@ -29,9 +29,9 @@ from p2p8s.net.doctor import (
     check_self_test,
     check_tables,
     parse_routes,
-    probe_reach,
     read_env,
 )
+from p2p8s.net.doctor_probes import probe_reach
 from p2p8s.rules import Ruleset
 
 LINUX = Env(system="Linux")
