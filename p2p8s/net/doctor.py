@@ -32,10 +32,13 @@ SELF_TEST_S = 2.0
 #: Seconds the TCP check waits for a connection.
 CONNECT_S = 3.0
 #: Interface names that look like a VPN tunnel (WireGuard, OpenVPN, macOS utun, PPP,
-#: IPsec, Tailscale, ZeroTier).
-_VPN = re.compile(r"^(tun|tap|wg|utun|ppp|ipsec|tailscale|zt|nordlynx|proton)", re.I)
-#: Interface names of virtual bridges of containers and virtual machines.
-_VIRTUAL = re.compile(r"^(docker|br-|veth|virbr|vmnet|vboxnet|cni|flannel|lxc|lxd)", re.I)
+#: IPsec, Tailscale, ZeroTier; on Windows the adapter's description names it).
+_VPN = re.compile(r"^(tun|tap|wg|utun|ppp|ipsec|tailscale|zt|nordlynx|proton)"
+                  r"|vpn|wireguard|tailscale|zerotier", re.I)
+#: Interface names of virtual bridges of containers and virtual machines (Linux, macOS,
+#: and the descriptions of Windows' adapters).
+_VIRTUAL = re.compile(r"^(docker|br-|veth|virbr|vmnet|vboxnet|cni|flannel|lxc|lxd|bridge)"
+                      r"|vethernet|hyper-v|virtualbox|vmware", re.I)
 
 
 class Status(Enum):
@@ -203,9 +206,11 @@ def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
 
 
 def iface_kind(iface: Iface) -> IfaceKind | None:
-    """What ``iface`` looks like (None: loopback or no usable address)."""
+    """What ``iface`` looks like (None: loopback, or no address but IPv6 link-local,
+    which every interface has — macOS's awdl0, llw0 and idle utun ones)."""
     addrs = [a for a in map(_ip, iface.addresses)
-             if a is not None and not a.is_loopback and not a.is_multicast]
+             if a is not None and not a.is_loopback and not a.is_multicast
+             and not (a.version == 6 and a.is_link_local)]
     if not addrs:
         return None
     if _VPN.match(iface.name):

@@ -87,9 +87,20 @@ def test_a_vpn_and_several_networks_warn() -> None:
     assert found[5].params == {"names": ("eth0", "wlan0", "wg0")}  # no container bridge
 
 
-def test_macos_utun_is_a_vpn() -> None:
+def test_macos_utun_is_a_vpn_once_it_has_an_address() -> None:
     found = check_interfaces([Iface("en0", ("192.168.1.4",)), Iface("utun3", ("10.2.0.1",))])
     assert (Status.WARN, DoctorCode.VPN) in codes(found)
+    idle = [Iface("en0", ("192.168.1.4", "fe80::4")), Iface("awdl0", ("fe80::9",)),
+            Iface("utun0", ("fe80::7",)), Iface("llw0", ("fe80::8",))]
+    assert codes(check_interfaces(idle)) == [(Status.OK, DoctorCode.IFACE)]
+
+
+def test_windows_adapters_are_known_by_their_descriptions() -> None:
+    found = check_interfaces([Iface("Intel(R) Wi-Fi 6 AX201", ("192.168.1.4",)),
+                              Iface("WireGuard Tunnel", ("10.2.0.1",)),
+                              Iface("vEthernet (WSL)", ("172.20.0.1",))])
+    assert [f.params.get("kind") for f in found[:3]] == [
+        IfaceKind.LAN, IfaceKind.VPN, IfaceKind.VIRTUAL]
 
 
 # --- routes and the group -------------------------------------------------------------
