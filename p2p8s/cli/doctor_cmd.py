@@ -71,11 +71,11 @@ def doctor_cmd(target: str | None, listen_s: float, ascii_: bool) -> None:
     """Check why machines cannot find each other, and say what to try.
 
     Looks at this machine's interfaces and addresses, the multicast route, the mDNS
-    group and an mDNS self-test, lists the tables it hears, and with TARGET (the address
-    on the host's screen) tries a TCP connection there. Then it names the likely causes,
-    each with what to do.
+    group and an mDNS self-test, and lists the tables it hears; given the address on the
+    host's screen (HOST:PORT, or the whole CODE@HOST:PORT), it tries a TCP connection
+    there. Then it names the likely causes, each with what to do.
 
-    Exit status: 0 when every check passed, 1 when one failed, 2 for a malformed TARGET.
+    Exit status: 0 when every check passed, 1 when one failed, 2 for a malformed address.
     """
     where = _target(target)
     term = Terminal(ascii=ascii_)
