@@ -196,6 +196,13 @@ def _parse_address(address: str, *, original: str) -> tuple[str, int]:
     return host, int(port_text)
 
 
+def parse_address(text: str) -> tuple[str, int]:
+    """``(host, port)`` of ``HOST:PORT`` (an IPv6 host in brackets), as in an invite;
+    raises :class:`~p2p8s.errors.MalformedInput` whose :class:`InviteProblem` code names
+    the problem."""
+    return _parse_address(text.strip(), original=text)
+
+
 def format_address(host: str, port: int) -> str:
     """``HOST:PORT``, with an IPv6 address in brackets."""
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"

@@ -32,6 +32,8 @@ class Lazy:
 LAZY: dict[str, Lazy] = {
     "audit": Lazy("net_cmd", "Re-verify a table log offline: every signature, every move, "
                              "every round's audit."),
+    "doctor": Lazy("doctor_cmd", "Check why machines cannot find each other, and say what "
+                                 "to try."),
     "host": Lazy("net_cmd", "Open a table for friends on this network and print its code."),
     "join": Lazy("net_cmd", "Join a friend's table: INVITE is CODE, CODE@HOST:PORT or "
                             "p2p8s://CODE@HOST:PORT."),

@@ -25,6 +25,7 @@ import click
 
 from p2p8s.cli.house import HouseChoice, house_choice, house_options
 from p2p8s.cli.words import PLAIN, Speaker
+from p2p8s.cli.words.doctor import DoctorLine
 from p2p8s.cli.words.net import Line
 from p2p8s.cli.words.rules import describe_changes, describe_rules
 from p2p8s.codes import (
@@ -512,6 +513,8 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
         last: tuple[str, ...] = ()  # tried: where the table was the last time
         if parsed.host is not None and parsed.port is not None:
             addresses = [(parsed.host, parsed.port)]
+            click.echo(PLAIN.say(DoctorLine.JOIN_DIRECT,
+                                 where=format_address(parsed.host, parsed.port)))
         else:
             _say(Line.LOOKING, code=code, dots=dots)
             with contextlib.suppress(OSError):  # multicast may be unavailable here
@@ -521,7 +524,7 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
                 # where the table was the last time this node played at it, if it did
                 addresses = last_addresses(tid)
                 if not addresses:
-                    raise LocalError(Line.NO_TABLE_FOUND, code=code, timeout_s=timeout_s)
+                    raise LocalError(DoctorLine.JOIN_NOTHING, code=code, timeout_s=timeout_s)
                 last = tuple(format_address(*a) for a in addresses)
                 _say(Line.TRYING_LAST, addresses=last)
             else:
