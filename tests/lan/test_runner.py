@@ -31,7 +31,7 @@ from p2p8s.store.tablelog import read_log
 from p2p8s.table import Table, TableConfig
 from p2p8s.table import events as tev
 from p2p8s.table.actions import CRYPTO
-from p2p8s.table.linkout import Note
+from p2p8s.table.linkout import LinkCode, Note
 from p2p8s.table.logverify import verify
 
 
@@ -117,15 +117,19 @@ async def _until(predicate: Any, timeout_s: float = 20.0) -> None:
             await asyncio.sleep(0.01)
 
 
+@pytest.mark.parametrize("over", [False, True])  # the match ends with the round, or not
 @pytest.mark.parametrize("gone", [2, 0])
 async def test_a_crashed_node_is_taken_over_and_the_others_finish(tmp_path: Path,
-                                                                  gone: int) -> None:
+                                                                  gone: int, over: bool) -> None:
     """A joiner (or the host, with its computer seat) crashes mid-round: the others take
-    its seats over through the escrow and finish the round; every log audits ok."""
+    its seats over through the escrow and finish the round; every log audits ok. Where
+    that round ends the match, they first wait ``linger_s`` for the crashed node to come
+    back and be told the result (once 1 deal in 6 ended the match: 60 s, past the wait)."""
     fronts = [Recorder() for _ in range(4)]
-    async with dealt_table(3, size=4) as (nodes, meshes, _views):
+    rules = Ruleset().with_changes(target=1 if over else 10_000)
+    async with dealt_table(3, size=4, rules=rules) as (nodes, meshes, _views):
         options = [Options(auto=get_bot("max"), auto_delay_s=0.02, rounds=1, redial=False,
-                           log_dir=tmp_path / str(i)) for i in range(3)]
+                           log_dir=tmp_path / str(i), linger_s=1.0) for i in range(3)]
         tasks = [asyncio.ensure_future(play_table(m, f, options=o))
                  for m, f, o in zip(meshes, fronts[:3], options, strict=True)]
         await _until(lambda: all(f.of(tev.Applied) for f in fronts[:3]))
@@ -136,12 +140,15 @@ async def test_a_crashed_node_is_taken_over_and_the_others_finish(tmp_path: Path
             results = await asyncio.gather(*(tasks[i] for i in live), return_exceptions=True)
         with pytest.raises(asyncio.CancelledError):
             await tasks[gone]
-    assert all(isinstance(r, Result) and r.rounds == 1 for r in results), results
+    assert all(isinstance(r, Result) and r.rounds == 1 and r.match_over is over
+               for r in results), results
     for i in live:
         assert fronts[i].seen[0][:3] == (gone, f"P{gone} (seat {gone})", False)
         taken = {e.seat for e in fronts[i].of(tev.SeatTakenOver)}
         assert taken == ({0, 3} if gone == 0 else {gone}), fronts[i].events
         assert fronts[i].of(tev.RoundOver)[0].audit_ok
+        told = [n.params for n in fronts[i].of(Note) if n.code is LinkCode.TELLING_RESULT]
+        assert told == ([{"seats": [gone], "seconds": 1.0}] if over else [])
     logs = [read_log(next((tmp_path / str(i)).glob("*.p2p8slog"))) for i in live]
     assert logs[0].marks[0]["transcript"] == logs[1].marks[0]["transcript"]
     for log in logs:

@@ -93,8 +93,8 @@ class LinkNet:
                  turn_timeout_s: float = 30.0, seed: bytes = b"links") -> None:
         self.keys = make_keys(players)
         self.config: TableConfig = make_config(
-            players, rules=Ruleset().with_changes(target=target), computers=computers,
-            turn_timeout_s=turn_timeout_s)
+            players, rules=Ruleset().with_changes(target=target), target=target,
+            computers=computers, turn_timeout_s=turn_timeout_s)
         self.humans = [s.seat for s in self.config.seats if s.computer is None]
         self.now = 0.0
         self.rng = random.Random(seed)

@@ -308,6 +308,31 @@ def test_a_broadcast_that_reached_one_peer_is_relayed_to_the_other() -> None:
     assert len(net.transcripts()) == 1
 
 
+@pytest.mark.parametrize("over", [True, False])
+def test_a_crashed_node_is_owed_the_result_only_when_the_match_is_over(over: bool) -> None:
+    """Seat 2's node dies mid-round; the others take it over and finish the round. Where
+    the round ends the match, the node is :attr:`~p2p8s.table.link.Link.owed` the result
+    (the runner lingers ``linger_s`` for it, protocol/table.md "Match over"); where only
+    the ``--rounds`` cut-off ends the run, nothing is owed in the match's name. (A deal
+    that ended the match held the runner test's live nodes 60 s, past its 40 s wait.)"""
+    net = LinkNet(3, target=1 if over else 10_000, rounds={0: 1, 1: 1})
+    net.start()
+    net.run(lambda: net.applied(0) >= 3)
+    del net.nodes[2]  # a crash: no leave, no bye
+    for w in net.wires[:3]:
+        if 2 in (w.a, w.b):
+            w.open = False
+    for seat in (0, 1):
+        net.lose(seat, net.wires[net.nodes[seat].peers[2]])
+    net.run(lambda: all(n.link.done is not None for n in net.nodes.values()), 50_000)
+    for node in net.nodes.values():
+        assert node.link.rounds == 1
+        assert any(isinstance(e, tev.SeatTakenOver) and e.seat == 2 for e in node.shown())
+        assert node.link.outcome.match_over is over
+        assert node.link.owed == [2]  # away, not left: it may come back for the result
+    assert len(net.transcripts()) == 1
+
+
 def test_a_bad_relay_stops_the_table_naming_its_sender() -> None:
     net = LinkNet(3)
     net.start()
