@@ -96,15 +96,33 @@ def deal(
     t = len(holders)
     coeffs = [secret] + [group.random_scalar(rand) for _ in range(t - 1)]
     commitments = tuple(group.base_mul(a) for a in coeffs)
-    aad = b"".join(commitments)
     ints = [group.scalar_to_int(a) for a in coeffs]
     shares = []
     for seat in sorted(holders):
         x = share_x(seat)
         value = sum(a * pow(x, k, ORDER) for k, a in enumerate(ints)) % ORDER
-        box = _aead_key(box_secret, box_keys[seat], ctx, dealer, seat)
-        shares.append((seat, box.encrypt(_ZERO_NONCE, group.scalar_from_int(value), aad)))
+        shares.append((seat, seal_share(group.scalar_from_int(value), dealer=dealer,
+                                        recipient=seat, box_secret=box_secret,
+                                        recipient_box_key=box_keys[seat],
+                                        commitments=commitments, ctx=ctx)))
     return EscrowDeal(commitments=commitments, shares=tuple(shares))
+
+
+def seal_share(
+    share: Scalar,
+    *,
+    dealer: int,
+    recipient: int,
+    box_secret: bytes,
+    recipient_box_key: bytes,
+    commitments: tuple[Point, ...],
+    ctx: Context,
+) -> bytes:
+    """The ciphertext (48 bytes) of ``share`` from ``dealer`` to ``recipient``: the AEAD of
+    the module docstring, the concatenated ``commitments`` as associated data. Raises
+    ValueError for a low-order ``recipient_box_key``."""
+    box = _aead_key(box_secret, recipient_box_key, ctx, dealer, recipient)
+    return box.encrypt(_ZERO_NONCE, share, b"".join(commitments))
 
 
 def verify_share(share: Scalar, x: int, commitments: tuple[Point, ...]) -> bool:

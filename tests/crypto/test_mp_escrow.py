@@ -8,7 +8,7 @@ import pytest
 
 from p2p8s.crypto import escrow, group
 from p2p8s.crypto import events as ev
-from p2p8s.crypto.errors import CheatDetected, Fault, ProtocolMisuse
+from p2p8s.crypto.errors import Cheat, CheatDetected, Fault, ProtocolMisuse
 from p2p8s.crypto.harness import deal_hands, new_table, start
 from p2p8s.crypto.messages import KeyAnnounce, Message, ShareReveal, Strip
 from p2p8s.crypto.rand import seeded
@@ -161,3 +161,21 @@ def test_recovery_works_for_3_and_7_seats(players: int) -> None:
                                    ctx=ctx)
               for r, c in deal.shares}
     assert escrow.recover(players - 1, shares, deal.commitments, group.base_mul(secret)) == secret
+
+
+def test_a_share_that_decrypts_fine_but_misses_the_commitments_names_the_dealer() -> None:
+    """The Feldman check of a received share, on its own: the AEAD opens (right keys,
+    right commitments as associated data) but the value is not ``f(x)``."""
+    rand = seeded(b"escrow-feldman")
+    ctx = Context(table=b"T", round_no=1, round_id=bytes(32))
+    keys = [escrow.box_keypair(rand) for _ in range(3)]
+    deal = escrow.deal(group.random_scalar(rand), dealer=0, players=3, box_secret=keys[0][0],
+                       box_keys={1: keys[1][1], 2: keys[2][1]}, ctx=ctx, rand=rand)
+    wrong = escrow.seal_share(group.scalar_from_int(7), dealer=0, recipient=1,
+                              box_secret=keys[0][0], recipient_box_key=keys[1][1],
+                              commitments=deal.commitments, ctx=ctx)
+    with pytest.raises(CheatDetected) as info:
+        escrow.open_share(wrong, dealer=0, recipient=1, box_secret=keys[1][0],
+                          dealer_box_key=keys[0][1], commitments=deal.commitments, ctx=ctx)
+    assert (info.value.seat, info.value.fault) == (0, Fault.BAD_SHARE)
+    assert info.value.code is Cheat.SHARE_FELDMAN
