@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from p2p8s.cards import Card
 from p2p8s.crypto.deck import Position
+from p2p8s.crypto.errors import CheatDetected
 from p2p8s.crypto.messages import Message
 
 
@@ -106,6 +107,23 @@ class Announced:
     data: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class Accused:
+    """``accuser`` says its escrow share from ``dealer`` is bad; every node checks it
+    (a :class:`Verdict` or a raised CheatDetected follows)."""
+
+    accuser: int
+    dealer: int
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """This session settled its own accusation after sending it: ``error`` names who
+    lied (the session is failed with it); the table layer stops on it."""
+
+    error: CheatDetected
+
+
 Event = (
     RoundIdReady
     | KeysReady
@@ -119,6 +137,8 @@ Event = (
     | KeyRecovered
     | KeysRevealed
     | Announced
+    | Accused
+    | Verdict
 )
 
 

@@ -179,3 +179,26 @@ def test_a_share_that_decrypts_fine_but_misses_the_commitments_names_the_dealer(
                           dealer_box_key=keys[0][1], commitments=deal.commitments, ctx=ctx)
     assert (info.value.seat, info.value.fault) == (0, Fault.BAD_SHARE)
     assert info.value.code is Cheat.SHARE_FELDMAN
+
+
+def test_settle_names_the_dealer_of_a_bad_share_and_the_accuser_of_a_good_one() -> None:
+    rand = seeded(b"escrow-settle")
+    ctx = Context(table=b"T", round_no=1, round_id=bytes(32))
+    keys = [escrow.box_keypair(rand) for _ in range(3)]
+    deal = escrow.deal(group.random_scalar(rand), dealer=0, players=3, box_secret=keys[0][0],
+                       box_keys={1: keys[1][1], 2: keys[2][1]}, ctx=ctx, rand=rand)
+    wrong = escrow.seal_share(group.scalar_from_int(7), dealer=0, recipient=1,
+                              box_secret=keys[0][0], recipient_box_key=keys[1][1],
+                              commitments=deal.commitments, ctx=ctx)
+
+    def verdict(ct: bytes, box_secret: bytes) -> tuple[object, int | None]:
+        v = escrow.settle(ct, dealer=0, accuser=1, box_secret=box_secret,
+                          accuser_box_key=keys[1][1], dealer_box_key=keys[0][1],
+                          commitments=deal.commitments, ctx=ctx)
+        return v.code, v.seat
+
+    good = dict(deal.shares)[1]
+    assert verdict(good, keys[1][0]) == (Cheat.FALSE_ACCUSATION, 1)
+    assert verdict(wrong, keys[1][0]) == (Cheat.SHARE_FELDMAN, 0)
+    assert verdict(dict(deal.shares)[2], keys[1][0]) == (Cheat.SHARE_UNDECRYPTABLE, 0)
+    assert verdict(good, keys[2][0]) == (Cheat.ACCUSATION_KEY, 1)
