@@ -118,8 +118,10 @@ class Accused:
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """This session settled its own accusation after sending it: ``error`` names who
-    lied (the session is failed with it); the table layer stops on it."""
+    """An accusation is settled (:func:`~p2p8s.crypto.escrow.settle`): ``error`` names who
+    lied. The session is failed with it from now on (every later call raises it), like
+    after a raised CheatDetected, but this call's output still goes out (the accuser's
+    Accuse); the table layer stops on it."""
 
     error: CheatDetected
 

@@ -823,10 +823,14 @@ class Session:
                 self._accused.add((a, d))
                 self._events.append(Accused(a, d))
             return False
-        raise escrow.settle(self._sealed[d][a], dealer=d, accuser=a,
-                            box_secret=msg.box_secret, accuser_box_key=accuser_box[1],
-                            dealer_box_key=dealer_box[1], commitments=self._escrow[d],
-                            ctx=self._ctx())
+        self._verdict = escrow.settle(
+            self._sealed[d][a], dealer=d, accuser=a, box_secret=msg.box_secret,
+            accuser_box_key=accuser_box[1], dealer_box_key=dealer_box[1],
+            commitments=self._escrow[d], ctx=self._ctx())
+        if (a, d) not in self._accused:
+            self._events.append(Accused(a, d))
+        self._events.append(Verdict(self._verdict))
+        return True
 
     def _on_shuffle(self, msg: Shuffle) -> bool:
         s = msg.seat

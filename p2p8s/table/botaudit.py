@@ -75,7 +75,8 @@ def checker(moves: Mapping[int, BotMove], round_no: int,
         rng = bot_seed(move.prev, round_no, index, move.player)
         expected = bot_move(rnd, move.player, move.bot, rng, match)
         if expected != move.action:
-            raise RemoteError(BotAuditCode.STEERED, seat=move.host, host=move.host, player=move.player,
-                              index=index, action=move.action, expected=expected)
+            raise RemoteError(BotAuditCode.STEERED, seat=move.host, host=move.host,
+                              player=move.player, index=index, action=move.action,
+                              expected=expected)
 
     return before

@@ -57,6 +57,7 @@ def test_an_honest_dealer_falsely_accused_is_cleared_and_the_accuser_named() -> 
         net.run()
         _all_name(net, accuser, Cheat.FALSE_ACCUSATION)
         other = next(s for s in net.humans if s not in (accuser, dealer))
+        assert any("accuses" in t for t in texts(net, other))  # said, then settled
         text = said(net.nodes[other].failed, net, other)
         assert "falsely accused" in text and net.config.seats[dealer].name in text
 
