@@ -6,7 +6,7 @@ and in the offline audit (``p2p8s audit``) alike."""
 from __future__ import annotations
 
 import pytest
-from table_helpers import said
+from table_helpers import said, until
 
 from p2p8s.engine import Action
 from p2p8s.rules import PRESET_NAMES, Ruleset
@@ -19,13 +19,14 @@ from p2p8s.table.logverify import verify
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 def test_an_honest_host_passes_the_computer_seat_audit(preset: str) -> None:
-    for seed in (b"a", b"b", b"c"):
-        players = 3 + len(seed + preset.encode()) % 3
+    for n, seed in enumerate((b"a", b"b", b"c", b"d")):
+        players = 3 + n % 3
         net = TableNet(make_config(players, rules=Ruleset.for_preset(preset), target=1,
                                    computers=tuple(range(1, players - 1))),
                        seed=b"honest-bots/" + preset.encode() + seed)
         net.start()
-        net.run()
+        until(net, lambda net=net: net.faults() != {} or all(
+            net.of(s, tev.RoundOver) for s in net.humans))
         assert net.faults() == {}, (preset, seed, net.faults())
         for s in net.humans:
             overs = net.of(s, tev.RoundOver)
