@@ -96,7 +96,7 @@ def test_the_round_end_draws_come_from_the_audit_the_same_on_every_node() -> Non
     """R-ZW-OUT / R-ZW-SCORE at a table: the cards drawn when the round ends (a player in
     the air here) are drawn by the audit's replay, every card known: every node has the
     same round end, the same loser, and the signed logs audit."""
-    net = _signed_zimbabwe(b"E1", target=1)
+    net = _signed_zimbabwe(b"E52", target=1)
     ends = []
     for s in net.humans:
         node = net.nodes[s]
