@@ -285,7 +285,7 @@ class Session:
         self._my_shares: dict[int, Scalar] = {}
         self._sealed: dict[int, dict[int, bytes]] = {}  # dealer -> recipient -> ciphertext
         self._accused: set[tuple[int, int]] = set()  # (accuser, dealer) told, unsettled
-        self._verdict: CheatDetected | None = None  # own accusation settled (see _run)
+        self._verdict: CheatDetected | None = None  # an accusation settled (see _run)
         self._keys_ready = False
         self._epochs: list[_Epoch] = []
         self._announced: set[int] = set()

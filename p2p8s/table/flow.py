@@ -76,7 +76,7 @@ class RoundFlow:
             ctx.phase = Phase.END
         elif isinstance(ev, Accused):
             ctx.tell(tev.Info(tev.InfoCode.ACCUSED, {"seat": ev.accuser, "dealer": ev.dealer}))
-        elif isinstance(ev, Verdict):  # this node's own accusation, sent and settled
+        elif isinstance(ev, Verdict):  # an accusation settled: stop naming who lied
             raise ev.error
 
     def begin_round(self) -> None:
