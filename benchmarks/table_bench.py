@@ -14,6 +14,11 @@ Times are ``time.monotonic()``, which is one system-wide clock on Linux, so the
 processes' timestamps compare directly. Goals: deal <= 0.5 s (4) and <= 1.5 s (7);
 move p95 <= 50 ms. Run: ``python benchmarks/table_bench.py [--rounds R]``.
 
+``--bot-audit`` measures instead, in one process (in-memory nodes), the round end's
+replay of the computer seats' bots (:mod:`p2p8s.table.botaudit`, issue #13): per round
+and node, the time spent asking the bots again, and per computer move — with the
+regulars, and with an ``Expert`` seat (the slowest bot).
+
 Machine speed: as in ``crypto_bench.py``, the parent process measures µs per scalar
 multiplication (the *calibration*) just before and after each table size, and after the
 raw figures prints them again **scaled to the reference machine** (raw ×
@@ -191,15 +196,67 @@ def run(nodes: int, rounds: int) -> dict[str, Any]:
             "draw_p95_s": _pct(lat["draw"], 0.95) if lat["draw"] else 0.0}
 
 
+def bot_audit(rounds: int) -> None:
+    """Print the round-end bot replay's cost (see the module docstring)."""
+    from dataclasses import replace
+
+    import p2p8s.table.roundend as roundend
+    from p2p8s.table.harness import TableNet, make_config
+
+    spent: list[list[float]] = []  # per round end: [seconds in the replay, moves replayed]
+    real = roundend.checker
+
+    def timed(moves: Any, number: int, match: Any) -> Any:
+        before = real(moves, number, match)
+        record = [0.0, 0.0]
+        spent.append(record)
+
+        def hook(index: int, rnd: Any) -> None:
+            t0 = time.perf_counter()
+            before(index, rnd)
+            record[0] += time.perf_counter() - t0
+            record[1] += index in moves
+        return hook
+
+    roundend.checker = timed  # type: ignore[assignment]
+    try:
+        for label, expert in (("regulars (Vera, Max)", False),
+                              ("with Expert (not a table regular: the slowest bot)", True)):
+            spent.clear()
+            config = make_config(4, computers=(2, 3), target=10_000)
+            if expert:
+                seats = list(config.seats)
+                seats[3] = replace(seats[3], name="Expert", computer="Expert")
+                config = replace(config, seats=tuple(seats))
+            net = TableNet(config, seed=b"bench/bots")
+            net.start()
+            while len(spent) < rounds * len(net.humans) and not net.faults():
+                if not net.step():
+                    break
+            total = sum(r[0] for r in spent)
+            moves = sum(r[1] for r in spent)
+            print(f"bot replay at round end, 4 seats, 2 computer seats, {label}: "
+                  f"{total / max(len(spent), 1) * 1e3:.1f} ms per round and node "
+                  f"({moves / max(len(spent), 1):.0f} moves), "
+                  f"{total / max(moves, 1) * 1e3:.2f} ms per move")
+    finally:
+        roundend.checker = real
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--bot-audit", action="store_true",
+                        help="measure the round end's replay of the computer seats' bots")
     parser.add_argument("--nodes", type=int, nargs="*", default=[4, 7])
     parser.add_argument("--node", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.node:
         role, seats, rounds, port_file, out = args.node
         asyncio.run(_node(role, int(seats), int(rounds), Path(port_file), Path(out)))
+        return
+    if args.bot_audit:
+        bot_audit(args.rounds)
         return
     print(f"p2p8s table on loopback, real processes, {args.rounds} round(s) each")
     print(f"calibration: {mul_us():.0f} µs per scalar multiplication right now; the "

@@ -18,7 +18,7 @@ engine and is reported as ILLEGAL_CLAIM naming the seat.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from p2p8s.cards import Card
@@ -178,6 +178,7 @@ def check_claims(
     actions: Sequence[tuple[int, Action]],
     hand_size: int | Sequence[int] | None = None,
     wild: Sequence[int] | None = None,
+    before: Callable[[int, Round], None] | None = None,
 ) -> Round:
     """Replay the round's game ``actions`` (``(seat, action)`` in log order) through the
     rules engine with every card known from the audit (R-AUDIT hidden claims).
@@ -185,7 +186,9 @@ def check_claims(
     The stock is epoch 0 in position order (top first); the k-th reshuffle takes the
     order of epoch k. ``hand_size`` and ``wild`` are passed to
     :meth:`~p2p8s.engine.Round.deal` (countdown: each player's number). Returns the
-    replayed :class:`~p2p8s.engine.Round`. Raises
+    replayed :class:`~p2p8s.engine.Round`. ``before(index, round)``, when given, sees the
+    round just before each action is applied (e.g. to replay a computer seat's choice;
+    what it raises goes through). Raises
     :class:`CheatDetected` (ILLEGAL_CLAIM) naming the seat whose action the engine
     refuses — e.g. a Draw while holding a playable card with ``draw_when_playable`` off —
     or (UNEXPECTED) an action logged for a seat that was not on turn.
@@ -202,7 +205,9 @@ def check_claims(
     deck = OrderedDeck(report.faces(0), reshuffler=reshuffler)
     rnd = Round.deal(rules, players=players, dealer=dealer, deck=deck, hand_size=hand_size,
                      wild=wild)
-    for seat, action in actions:
+    for index, (seat, action) in enumerate(actions):
+        if before is not None and rnd.turn == seat:
+            before(index, rnd)
         if rnd.turn != seat:
             raise CheatDetected(Cheat.OUT_OF_TURN, seat=seat, fault=Fault.UNEXPECTED,
                                 action=action)

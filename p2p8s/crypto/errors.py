@@ -43,6 +43,7 @@ class Fault(Enum):
     EQUIVOCATION = "equivocation"  # different data sent to different peers (echo mismatch)
     UNEXPECTED = "unexpected"  # a message that the protocol does not allow at this point
     ILLEGAL_CLAIM = "illegal-claim"  # a hidden claim (e.g. "no playable card") was false
+    FALSE_ACCUSATION = "false-accusation"  # a bad-share accusation the public check refutes
 
 
 class Cheat(Code):
@@ -77,6 +78,9 @@ class Cheat(Code):
     SHARE_UNDECRYPTABLE = "share-undecryptable"  # recipient
     SHARE_FELDMAN = "share-feldman"  # recipient
     RECOVERY_SHARE = "recovery-share"  # dealer
+    FALSE_ACCUSATION = "false-accusation"  # dealer: its share to the accuser is good
+    ACCUSATION_KEY = "accusation-key"  # dealer: the published box secret is not the accuser's
+    ACCUSATION_NO_ESCROW = "accusation-no-escrow"  # dealer: the accuser holds no share of it
     RECOVERED_KEY = "recovered-key"
     SHARE_NO_ESCROW = "share-no-escrow"
     SECOND_SHARE = "second-share"  # dealer

@@ -12,6 +12,12 @@ and the recipient's round box keys, HKDF-SHA256 (RFC 5869) with
 ``info = b"p2p8s/v1/escrow" ‖ u16 len(table) ‖ table ‖ u64 round ‖ round_id ‖
 u64 dealer ‖ u64 recipient``, then ChaCha20-Poly1305 (RFC 8439) with a zero nonce (each
 key encrypts one message) and the concatenated commitments as associated data.
+
+A recipient whose share does not open or fails the check does not stop on its own word:
+it publishes an accusation with its round box secret (:func:`settle`), so every node
+decrypts the disputed ciphertext itself and names the dealer (a bad share) or the
+accuser (a share that opens and verifies: a false accusation). protocol/mental-poker.md
+§8, "Accusations".
 """
 
 from __future__ import annotations
@@ -46,6 +52,11 @@ def box_keypair(rand: Rand) -> tuple[bytes, bytes]:
     """A fresh X25519 ``(private, public)`` key pair (32 bytes each) from ``rand``."""
     sk = X25519PrivateKey.from_private_bytes(rand(32))
     return sk.private_bytes_raw(), sk.public_key().public_bytes_raw()
+
+
+def box_public(box_secret: bytes) -> bytes:
+    """The X25519 public key (32 bytes) of ``box_secret`` (RFC 7748, clamped)."""
+    return X25519PrivateKey.from_private_bytes(box_secret).public_key().public_bytes_raw()
 
 
 def share_x(seat: int) -> int:
@@ -96,15 +107,33 @@ def deal(
     t = len(holders)
     coeffs = [secret] + [group.random_scalar(rand) for _ in range(t - 1)]
     commitments = tuple(group.base_mul(a) for a in coeffs)
-    aad = b"".join(commitments)
     ints = [group.scalar_to_int(a) for a in coeffs]
     shares = []
     for seat in sorted(holders):
         x = share_x(seat)
         value = sum(a * pow(x, k, ORDER) for k, a in enumerate(ints)) % ORDER
-        box = _aead_key(box_secret, box_keys[seat], ctx, dealer, seat)
-        shares.append((seat, box.encrypt(_ZERO_NONCE, group.scalar_from_int(value), aad)))
+        shares.append((seat, seal_share(group.scalar_from_int(value), dealer=dealer,
+                                        recipient=seat, box_secret=box_secret,
+                                        recipient_box_key=box_keys[seat],
+                                        commitments=commitments, ctx=ctx)))
     return EscrowDeal(commitments=commitments, shares=tuple(shares))
+
+
+def seal_share(
+    share: Scalar,
+    *,
+    dealer: int,
+    recipient: int,
+    box_secret: bytes,
+    recipient_box_key: bytes,
+    commitments: tuple[Point, ...],
+    ctx: Context,
+) -> bytes:
+    """The ciphertext (48 bytes) of ``share`` from ``dealer`` to ``recipient``: the AEAD of
+    the module docstring, the concatenated ``commitments`` as associated data. Raises
+    ValueError for a low-order ``recipient_box_key``."""
+    box = _aead_key(box_secret, recipient_box_key, ctx, dealer, recipient)
+    return box.encrypt(_ZERO_NONCE, share, b"".join(commitments))
 
 
 def verify_share(share: Scalar, x: int, commitments: tuple[Point, ...]) -> bool:
@@ -179,3 +208,35 @@ def recover(
     if not any(e) or group.base_mul(e) != key:
         raise CheatDetected(Cheat.RECOVERED_KEY, seat=dealer, fault=Fault.BAD_KEY)
     return e
+
+
+def settle(
+    ciphertext: bytes,
+    *,
+    dealer: int,
+    accuser: int,
+    box_secret: bytes,
+    accuser_box_key: bytes,
+    dealer_box_key: bytes,
+    commitments: tuple[Point, ...],
+    ctx: Context,
+) -> CheatDetected:
+    """The verdict on ``accuser``'s claim that its share from ``dealer`` is bad, checked
+    by anyone from public data and the accuser's published round ``box_secret``.
+
+    Returns (never raises) the :class:`CheatDetected` naming who lied: the accuser
+    (ACCUSATION_KEY: ``box_secret`` is not the secret of its committed ``accuser_box_key``;
+    FALSE_ACCUSATION: the share opens and passes the Feldman check), else the dealer
+    (SHARE_UNDECRYPTABLE or SHARE_FELDMAN, as :func:`open_share`). Sound because the
+    AEAD key is fixed by the two committed box keys: the ciphertext has one decryption.
+    """
+    if box_public(box_secret) != accuser_box_key:
+        return CheatDetected(Cheat.ACCUSATION_KEY, seat=accuser, fault=Fault.FALSE_ACCUSATION,
+                             dealer=dealer)
+    try:
+        open_share(ciphertext, dealer=dealer, recipient=accuser, box_secret=box_secret,
+                   dealer_box_key=dealer_box_key, commitments=commitments, ctx=ctx)
+    except CheatDetected as verdict:
+        return verdict
+    return CheatDetected(Cheat.FALSE_ACCUSATION, seat=accuser, fault=Fault.FALSE_ACCUSATION,
+                         dealer=dealer)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from p2p8s.cards import Card
 from p2p8s.crypto.deck import Position
+from p2p8s.crypto.errors import CheatDetected
 from p2p8s.crypto.messages import Message
 
 
@@ -106,6 +107,25 @@ class Announced:
     data: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class Accused:
+    """``accuser`` says its escrow share from ``dealer`` is bad; every node checks it
+    (a :class:`Verdict` or a raised CheatDetected follows)."""
+
+    accuser: int
+    dealer: int
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """An accusation is settled (:func:`~p2p8s.crypto.escrow.settle`): ``error`` names who
+    lied. The session is failed with it from now on (every later call raises it), like
+    after a raised CheatDetected, but this call's output still goes out (the accuser's
+    Accuse); the table layer stops on it."""
+
+    error: CheatDetected
+
+
 Event = (
     RoundIdReady
     | KeysReady
@@ -119,6 +139,8 @@ Event = (
     | KeyRecovered
     | KeysRevealed
     | Announced
+    | Accused
+    | Verdict
 )
 
 

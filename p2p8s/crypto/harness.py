@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from p2p8s.crypto.audit import AuditReport
 from p2p8s.crypto.deck import Position
 from p2p8s.crypto.errors import CheatDetected
-from p2p8s.crypto.events import Event, Output
+from p2p8s.crypto.events import Event, Output, Verdict
 from p2p8s.crypto.messages import Message, decode
 from p2p8s.crypto.rand import seeded
 from p2p8s.crypto.session import Session, SessionConfig
@@ -147,6 +147,9 @@ class FakeNetwork:
                 if copy is not None:
                     self._serial += 1
                     self.links[(seat, other)].append((copy, at, self._serial))
+        for ev in out.events:
+            if isinstance(ev, Verdict):  # a settled accusation: the session failed
+                raise ev.error
 
 
 def play_through(net: FakeNetwork, seat: int, fn: Callable[[Session], Output]) -> Output:

@@ -26,6 +26,7 @@ kind   class            body
 9      ShareReveal      dealer, share (scalar)
 10     Act              data (opaque table-layer bytes: a game action, see
                         protocol/table.md), chained and echoed like every message
+11     Accuse           dealer, box_secret (the sender's X25519 round box secret, 32)
 =====  ===============  ==========================================================
 """
 
@@ -196,10 +197,21 @@ class Act(Message):
     data: bytes
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Accuse(Message):
+    """The sender's escrow share from ``dealer`` is bad: its round ``box_secret`` lets
+    every node decrypt and check that share (:func:`~p2p8s.crypto.escrow.settle`)."""
+
+    KIND = 11
+    BODY = (("dealer", "int"), ("box_secret", "b32"))
+    dealer: int
+    box_secret: bytes
+
+
 KINDS: dict[int, type[Message]] = {
     cls.KIND: cls
     for cls in (Commit, Reveal, KeyAnnounce, Shuffle, Strip, PlayCards, Dispute, KeyReveal,
-                ShareReveal, Act)
+                ShareReveal, Act, Accuse)
 }
 _HEADER = ("table", "round_no", "seat", "seq", "echo")
 

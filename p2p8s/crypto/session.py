@@ -22,6 +22,8 @@ Message flow (every message is a broadcast to all other seats)::
     announce(data)     the table layer's game action -> Act(data) (ordered per sender,
                        chained and echoed like every other message)
     end_round()        every seat -> KeyReveal(e_j); then audit()
+    bad escrow share   its recipient -> Accuse(dealer, box secret); every node settles it
+                       (escrow.settle) and stops naming the dealer or the accuser
     recover(seat j)    every seat but j -> ShareReveal(j, share); once j's key is rebuilt,
                        the lowest seat whose key was not recovered strips j's layer
                        (Strip with layer = j), so dealing and drawing go on
@@ -69,6 +71,7 @@ from p2p8s.crypto.deck import (
 )
 from p2p8s.crypto.errors import Cheat, CheatDetected, Fault, Misuse, ProtocolMisuse
 from p2p8s.crypto.events import (
+    Accused,
     Announced,
     CardDealt,
     CardOpened,
@@ -83,9 +86,11 @@ from p2p8s.crypto.events import (
     OpDone,
     Output,
     RoundIdReady,
+    Verdict,
 )
 from p2p8s.crypto.group import Point, Rand, Scalar
 from p2p8s.crypto.messages import (
+    Accuse,
     Act,
     Commit,
     Dispute,
@@ -278,6 +283,9 @@ class Session:
         self._keys: list[Point | None] = [None] * n
         self._escrow: list[tuple[Point, ...]] = [()] * n
         self._my_shares: dict[int, Scalar] = {}
+        self._sealed: dict[int, dict[int, bytes]] = {}  # dealer -> recipient -> ciphertext
+        self._accused: set[tuple[int, int]] = set()  # (accuser, dealer) told, unsettled
+        self._verdict: CheatDetected | None = None  # an accusation settled (see _run)
         self._keys_ready = False
         self._epochs: list[_Epoch] = []
         self._announced: set[int] = set()
@@ -733,6 +741,8 @@ class Session:
             return self._on_share_reveal(msg)
         if isinstance(msg, Act):
             return self._on_act(msg)
+        if isinstance(msg, Accuse):
+            return self._on_accuse(msg)
         raise CheatDetected(Cheat.UNKNOWN_MESSAGE, seat=msg.seat, fault=Fault.MALFORMED)
 
     def _on_act(self, msg: Act) -> bool:
@@ -781,16 +791,45 @@ class Session:
             assert box is not None
             if not self._observer and self._me in others:
                 ct = dict(msg.shares)[self._me]
-                share = escrow.open_share(
-                    ct, dealer=s, recipient=self._me, box_secret=self._box_secret,
-                    dealer_box_key=box[1], commitments=msg.commitments, ctx=self._ctx(),
-                )
+                try:
+                    share = escrow.open_share(
+                        ct, dealer=s, recipient=self._me, box_secret=self._box_secret,
+                        dealer_box_key=box[1], commitments=msg.commitments, ctx=self._ctx(),
+                    )
+                except CheatDetected as verdict:
+                    self._verdict = verdict  # accused below, once the key is recorded
         elif msg.commitments or msg.shares:
             raise CheatDetected(Cheat.ESCROW_NOT_DUE, seat=s, fault=Fault.MALFORMED)
         self._keys[s] = msg.key
         self._escrow[s] = msg.commitments
+        self._sealed[s] = dict(msg.shares)
         if share is not None:
             self._my_shares[s] = share
+        if self._verdict is not None:
+            # not on this node's word: every node checks the share itself (escrow.settle)
+            self._send(Accuse, dealer=s, box_secret=self._box_secret)
+            self._events.append(Accused(self._me, s))
+            self._events.append(Verdict(self._verdict))
+        return True
+
+    def _on_accuse(self, msg: Accuse) -> bool:
+        d, a = msg.dealer, msg.seat
+        if not 0 <= d < self._n or a not in self.config.holders(d):
+            raise CheatDetected(Cheat.ACCUSATION_NO_ESCROW, seat=a,
+                                fault=Fault.FALSE_ACCUSATION, dealer=d)
+        dealer_box, accuser_box = self._commits[d], self._commits[a]
+        if self._keys[d] is None or dealer_box is None or accuser_box is None:
+            if (a, d) not in self._accused:  # said while the dealer's escrow is not in
+                self._accused.add((a, d))
+                self._events.append(Accused(a, d))
+            return False
+        self._verdict = escrow.settle(
+            self._sealed[d][a], dealer=d, accuser=a, box_secret=msg.box_secret,
+            accuser_box_key=accuser_box[1], dealer_box_key=dealer_box[1],
+            commitments=self._escrow[d], ctx=self._ctx())
+        if (a, d) not in self._accused:
+            self._events.append(Accused(a, d))
+        self._events.append(Verdict(self._verdict))
         return True
 
     def _on_shuffle(self, msg: Shuffle) -> bool:
@@ -951,13 +990,16 @@ class Session:
     def _run(self) -> Output:
         try:
             progress = True
-            while progress:
+            while progress and self._verdict is None:
                 progress = False
                 for msg in list(self._inbox):
                     if self._handle(msg):
                         self._inbox.remove(msg)
                         progress = True
-                progress |= self._pump()
+                        if self._verdict is not None:
+                            break
+                else:
+                    progress |= self._pump()
         except CheatDetected as e:
             self._failed = e
             self._out.clear()
@@ -966,6 +1008,8 @@ class Session:
         out = Output(tuple(self._out), tuple(self._events))
         self._out.clear()
         self._events.clear()
+        if self._verdict is not None:  # the accusation went out: nothing more from here
+            self._failed = self._verdict
         return out
 
     def _pump(self) -> bool:
@@ -1227,6 +1271,7 @@ class Session:
                                     fault=Fault.MALFORMED) from None
             commitments, shares = deal.commitments, deal.shares
         self._escrow[me] = commitments
+        self._sealed[me] = dict(shares)
         self._send(KeyAnnounce, key=key, proof=proof, commitments=commitments, shares=shares)
 
     def _escrow_dealers(self) -> set[int]:

@@ -2,8 +2,10 @@
 
 Three kinds of computer play at a table (R-TIMER, protocol/table.md "Dropped nodes"):
 
-- the computer seats, on the host's node: their personality, seeded from the node's
-  ``seed``, acts as soon as the seat is on turn;
+- the computer seats, on the host's node: their personality acts as soon as the seat is
+  on turn, seeded from the action chain (public: it starts at the joint round id), so
+  that every node replays the move at round end (:mod:`p2p8s.table.botaudit`; the moves
+  to replay are noted by :meth:`Computers.vet` in :attr:`Computers.moves`);
 - the stand-in (``Max``) for the local person once its turn's deadline passed;
 - the takeover computer for a seat taken over: the seat's own personality (``Max`` for a
   person), seeded from the action chain so that every node computes the same move from
@@ -23,6 +25,7 @@ from p2p8s.bots.registry import get_bot
 from p2p8s.crypto.deck import Position
 from p2p8s.engine import Action, Play
 from p2p8s.table.actions import ActRecord, Choice
+from p2p8s.table.botaudit import BotMove, bot_move, bot_seed
 from p2p8s.table.choices import Choices
 from p2p8s.table.clock import TurnClock
 from p2p8s.table.context import Ctx
@@ -32,8 +35,9 @@ from p2p8s.table.seats import Seats
 
 #: The computer player that plays for a human seat whose timer ran out (R-TIMER).
 STAND_IN = "Max"
-BOT_TAG = b"p2p8s/v1/bot"
 TAKEOVER_TAG = b"p2p8s/v1/takeover"
+#: the stand-in's own seed: the local person's moves are its node's (not replayed)
+STAND_IN_TAG = b"p2p8s/v1/bot"
 
 
 class Computers:
@@ -47,6 +51,8 @@ class Computers:
         self._log = log
         self._clock = clock
         self._choices = choices
+        #: round number -> log place -> the computer seat's move to replay at round end
+        self.moves: dict[int, dict[int, BotMove]] = {}
 
     def get_timer(self) -> float | None:
         """The computers act on the clock's and the choices' deadlines."""
@@ -83,12 +89,13 @@ class Computers:
                 if not clock.stand_in_due():
                     return False
                 bot = get_bot(STAND_IN)
+                action = bot.choose(view_of(rnd, seat, ctx.match), rnd.legal_actions(),
+                                    self._stand_in_rng(seat))
             else:
                 name = ctx.config.seats[seat].computer
                 assert name is not None
-                bot = get_bot(name)
-            legal = rnd.legal_actions()
-            action = bot.choose(view_of(rnd, seat, ctx.match), legal, self._bot_rng(seat))
+                action = bot_move(rnd, seat, name, bot_seed(log.chain, ctx.number,
+                                                            log.applied, seat), ctx.match)
         log.author(seat, action, log.positions_for(seat, action, by), by, choice)
         return True
 
@@ -123,6 +130,12 @@ class Computers:
         log = self._log
         rnd = log.round
         assert rnd is not None
+        bot = self._ctx.config.seats[seat].computer
+        if bot is not None and record.choice is None and seat not in self._seats.bots:
+            self.moves = {n: m for n, m in self.moves.items() if n == record.round_no}
+            self.moves.setdefault(record.round_no, {})[record.index] = BotMove(
+                player=seat, bot=bot, index=record.index, prev=record.prev, host=author,
+                action=record.action)
         if record.choice is not None:
             self._choices.check(record, author, shown)
         elif seat in self._seats.bots and rnd.turn == seat:
@@ -131,8 +144,8 @@ class Computers:
                 raise TableError(TableCode.TAKEOVER_MOVE, seat=author, peer=author,
                                  player=seat, action=record.action, expected=expected)
 
-    def _bot_rng(self, seat: int) -> random.Random:
+    def _stand_in_rng(self, seat: int) -> random.Random:
         ctx = self._ctx
-        data = (BOT_TAG + ctx.seed + ctx.number.to_bytes(4, "big")
+        data = (STAND_IN_TAG + ctx.seed + ctx.number.to_bytes(4, "big")
                 + self._log.applied.to_bytes(4, "big") + bytes([seat]))
         return random.Random(int.from_bytes(hashlib.sha256(data).digest(), "big"))

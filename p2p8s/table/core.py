@@ -64,9 +64,10 @@ from p2p8s.table.actions import (
     decode_round,
     encode_round,
 )
+from p2p8s.table.botaudit import BOT_TAG
 from p2p8s.table.choices import Choices
 from p2p8s.table.clock import AWAY_GRACE_S, Stall, TurnClock
-from p2p8s.table.computer import BOT_TAG, STAND_IN, TAKEOVER_TAG, Computers
+from p2p8s.table.computer import STAND_IN, TAKEOVER_TAG, Computers
 from p2p8s.table.config import TableConfig
 from p2p8s.table.context import MAX_AHEAD, MAX_FUTURE, OBSERVER, Ctx, Outgoing, Output, Phase
 from p2p8s.table.deal import DEALER_TAG, Deal, deal_order, first_dealer, forbidden_starter
@@ -135,7 +136,8 @@ class Table:
         self._inbox = Inbox(ctx, sessions, seats)
         self._copies = Copies()
         self._resync = Resync(ctx)
-        self._end = RoundEnd(ctx, sessions, log, self._deal, seats)
+        self._end = RoundEnd(ctx, sessions, log, self._deal, seats,
+                             bot_moves=lambda: self._computer.moves.get(ctx.number, {}))
         self._flow = RoundFlow(ctx, sessions=sessions, seats=seats, deal=self._deal, log=log,
                                clock=clock, choices=choices, computer=self._computer,
                                keys=self._keys, inbox=self._inbox, end=self._end)

@@ -43,6 +43,9 @@ class InfoCode(Code):
     SEAT_BACK = "table-seat-back"  #: ``seat``'s node is back
     AUDIT_PASSED = "table-audit-passed"  #: the round's audit (R-AUDIT) passed
     AUDIT_FAILED = "table-audit-failed"  #: a RoundOver's failed audit, for ``reason``
+    #: ``seat`` accuses ``dealer`` of a bad escrow share; every node checks it, then the
+    #: table stops naming the liar (protocol/mental-poker.md §8, "Accusations")
+    ACCUSED = "table-accused"
 
 
 class PauseWhy(Code):

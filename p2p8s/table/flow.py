@@ -13,7 +13,14 @@ clock and the transcript, the round end to the next round.
 
 from __future__ import annotations
 
-from p2p8s.crypto.events import Announced, CardsPlayed, Disputed, KeyRecovered
+from p2p8s.crypto.events import (
+    Accused,
+    Announced,
+    CardsPlayed,
+    Disputed,
+    KeyRecovered,
+    Verdict,
+)
 from p2p8s.engine import Draw
 from p2p8s.table import events as tev
 from p2p8s.table.choices import Choices
@@ -67,6 +74,10 @@ class RoundFlow:
             # a card that decodes to nothing: end the round at once; the audit names
             # the cheater (a bad strip, or a false dispute)
             ctx.phase = Phase.END
+        elif isinstance(ev, Accused):
+            ctx.tell(tev.Info(tev.InfoCode.ACCUSED, {"seat": ev.accuser, "dealer": ev.dealer}))
+        elif isinstance(ev, Verdict):  # an accusation settled: stop naming who lied
+            raise ev.error
 
     def begin_round(self) -> None:
         """Start the next round's crypto: who runs which seat, the escrow holders, and

@@ -9,7 +9,9 @@ audit's replay (the loser depends on every hand), and the replayed round, every 
 known, becomes the node's round. With every key known the node audits the round — the
 crypto audit of every shuffle, strip and played card, and the replay of every action with every card
 known (R-AUDIT, :func:`~p2p8s.crypto.audit.check_claims`) — shows the open hands and
-scores it (R-PTS-*). A failed audit is a ``RoundOver`` with ``audit_ok`` False and a
+scores it (R-PTS-*). The same replay asks each computer seat's bot again before each of
+its moves (:mod:`p2p8s.table.botaudit`): a move the host steered names the host. A failed
+audit is a ``RoundOver`` with ``audit_ok`` False and a
 fault naming the seat. :class:`Transcript` is the chain hash over the config, every
 applied action and every audited round's message chains: equal on every honest node.
 """
@@ -17,6 +19,7 @@ applied action and every audited round's message chains: equal on every honest n
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Mapping
 from enum import Enum
 from functools import partial
 
@@ -26,6 +29,7 @@ from p2p8s.engine import EndedBy
 from p2p8s.errors import RemoteError
 from p2p8s.match import RoundResult
 from p2p8s.table import events as tev
+from p2p8s.table.botaudit import BotMove, checker
 from p2p8s.table.context import Ctx, Phase
 from p2p8s.table.deal import Deal
 from p2p8s.table.errors import TableCode, TableError
@@ -62,8 +66,10 @@ class RoundEnd:
     """The end of the current round on this node (see the module docstring). No timer."""
 
     def __init__(self, ctx: Ctx, sessions: LocalSessions, log: ActionLog, deal: Deal,
-                 seats: Seats) -> None:
+                 seats: Seats, *,
+                 bot_moves: Callable[[], Mapping[int, BotMove]] = dict) -> None:
         self._ctx = ctx
+        self._bot_moves = bot_moves  # this round's computer-seat moves to replay
         self._sessions = sessions
         self._log = log
         self._deal = deal
@@ -143,7 +149,8 @@ class RoundEnd:
                     raise TableError(TableCode.SHOWED_NEVER_PLAYED, seat=seat, player=seat)
             replay = check_claims(report, ctx.config.rules, players=ctx.players,
                                   dealer=deal.dealer, actions=log.actions,
-                                  hand_size=deal.sizes, wild=deal.wild)
+                                  hand_size=deal.sizes, wild=deal.wild,
+                                  before=checker(self._bot_moves(), ctx.number, ctx.match))
             # the round end's draws (the replay's alone) may have reshuffled the pile
             discard = rnd.discard if replay.reshuffles == rnd.reshuffles else rnd.discard[-1:]
             if (replay.ended_by != rnd.ended_by or replay.winner != rnd.winner

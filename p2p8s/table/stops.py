@@ -7,17 +7,24 @@ on the wire) and this node's view of every seat's message chain. A node that hea
 peer's stop (:meth:`Stops.on_stop`) first compares that echo with its own chains — a
 seat that sent different messages to different peers is named with its own evidence —
 and otherwise stops too, naming the accused (a claim of the sender; the signed logs
-decide, ``p2p8s audit``).
+decide, ``p2p8s audit``) — except for a bad escrow share, which only its recipient can
+see: that claim names nobody, the recipient's signed accusation does
+(:func:`~p2p8s.crypto.escrow.settle`; it travels before the stop, so a node that took
+it in has stopped on its own verdict already).
 """
 
 from __future__ import annotations
 
+from p2p8s.crypto.errors import Cheat
 from p2p8s.table import events as tev
 from p2p8s.table.actions import STOP, StopNotice
 from p2p8s.table.context import Ctx
 from p2p8s.table.decoding import BadPayload
 from p2p8s.table.errors import TableCode, TableError
 from p2p8s.table.sessions import LocalSessions
+
+#: the codes of a fault only the recipient of an escrow share can see
+_UNSEEN = frozenset({Cheat.SHARE_UNDECRYPTABLE.value, Cheat.SHARE_FELDMAN.value})
 
 
 class Stops:
@@ -56,5 +63,5 @@ class Stops:
         if ctx.number and notice.round_no == ctx.number and notice.echo:
             self._sessions.primary.check_echo(sender, notice.echo)
         accused = notice.seat if notice.seat is not None and 0 <= notice.seat < len(
-            ctx.names) else None
+            ctx.names) and notice.message.split(" ", 1)[0] not in _UNSEEN else None
         raise TableError(TableCode.STOPPED, seat=accused, peer=sender, reason=notice.message)

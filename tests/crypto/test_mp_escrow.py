@@ -8,7 +8,7 @@ import pytest
 
 from p2p8s.crypto import escrow, group
 from p2p8s.crypto import events as ev
-from p2p8s.crypto.errors import CheatDetected, Fault, ProtocolMisuse
+from p2p8s.crypto.errors import Cheat, CheatDetected, Fault, ProtocolMisuse
 from p2p8s.crypto.harness import deal_hands, new_table, start
 from p2p8s.crypto.messages import KeyAnnounce, Message, ShareReveal, Strip
 from p2p8s.crypto.rand import seeded
@@ -161,3 +161,46 @@ def test_recovery_works_for_3_and_7_seats(players: int) -> None:
                                    ctx=ctx)
               for r, c in deal.shares}
     assert escrow.recover(players - 1, shares, deal.commitments, group.base_mul(secret)) == secret
+
+
+def _three_seats_and_a_wrong_share(
+    seed: bytes,
+) -> tuple[Context, list[tuple[bytes, bytes]], escrow.EscrowDeal, bytes]:
+    """Seat 0's escrow deal to seats 1 and 2, and a ciphertext for seat 1 sealed right
+    (it decrypts) around a share that is not ``f(2)``."""
+    rand = seeded(seed)
+    ctx = Context(table=b"T", round_no=1, round_id=bytes(32))
+    keys = [escrow.box_keypair(rand) for _ in range(3)]
+    deal = escrow.deal(group.random_scalar(rand), dealer=0, players=3, box_secret=keys[0][0],
+                       box_keys={1: keys[1][1], 2: keys[2][1]}, ctx=ctx, rand=rand)
+    wrong = escrow.seal_share(group.scalar_from_int(7), dealer=0, recipient=1,
+                              box_secret=keys[0][0], recipient_box_key=keys[1][1],
+                              commitments=deal.commitments, ctx=ctx)
+    return ctx, keys, deal, wrong
+
+
+def test_a_share_that_decrypts_fine_but_misses_the_commitments_names_the_dealer() -> None:
+    """The Feldman check of a received share, on its own: the AEAD opens (right keys,
+    right commitments as associated data) but the value is not ``f(x)``."""
+    ctx, keys, deal, wrong = _three_seats_and_a_wrong_share(b"escrow-feldman")
+    with pytest.raises(CheatDetected) as info:
+        escrow.open_share(wrong, dealer=0, recipient=1, box_secret=keys[1][0],
+                          dealer_box_key=keys[0][1], commitments=deal.commitments, ctx=ctx)
+    assert (info.value.seat, info.value.fault) == (0, Fault.BAD_SHARE)
+    assert info.value.code is Cheat.SHARE_FELDMAN
+
+
+def test_settle_names_the_dealer_of_a_bad_share_and_the_accuser_of_a_good_one() -> None:
+    ctx, keys, deal, wrong = _three_seats_and_a_wrong_share(b"escrow-settle")
+
+    def verdict(ct: bytes, box_secret: bytes) -> tuple[object, int | None]:
+        v = escrow.settle(ct, dealer=0, accuser=1, box_secret=box_secret,
+                          accuser_box_key=keys[1][1], dealer_box_key=keys[0][1],
+                          commitments=deal.commitments, ctx=ctx)
+        return v.code, v.seat
+
+    good = dict(deal.shares)[1]
+    assert verdict(good, keys[1][0]) == (Cheat.FALSE_ACCUSATION, 1)
+    assert verdict(wrong, keys[1][0]) == (Cheat.SHARE_FELDMAN, 0)
+    assert verdict(dict(deal.shares)[2], keys[1][0]) == (Cheat.SHARE_UNDECRYPTABLE, 0)
+    assert verdict(good, keys[2][0]) == (Cheat.ACCUSATION_KEY, 1)

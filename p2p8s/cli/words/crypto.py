@@ -60,6 +60,11 @@ _CHEATS: dict[Cheat, Template] = {
     Cheat.ESCROW_NOT_DUE: "escrow where none is due",
     Cheat.SHARE_UNDECRYPTABLE: "escrow share for seat {recipient} does not decrypt",
     Cheat.SHARE_FELDMAN: "escrow share for seat {recipient} fails the Feldman check",
+    Cheat.FALSE_ACCUSATION: "falsely accused {dealer:name} of a bad escrow share: every "
+                            "node decrypted that share and it checks out",
+    Cheat.ACCUSATION_KEY: "accused {dealer:name} of a bad escrow share with a box secret "
+                          "that is not its own",
+    Cheat.ACCUSATION_NO_ESCROW: "accused {dealer:name} of a bad escrow share it was not due",
     Cheat.RECOVERY_SHARE: "escrow share of seat {dealer}'s key fails the Feldman check",
     Cheat.RECOVERED_KEY: "recovered key does not match its commitment",
     Cheat.SHARE_NO_ESCROW: "share reveal for no escrow",

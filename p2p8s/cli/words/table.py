@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from p2p8s.cli.words import PLAIN, Speaker, Template
 from p2p8s.cli.words.rules import describe_rules
+from p2p8s.table.botaudit import BotAuditCode
 from p2p8s.table.decoding import PayloadCode, PayloadProblem
 from p2p8s.table.errors import LogCode, TableCode
 from p2p8s.table.events import InfoCode, PauseWhy
@@ -143,6 +144,10 @@ TEMPLATES: dict[Enum, Template] = {
     InfoCode.SEAT_BACK: "{seat:name} is back",
     InfoCode.AUDIT_PASSED: "audit passed: the shuffle, every card and every claim check out",
     InfoCode.AUDIT_FAILED: "audit failed: {reason}",
+    InfoCode.ACCUSED: ("{seat:name} accuses {dealer:name} of sending a bad escrow share: "
+                       "every node is checking that share"),
+    BotAuditCode.STEERED: ("{host:name}'s computer seat {player:name} did not play as its bot "
+                      "would ({action}; the bot plays {expected})"),
     PauseWhy.NO_ESCROW: "no escrow with fewer than three players",
     PauseWhy.NOT_NOW: "its key cannot be rebuilt now",
     # faults: payloads
