@@ -75,8 +75,8 @@ class Link(LinkState):
         if not self.restored:
             self._process(self.table.start(now))
             return self._take()
-        self.fresh = set(self.peers)
-        self.restart_to = set(self.others) - self.fresh
+        self.fresh = dict(self.peers)
+        self.restart_to = set(self.others) - set(self.fresh)
         for seat in self.others:
             if seat not in self.peers:  # not reachable now
                 self.away.add(seat)
@@ -493,7 +493,9 @@ class Link(LinkState):
             self._use(seat, conn)
             self._back(seat, LinkCode.BACK, moved=self.conns[conn].moved)
             return
-        known = seat in self.fresh or seat in self.restart_to
+        # a sync of before this node's restart (on the connection it told it restarted
+        # on), or from a peer told so only now: its counts are of the old run
+        known = self.fresh.get(seat) == conn or seat in self.restart_to
         if self.freeze.unsynced.get(seat) == conn:  # this node was frozen (asleep)
             del self.freeze.unsynced[seat]
             if sync.taken and not sync.restarted and not known:
@@ -534,9 +536,9 @@ class Link(LinkState):
             for msg in self.acks.posted[seat].since(0):
                 self._emit(lo.Resend(conn=conn, to=msg.to, payload=msg.payload))
             self.await_log.add(seat)
-        elif seat in self.fresh:  # this node restarted: nothing of the old run is due
-            self.fresh.discard(seat)
-        else:
+        elif self.fresh.pop(seat, None) == conn:
+            pass  # its sync of before the restart, on that connection: nothing is due
+        else:  # (a restored node's peer on a new connection counts from the restart)
             self.acks.posted[seat].ack(sync.received)  # what it has is acknowledged
             for msg in self.acks.posted[seat].since(sync.received):
                 self._emit(lo.Resend(conn=conn, to=msg.to, payload=msg.payload))

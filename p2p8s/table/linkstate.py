@@ -66,7 +66,9 @@ class LinkState:
         self.expect: dict[int, int] = {}  # seat -> its posted count: peer_back once in
         self.away: set[int] = set()  # seats whose node this node misses
         self.gone_for_good = self.outcome.gone_for_good  # seats that left, in order
-        self.fresh: set[int] = set()  # peers told this node restarted (no resend due)
+        #: a restored node: the peers told it restarted, on which connection (a ``sync``
+        #: on that one is of the old run: no resend is due for it)
+        self.fresh: dict[int, int] = {}
         #: a restored node: peers not reached yet, told ``restarted`` when they are, and
         #: those whose log answer is awaited before :meth:`Table.peer_back`
         self.restart_to: set[int] = set()

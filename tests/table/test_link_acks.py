@@ -18,7 +18,18 @@ from p2p8s.errors import RemoteError
 from p2p8s.table import acks
 from p2p8s.table.acks import ACK_EVERY, ACK_INTERVAL_S, UNACKED_MAX_S, AckKind, SendQueue
 from p2p8s.table.core import Outgoing
-from p2p8s.table.linkout import Dial, Drop, PeerBack, PeerGone, Resend, Send, TableFailed
+from p2p8s.table.linkout import (
+    Dial,
+    Drop,
+    LinkCode,
+    PeerBack,
+    PeerGone,
+    Rebuild,
+    Resend,
+    Send,
+    TableFailed,
+    note,
+)
 from p2p8s.table.sync import ACK, Ack, SyncCode
 from p2p8s.wire import Game
 
@@ -190,3 +201,39 @@ def test_a_payload_unacknowledged_too_long_remakes_the_connection() -> None:
     net.nodes[2].auto = True
     net.run(lambda: all(n.link.rounds >= 1 for n in net.nodes.values()))
     assert len(net.transcripts()) == 1
+
+
+def test_a_rebuilt_node_back_on_a_new_connection_is_not_taken_for_its_old_run() -> None:
+    """A node rebuilt from the log told its peers it restarted on the connections it had;
+    a ``sync`` on a new connection (its address changed, what it wrote since went
+    nowhere) counts from the restart. Its seat is taken over there since the restart, so
+    what it posted and the peer lacks is void and it rebuilds again, as the peer expects
+    — the sync is not skipped as one of the old run (which froze a Wi-Fi soak: the peer
+    waited for good for its ``restarted`` sync, the rebuilt node for the peer's move)."""
+    net = LinkNet(3, turn_timeout_s=600.0)
+    net.start()
+    net.run(lambda: net.applied(0) >= 3)
+    while net.deliver():
+        pass
+    node = net.nodes[2]
+    node.link.rebuild = Rebuild(seat=0, why=note(LinkCode.REBUILD_HELD, seat=0),
+                                peers=dict(node.peers))
+    net.rebuild(2)
+    node.auto = False
+    net.run(lambda: node.table.my_turn and not net.nodes[0].link.pending, 5_000)
+    assert 2 in net.nodes[0].table.taken_over  # the computer plays it, its choices count
+    net.wires[node.peers[0]].dead.add(2)
+    net.run_out(2, node.link.act(node.table.legal_actions()[0], net.now))
+    while net.deliver():
+        pass
+    assert len(node.link.posted[0]) > net.nodes[0].link.got[2]  # its move went nowhere
+    net.connect(2, 0)  # back at a new address: the old connection still looks open
+    net.run(lambda: node.link.rebuild is not None, 5_000)
+    assert node.link.rebuild == Rebuild(seat=0, why=note(LinkCode.REBUILD_TAKEN, seat=0),
+                                        peers=node.link.rebuild.peers)  # type: ignore[union-attr]
+    assert not net.of(2, Resend) and "unacked" not in node.link.counts
+    net.rebuild(2)
+    node.auto = True
+    net.run(lambda: all(n.link.rounds >= 1 for n in net.nodes.values()))
+    assert len(net.transcripts()) == 1
+    assert all(n.link.failure is None for n in net.nodes.values())
