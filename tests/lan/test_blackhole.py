@@ -206,6 +206,8 @@ async def test_a_blackholed_node_is_taken_over_then_heals_and_plays_again(
     assert len(set(logs[2].frames)) == len(logs[2].frames)  # no frame twice
     audit = CliRunner().invoke(cli, ["audit", str(paths[2][0])])
     assert audit.exit_code == 0, audit.output
+    assert (f"; {len(logs[2].void)} more kept for the record, of a table this node rebuilt "
+            "(void: not audited)") in audit.output
     # seat 2 played its seat again through a signed choice, which every node logged
     for log in logs:
         assert CHOICE in _sent_kinds(log.frames, 2)
