@@ -38,7 +38,9 @@ Each failure is printed with its evidence: node, time, screen lines, and the fau
 preceded it. A match that froze is abandoned and a new one started while rounds and time
 remain. Exit status 1 if any of the four is non-zero or the rounds were not completed.
 Root only (network namespaces); the nodes' homes, logs and screens (timestamped) and the
-fault timeline are kept in a temporary directory (printed).
+fault timeline are kept in a temporary directory (printed). ``--timeout`` (1650 s) ends
+it in time for a ``timeout 1800``; SIGTERM stops the match in play, which is judged and
+reported like the others (exit status 143).
 
 Run: ``python benchmarks/wifi_soak.py [--rounds 20] [--faults-per-round 2] [--seed S]``.
 """
@@ -190,6 +192,7 @@ class Totals:
     lost: int = 0
     frames: int = 0  # frames the Wi-Fi bridge read
     dropped: int = 0  # frame copies it dropped
+    stopped: bool = False  # by SIGTERM
 
     def count(self, trouble: Trouble) -> int:
         if trouble is Trouble.LOST:
@@ -464,7 +467,7 @@ class Match:
                     counts = bridge.counts()
                     self.totals.frames += counts.received
                     self.totals.dropped += counts.dropped
-        self.save()
+                self.save()
 
     def play(self) -> None:
         c, rng = self.chaos, self.rng
@@ -622,6 +625,14 @@ class Match:
         return completed
 
 
+class Stopped(Exception):
+    """SIGTERM (e.g. ``timeout``): the match in play is stopped, judged and reported."""
+
+
+def _stop(*_: object) -> None:
+    raise Stopped
+
+
 def soak(chaos: Chaos) -> Totals:
     """Play matches until ``chaos.rounds`` rounds are completed or the time is out."""
     rng = random.Random(chaos.seed)
@@ -637,7 +648,10 @@ def soak(chaos: Chaos) -> Totals:
         match = Match(chaos, rng, number=totals.matches,
                       rounds=chaos.rounds - totals.completed, deadline=deadline, tmp=tmp,
                       totals=totals)
-        match.run()
+        try:
+            match.run()
+        except Stopped:
+            totals.stopped = True  # its nodes were stopped on the way out of run()
         completed = match.judge()
         totals.completed += completed
         if not chaos.quiet:
@@ -646,7 +660,7 @@ def soak(chaos: Chaos) -> Totals:
         opened = not any(p.trouble is Trouble.SETUP and p.match == match.number
                          for p in totals.problems)
         unopened = 0 if opened else unopened + 1
-        if unopened >= 2:
+        if unopened >= 2 or totals.stopped:
             break  # the table did not even open twice in a row: do not loop on it
     return totals
 
@@ -718,7 +732,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--kinds", default=",".join(k.name.lower() for k in Kind),
                         help="faults to inject: " + ",".join(k.name.lower() for k in Kind))
     parser.add_argument("--freeze-s", type=float, default=90.0)
-    parser.add_argument("--timeout", type=float, default=3600.0)
+    parser.add_argument("--timeout", type=float, default=1650.0,
+                        help="seconds for the whole soak (under a `timeout 1800` with the "
+                             "last judging and the report)")
     args = parser.parse_args(argv)
     if (why := unavailable()) is not None:
         print(f"wifi soak: {why}", file=sys.stderr)
@@ -731,11 +747,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                   air=None if args.kernel_bridge else Air(
                       delay_ms=args.delay_ms, jitter_ms=args.jitter_ms, loss=args.loss,
                       seed=args.seed))
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # clean up the namespaces
+    signal.signal(signal.SIGTERM, _stop)  # clean up the namespaces, report what was seen
     started = time.monotonic()
     with paced(chaos.pace_s):
         totals = soak(chaos)
-    return 0 if report(chaos, totals, time.monotonic() - started) else 1
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    ok = report(chaos, totals, time.monotonic() - started)
+    return 143 if totals.stopped else 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -602,7 +602,7 @@ def audit_cmd(file: Path) -> None:
         sys.exit(2)
     report = verify(log.frames)
     _say(Line.LOG_FRAMES, file=file, frames=report.frames, duplicates=report.duplicates,
-         torn=log.end if log.torn else None)
+         torn=log.end if log.torn else None, void=len(log.void))
     seat = log.header.get("me")
     if isinstance(seat, int) and report.config is not None and 0 <= seat < len(
             report.config.names):  # the header is not signed: named only as its claim

@@ -7,8 +7,8 @@ event loop — from the first complete answer that checks out (protocol/table.md
 runner's part" → "Restart"). Every node appends the signed game frames to a table log
 (:mod:`p2p8s.store.tablelog`), one file per table, seat and match: a rebuilt or
 restarted node continues its file with the frames it was rebuilt from that the file does
-not hold yet (a new file only when there is none, it is damaged, or it holds frames of a
-void table that the log it was rebuilt from lacks).
+not hold yet, after a mark that names the frames of a void table the log it was rebuilt
+from lacks (a new file only when there is none or it is damaged).
 """
 
 from __future__ import annotations
@@ -140,24 +140,25 @@ def log_header(config: TableConfig, mesh: Mesh) -> dict[str, Any]:
 def new_log(mesh: Mesh, config: TableConfig, log_dir: Path | None, frames: Sequence[bytes],
             *, rejoined: bool) -> TableLogWriter:
     """This node's table log in ``log_dir`` (None: the user data directory), with
-    ``frames`` in it. ``rejoined`` (a restarted or rebuilt node): the newest existing file
-    of this table, seat and match is continued — a ``{"rejoined": true}`` mark, then only
-    the frames it lacks — when every frame it holds is among ``frames`` (the log it is
-    rebuilt from); else (none, damaged, or holding frames the table never had: this
-    node's own moves of a void table) a new file is made, its header saying
-    ``rejoined``, so that each file tells one consistent story. Raises OSError if no
-    file can be written."""
+    ``frames`` in it. ``rejoined`` (a restarted or rebuilt node): the newest readable
+    file of this table, seat and match is continued — a ``{"rejoined": true}`` mark, then
+    only the frames it lacks. Frames it holds that are not among ``frames`` (the log the
+    table is rebuilt from: this node's moves of a void table, and what only it got) are
+    named in that mark (``"rebuilt": true, "void": [id, …]``,
+    :meth:`~p2p8s.store.tablelog.TableLogWriter.void`): kept for the record, not the
+    table's. Without such a file a new one is made, its header saying ``rejoined``.
+    Raises OSError if no file can be written."""
     header = log_header(config, mesh)
     if rejoined:
         given = set(frames)
         for path in reversed(find_logs(mesh.node.table, mesh.seat, directory=log_dir)):
             try:
-                if not given.issuperset(read_log(path).frames):
-                    break  # it holds what the table does not (a void branch): a new file
+                held = read_log(path).frames
                 log = TableLogWriter.resume(path, header)
             except (CorruptLog, OSError):
                 continue
-            log.mark({"rejoined": True, "at": header["started"]})
+            log.void([f for f in held if f not in given],
+                     {"rejoined": True, "at": header["started"]})
             for frame in frames:
                 log.append(frame)
             return log

@@ -72,6 +72,8 @@ from p2p8s.wire import (
     Refusal,
     Refuse,
     Role,
+    WireCode,
+    WireError,
     encode,
     message_hash,
     public_key_bytes,
@@ -537,8 +539,7 @@ class Node:
             while not conn.closed:
                 data = await conn.reader.read(_READ_SIZE)
                 if not data:
-                    conn.decoder.receive_eof()
-                    self._lose(conn, Reason(NetCode.CONNECTION_CLOSED))
+                    self._lose_at_eof(conn)
                     return
                 self._heartbeats.on_received(conn, now=loop.time())
                 for received in conn.decoder.receive_data(data):
@@ -552,6 +553,19 @@ class Node:
         except OSError as exc:
             self._lose(conn, Reason(NetCode.CONNECTION_ERROR,
                                     {"error": exc.strerror or str(exc)}))
+
+    def _lose_at_eof(self, conn: Connection) -> None:
+        """``conn``'s stream ended. A frame cut short by the end is named (its words)
+        but is no :attr:`Lost.error`: a connection that drops or a process that dies
+        mid-write cuts frames, so it is no evidence against the peer (issue #11)."""
+        try:
+            conn.decoder.receive_eof()
+        except WireError as exc:
+            if exc.code is not WireCode.CUT_SHORT:
+                raise
+            self._lose(conn, Reason(NetCode.BAD_DATA, {"error": exc}))
+            return
+        self._lose(conn, Reason(NetCode.CONNECTION_CLOSED))
 
     def _drop(self, conn: Connection) -> bool:
         if conn.closed:

@@ -19,8 +19,13 @@ round end and on close, so a crash loses at most the moves since the last round 
 written once: the writer skips a frame it already holds (same bytes), and a node that
 comes back to a table (a restart, a rebuild) continues its file
 (:meth:`TableLogWriter.resume`, after cutting a torn tail) with a ``{"rejoined": true}``
-mark, rather than starting another. Older versions wrote a ``-2``, ``-3``… file instead;
-those still read.
+mark, rather than starting another. A node whose table was void (its own moves the
+others never got: it rebuilt from their log) continues it too: a ``{"rebuilt": true,
+"void": [frame id, …]}`` mark (:meth:`TableLogWriter.void`) names the frames before it
+that the table it goes on with does not hold (their SHA-256, hex); they stay in the file
+for anyone to read (:attr:`TableLog.void`) but are not the table's frames
+(:attr:`TableLog.frames`), so the audit does not count them. Older versions wrote a
+``-2``, ``-3``… file instead; those still read.
 
 Reading is strict by default (:class:`CorruptLog` for any damage); with ``salvage`` the
 records before the first damage after the header are returned, with the damage.
@@ -41,6 +46,7 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -73,7 +79,9 @@ class TableLog:
     file order, the round-end ``marks``, and whether the last record was ``torn``
     (cut short by a crash; it is left out). ``offsets[i]`` is the byte offset of frame
     ``i``'s record; ``end`` the offset where reading stopped (the file's size unless a
-    tail is torn or damaged); ``damage`` what stopped a salvaging read (None: nothing)."""
+    tail is torn or damaged); ``damage`` what stopped a salvaging read (None: nothing);
+    ``void`` the frames a ``rebuilt`` mark declared void (a void table's, kept for the
+    record; not in ``frames``)."""
 
     header: dict[str, Any]
     frames: tuple[bytes, ...]
@@ -82,6 +90,7 @@ class TableLog:
     offsets: tuple[int, ...] = ()
     end: int = 0
     damage: CorruptLog | None = None
+    void: tuple[bytes, ...] = ()
 
 
 def tables_dir() -> Path:
@@ -246,6 +255,16 @@ class TableLogWriter:
         self._file.write(_record(MARK, json.dumps(note, sort_keys=True).encode()))
         self.sync()
 
+    def void(self, frames: Iterable[bytes], note: dict[str, Any]) -> None:
+        """Declare ``frames`` (held by this log) void from here on: a mark of ``note``
+        with ``"rebuilt": true`` and ``"void"``, their ids (hex) — ``note`` alone when
+        none is held. They stay in the file but no longer count as held (the same bytes
+        may come again, after the mark)."""
+        ids = [frame_id(f) for f in frames if frame_id(f) in self._held]
+        self.mark({**note, "rebuilt": True, "void": [i.hex() for i in ids]} if ids else note)
+        self._held.difference_update(ids)
+        self.frames -= len(ids)
+
     def sync(self) -> None:
         """Flush and fsync the file (round end, close)."""
         self._file.flush()
@@ -277,6 +296,7 @@ def parse_log(data: bytes, *, name: str | None = None, salvage: bool = False) ->
     frames: list[bytes] = []
     offsets: list[int] = []
     marks: list[dict[str, Any]] = []
+    void: list[bytes] = []
     torn = False
     damage: CorruptLog | None = None
     while at < len(data):
@@ -298,6 +318,7 @@ def parse_log(data: bytes, *, name: str | None = None, salvage: bool = False) ->
                 offsets.append(at)
             elif kind == MARK and header is not None:
                 marks.append(_json(body, name, "note", at))
+                _void(marks[-1], frames, offsets, void)
             else:
                 raise CorruptLog(StoreCode.LOG_RECORD, name=name, kind=kind, at=at)
         except CorruptLog as exc:
@@ -309,7 +330,30 @@ def parse_log(data: bytes, *, name: str | None = None, salvage: bool = False) ->
     if header is None:
         raise CorruptLog(StoreCode.NO_HEADER, name=name)
     return TableLog(header=header, frames=tuple(frames), marks=tuple(marks), torn=torn,
-                    offsets=tuple(offsets), end=at, damage=damage)
+                    offsets=tuple(offsets), end=at, damage=damage, void=tuple(void))
+
+
+def _void(mark: dict[str, Any], frames: list[bytes], offsets: list[int],
+          void: list[bytes]) -> None:
+    """A ``rebuilt`` mark: move the frames it names (by id) from ``frames`` (and their
+    ``offsets``) to ``void``. Ids that are not hex, or name no frame before it, are
+    skipped (the mark is a note; the frames are what is signed)."""
+    named = mark.get("void") if mark.get("rebuilt") is True else None
+    if not isinstance(named, list):
+        return
+    ids = {bytes.fromhex(i) for i in named if isinstance(i, str) and _is_hex(i)}
+    keep = [k for k, f in enumerate(frames) if frame_id(f) not in ids]
+    void.extend(f for f in frames if frame_id(f) in ids)
+    frames[:] = [frames[k] for k in keep]
+    offsets[:] = [offsets[k] for k in keep]
+
+
+def _is_hex(text: str) -> bool:
+    try:
+        bytes.fromhex(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _json(body: bytes, name: str | None, what: str, at: int) -> dict[str, Any]:

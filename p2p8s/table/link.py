@@ -3,7 +3,9 @@
 A :class:`Link` wraps this node's :class:`~p2p8s.table.Table` and decides what a runner
 does between the table and the network (protocol/table.md, "The runner's part"): what
 each peer is owed again after a drop (``sync``, resend), what a restarted peer gets (the
-``log``), when its own table is void and must be rebuilt from a peer's log, who dials
+``log``), what each peer acknowledged (:mod:`~p2p8s.table.acks`: the rest is resent,
+a payload left unacknowledged too long remakes the connection), when its own table is
+void and must be rebuilt from a peer's log, who dials
 whom, which connection of a node is the live one (the newest: an older one is dropped
 at once, nothing counted from it); with :mod:`~p2p8s.table.relay` (what a lost node's
 peers relay to each other), :mod:`~p2p8s.table.freeze` (a process that did not run
@@ -21,7 +23,7 @@ ignored; after :attr:`Link.done` a link whose match is over still answers the no
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from p2p8s.engine import Action
 from p2p8s.errors import IllegalAction, MalformedInput, Note, RemoteError
@@ -29,108 +31,29 @@ from p2p8s.table import events as tev
 from p2p8s.table import linkout as lo
 from p2p8s.table.actions import LEAVE, RESYNC, encode_records
 from p2p8s.table.clock import Stall
-from p2p8s.table.core import Outgoing, Output, Table
-from p2p8s.table.freeze import ASLEEP_MAX_S, Awake, Freeze, Waiting
-from p2p8s.table.linkout import LinkCode, PeerLost, TableFailed, note
+from p2p8s.table.core import Outgoing, Output
+from p2p8s.table.freeze import ASLEEP_MAX_S, Awake, Waiting
+from p2p8s.table.linkout import LinkCode, TableFailed, note
+from p2p8s.table.linkstate import LinkState
 from p2p8s.table.logverify import records_from_frames
-from p2p8s.table.outcome import Outcome
-from p2p8s.table.relay import Relays
-from p2p8s.table.stall import CatchUp, GiveUp, Watch
-from p2p8s.table.sync import LOG_PART, RELAY, RUNNER_KINDS, SYNC, LogAnswer, Sync, round_of
+from p2p8s.table.stall import CatchUp, GiveUp
+from p2p8s.table.sync import (
+    ACK,
+    LOG_PART,
+    RELAY,
+    RUNNER_KINDS,
+    SYNC,
+    Ack,
+    LogAnswer,
+    Sync,
+    round_of,
+)
 from p2p8s.wire import Farewell, Game
 
 
-class Link:
-    """This node's links to the other nodes of ``table``: ``peers`` are the connections the
-    mesh holds now (seat → :class:`~p2p8s.table.linkout.Conn`); ``rounds`` stops after
-    that many rounds; ``restored``: the table was rebuilt from a peer's log (``seen``: the
-    frames it was rebuilt from; ``notes``: told with its first events; ``answers``: other
-    peers' partial log answers); ``log_name`` names the table log in messages;
-    ``come_back`` is the command a lost player can run to come back through this node.
-    """
-
-    def __init__(self, table: Table, *, peers: Mapping[int, lo.Conn], rounds: int | None = None,
-                 restored: bool = False, seen: Sequence[bytes] = (),
-                 notes: Sequence[Note] = (), answers: Mapping[int, LogAnswer] | None = None,
-                 log_name: str | None = None, come_back: str | None = None) -> None:
-        self.table = table
-        self.config = table.config
-        self.me = table.me
-        self.names = self.config.names
-        self.restored = restored
-        self.come_back = come_back
-        self.notes = list(notes)
-        #: human seats of the other nodes (the computer seats' node is the host's)
-        self.others = [s.seat for s in self.config.seats
-                       if s.computer is None and s.seat != self.me]
-        self.conns: dict[int, lo.Conn] = {c.id: c for c in peers.values()}
-        self.peers: dict[int, int] = {s: c.id for s, c in peers.items()}  # the mesh's
-        #: the rounds played, the cut-off, and when the runner stops
-        self.outcome = Outcome(table, others=self.others, limit=rounds, log_name=log_name)
-        self.received_count = 0  # game payloads received (not relayed, not logs)
-        self.counts: dict[str, int] = {}  # resent, relayed, frozen
-        self.rebuild: lo.Rebuild | None = None
-        self.left = False
-        self._out: list[lo.Out] = []
-        self.relays = Relays(self.config, self.others, seen)
-        #: per peer seat: the game payloads posted for it, in order, and the count of game
-        #: payloads received from it (the ``sync`` numbers)
-        self.posted: dict[int, list[Outgoing]] = {s: [] for s in self.others}
-        self.got: dict[int, int] = dict.fromkeys(self.others, 0)
-        self.last_round: dict[int, int] = {}  # seat -> the last round it sent a message in
-        self.pending: dict[int, int] = {}  # connected again, waiting for its sync
-        self.expect: dict[int, int] = {}  # seat -> its posted count: peer_back once in
-        self.away: set[int] = set()  # seats whose node this node misses
-        self.gone_for_good = self.outcome.gone_for_good  # seats that left, in order
-        self.fresh: set[int] = set()  # peers told this node restarted (no resend due)
-        #: a restored node: peers not reached yet, told ``restarted`` when they are, and
-        #: those whose log answer is awaited before :meth:`Table.peer_back`
-        self.restart_to: set[int] = set()
-        self.await_log: set[int] = set()
-        self.told_taken: dict[int, int] = {}  # seat -> the conn told its seats were taken
-        self.answers: dict[int, LogAnswer] = dict(answers or {})
-        #: peers asked for their log (a restored node asked those it reached): any other
-        #: peer's log answer means its match is over, and this node rebuilds from it
-        self.asked_log: set[int] = set(peers) | set(self.answers) if restored else set()
-        #: the frozen-process rule: while asleep it sends nothing from its table, drives
-        #: no timer, calls no ``peer_lost`` (it was the one gone), holds its ``sync``
-        self.freeze = Freeze()
-        #: stalled turns (R-TIMER, the others' clocks) and this table holding its moves
-        self.watch = Watch()
-        self.alone = False  # told the player it reaches nobody
-
-    # --- state ---------------------------------------------------------------------------
-
-    @property
-    def asleep(self) -> bool:
-        """This process was found frozen and does not know yet whether its seats were
-        taken over meanwhile (:mod:`p2p8s.table.freeze`): no move, no timer."""
-        return self.freeze.asleep
-
-    @property
-    def done(self) -> Note | None:
-        """Why the runner stops (a ``DONE_*`` note), once it does."""
-        return self.outcome.done
-
-    @property
-    def failure(self) -> PeerLost | TableFailed | None:
-        """Why the match cannot go on (for the caller to raise), once it cannot."""
-        return self.outcome.failure
-
-    @property
-    def rounds(self) -> int:
-        """Rounds completed on this node."""
-        return self.outcome.rounds
-
-    @property
-    def stopped(self) -> bool:
-        """The runner stops (failed) or rebuilds: no further input is taken."""
-        return self.failure is not None or self.rebuild is not None
-
-    def member(self, seat: int | None) -> bool:
-        """Whether ``seat`` is another person's seat of the table (its node may connect
-        after the deal; anyone else is refused)."""
-        return seat is not None and seat in self.got
+class Link(LinkState):
+    """The behaviour of this node's links (see :class:`~p2p8s.table.linkstate.LinkState`
+    for the arguments)."""
 
     def get_timer(self) -> float | None:
         """When to call :meth:`handle_timer` (the loop's clock): the table's timer; while
@@ -140,16 +63,9 @@ class Link:
             return None
         if self.freeze.asleep:
             return self.freeze.get_timer()
-        times = [t for t in (self.table.get_timer(), self.watch.timer(self._stall()))
-                 if t is not None]
+        times = [t for t in (self.table.get_timer(), self.watch.timer(self._stall()),
+                             *self.acks.timers(self._live())) if t is not None]
         return min(times, default=None)
-
-    @property
-    def owed(self) -> list[int]:
-        """After the end of the match here: the other people's seats whose node is away
-        and has not left nor finished (they are told the result when they come back)."""
-        return sorted(s for s in self.away | set(self.pending)
-                      if s not in self.gone_for_good and s not in self.outcome.finished)
 
     # --- inputs --------------------------------------------------------------------------
 
@@ -159,8 +75,8 @@ class Link:
         if not self.restored:
             self._process(self.table.start(now))
             return self._take()
-        self.fresh = set(self.peers)
-        self.restart_to = set(self.others) - self.fresh
+        self.fresh = dict(self.peers)
+        self.restart_to = set(self.others) - set(self.fresh)
         for seat in self.others:
             if seat not in self.peers:  # not reachable now
                 self.away.add(seat)
@@ -198,6 +114,8 @@ class Link:
         self._check_held(now)
         for seat in self.watch.due_back(now):
             self._peer_back(seat, now)
+        self._out.extend(self.acks.acks(self._live(), self.got, now=now))
+        self._check_unacked(now)
         return self._take()
 
     def connected(self, seat: int, conn: lo.Conn, now: float) -> list[lo.Out]:
@@ -289,6 +207,7 @@ class Link:
             self._after_input(now)
             return self._take()
         self._lose_peer(seat, now)
+        self._check_unacked(now)
         return self._take()
 
     def _lose_peer(self, seat: int, now: float) -> None:
@@ -332,12 +251,7 @@ class Link:
             case CatchUp(seat=seat, node=node):
                 self.counts["stalled"] = self.counts.get("stalled", 0) + 1
                 self._show(note(LinkCode.TURN_STALLED, seat=seat, node=node))
-                conn = self.peers.pop(node, None)
-                if conn is not None:
-                    self._emit(lo.Drop(seat=node, conn=conn))
-                self.expect.pop(node, None)
-                self.away.add(node)  # dialled (the higher seat), not lost: no takeover yet
-                self._dial(node)
+                self._reconnect(node)
             case GiveUp(node=node):
                 self.counts["stall_lost"] = self.counts.get("stall_lost", 0) + 1
                 for conn in (self.peers.pop(node, None), self.pending.pop(node, None)):
@@ -346,6 +260,37 @@ class Link:
                 self._emit(lo.PeerGone(seat=node, why=note(LinkCode.GONE_STALLED)))
                 self.away.discard(node)  # counted as lost now (as if its connection ended)
                 self._lose_peer(node, now)
+
+    def _reconnect(self, node: int) -> None:
+        """Close the connection in use to ``node``'s node as if replaced (no
+        ``peer_lost``) and count it as missing: the higher seat dials, and the ``sync``
+        on the new connection resends what either side lacks."""
+        conn = self.peers.pop(node, None)
+        if conn is not None:
+            self._emit(lo.Drop(seat=node, conn=conn))
+        self.expect.pop(node, None)
+        self.acks.forget(node)
+        self.away.add(node)  # dialled (the higher seat), not lost: no takeover yet
+        self._dial(node)
+
+    # --- acknowledgements (protocol/table.md, "Acks") --------------------------------------
+
+    def _on_ack(self, conn: int, seat: int, ack: Ack) -> None:
+        """``seat``'s node holds ``ack.received`` of the payloads posted for it. One on a
+        connection not in use, one already had, one counting more than was posted
+        change nothing (counted)."""
+        kind = self.acks.take(seat, ack.received) if self.peers.get(seat) == conn else "stale"
+        self.counts[f"ack_{kind}"] = self.counts.get(f"ack_{kind}", 0) + 1
+
+    def _check_unacked(self, now: float) -> None:
+        """A payload for a peer in use not acknowledged for
+        :data:`~p2p8s.table.acks.UNACKED_MAX_S` did not get through (a socket that
+        swallows what is written to it, a connection the peer no longer counts): make
+        the connection anew (:meth:`_reconnect`), whose ``sync`` resends it."""
+        if not self.stopped and not self.freeze.asleep:
+            for seat in self.acks.stuck(self._live(), now):
+                self.counts["unacked"] = self.counts.get("unacked", 0) + 1
+                self._reconnect(seat)
 
     def _check_held(self, now: float) -> None:
         """This node's table holds its moves (it does not know whether its seat was taken
@@ -374,12 +319,14 @@ class Link:
             self._emit(lo.Refused(error=exc))
             return self._take()
         self._process(out)
+        self._check_unacked(now)
         return self._take()
 
     def present(self, now: float) -> list[lo.Out]:
         """The person typed something: they are back at the keyboard (R-TIMER)."""
         if not self.stopped:
             self._process(self.table.present(now))
+            self._check_unacked(now)
         return self._take()
 
     def leave(self, now: float, *, quietly: bool = False) -> list[lo.Out]:
@@ -396,25 +343,6 @@ class Link:
         self.outcome.end(note(LinkCode.DONE_LEFT), completed=False)
         return self._take()
 
-    # --- output --------------------------------------------------------------------------
-
-    def _emit(self, out: lo.Out) -> None:
-        self._out.append(out)
-
-    def _take(self) -> list[lo.Out]:
-        out, self._out = self._out, []
-        return out
-
-    def _show(self, *events: object) -> None:
-        self._emit(lo.Show(events=events))
-
-    def _fail(self, error: PeerLost | TableFailed) -> None:
-        if not self.stopped:
-            self.outcome.fail(error)
-
-    def _name(self, seat: int | None) -> str | None:
-        return self.outcome.name(seat)
-
     def _process(self, out: Output, events: Sequence[object] | None = None) -> None:
         """lo.Post the table's messages (held while asleep; none of a round past the
         cut-off), show its events (or ``events`` instead), mark round ends, and stop where
@@ -429,7 +357,7 @@ class Link:
             self._emit(lo.Post(to=msg.to, payload=msg.payload))
             for seat in self.others:
                 if msg.to is None or msg.to == seat:
-                    self.posted[seat].append(msg)
+                    self.acks.posted[seat].post(msg)
         shown, marks = self.outcome.take(out.events if events is None else events)
         self._out.extend(marks)
         if shown:
@@ -455,9 +383,12 @@ class Link:
         if self.stopped:
             return
         self.got[seat] += 1
+        ack_now = self.acks.due[seat].heard(self.got[seat], now)
         self.last_round[seat] = max(self.last_round.get(seat, 0), round_of(body.payload))
         self.relays.heard(seat, frame, body)
         self._emit(lo.Log(frame=frame, head=head))
+        if ack_now:  # logged first: an ack counts what this node holds
+            self._out.extend(self.acks.acks(self._live(), self.got, seat=seat))
         self._receive(seat, body.payload, now)
 
     def _receive(self, seat: int, payload: bytes, now: float) -> None:
@@ -497,12 +428,14 @@ class Link:
         taken = any(self.config.node_of(d) == seat for d in self.table.taken_over)
         if taken:  # so its payloads this node never received are void
             self.told_taken[seat] = conn
+        self.acks.due[seat].told(self.got[seat])  # a sync acknowledges too
         self._emit(lo.Send(conn=conn, to=seat, payload=Sync(
-            received=self.got[seat], posted=len(self.posted[seat]),
+            received=self.got[seat], posted=len(self.acks.posted[seat]),
             restarted=seat in self.restart_to, taken=taken).payload()))
 
     def _use(self, seat: int, conn: int) -> None:
         self.peers[seat] = conn
+        self.acks.forget(seat)  # what waits now waits on this connection
         self._emit(lo.Use(seat=seat, conn=conn))
 
     def _rebuild(self, seat: int, conn: int, why: Note) -> None:
@@ -528,6 +461,8 @@ class Link:
                 self._take_relayed(lost, now)
         elif kind == SYNC:
             self._on_sync(conn, seat, Sync.parse(body), now)
+        elif kind == ACK:
+            self._on_ack(conn, seat, Ack.parse(body))
         elif kind == LOG_PART:
             frames = self.answers.setdefault(seat, LogAnswer()).add(body)
             if frames is None:
@@ -558,7 +493,9 @@ class Link:
             self._use(seat, conn)
             self._back(seat, LinkCode.BACK, moved=self.conns[conn].moved)
             return
-        known = seat in self.fresh or seat in self.restart_to
+        # a sync of before this node's restart (on the connection it told it restarted
+        # on), or from a peer told so only now: its counts are of the old run
+        known = self.fresh.get(seat) == conn or seat in self.restart_to
         if self.freeze.unsynced.get(seat) == conn:  # this node was frozen (asleep)
             del self.freeze.unsynced[seat]
             if sync.taken and not sync.restarted and not known:
@@ -573,7 +510,7 @@ class Link:
             self.pending.pop(seat, None)
             self.told_taken.pop(seat, None)
             self.expect.pop(seat, None)
-            self.posted[seat] = []
+            self.acks.reset(seat)
             self.got[seat] = 0
             self._emit(lo.SendLog(conn=conn, seat=seat))
             self._use(seat, conn)
@@ -585,7 +522,7 @@ class Link:
         if (self.told_taken.get(seat) == conn and sync.posted > self.got[seat]
                 and seat not in self.restart_to):
             return  # it rebuilds from this node's log: its ``restarted`` sync follows
-        if sync.taken and sync.received < len(self.posted[seat]) and not known:
+        if sync.taken and sync.received < len(self.acks.posted[seat]) and not known:
             # what the peer missed of this node's payloads is void (its table took this
             # node's seats over without them): rebuild from a peer's log
             self._rebuild(seat, conn, note(LinkCode.REBUILD_TAKEN, seat=seat))
@@ -596,13 +533,14 @@ class Link:
             # told it this node restarted: it starts counting again from 0, and its log
             # (coming) holds everything it sent; resend all posted since
             self.restart_to.discard(seat)
-            for msg in self.posted[seat]:
+            for msg in self.acks.posted[seat].since(0):
                 self._emit(lo.Resend(conn=conn, to=msg.to, payload=msg.payload))
             self.await_log.add(seat)
-        elif seat in self.fresh:  # this node restarted: nothing of the old run is due
-            self.fresh.discard(seat)
-        else:
-            for msg in self.posted[seat][sync.received:]:
+        elif self.fresh.pop(seat, None) == conn:
+            pass  # its sync of before the restart, on that connection: nothing is due
+        else:  # (a restored node's peer on a new connection counts from the restart)
+            self.acks.posted[seat].ack(sync.received)  # what it has is acknowledged
+            for msg in self.acks.posted[seat].since(sync.received):
                 self._emit(lo.Resend(conn=conn, to=msg.to, payload=msg.payload))
                 self.counts["resent"] = self.counts.get("resent", 0) + 1
             self.expect[seat] = sync.posted
@@ -650,6 +588,7 @@ class Link:
         if self.freeze.asleep and self.freeze.settled:
             self._asleep_check(now)
         self._check_held(now)
+        self._check_unacked(now)
 
     def _asleep_check(self, now: float) -> None:
         """After a freeze: once the connections that ended meanwhile are back (each peer's

@@ -32,7 +32,10 @@ LOG_PART = 65
 #: ``relay`` = msgpack ``[seat, [frame, …]]``: the last crypto broadcasts this node
 #: received from ``seat``'s node, sent to every other peer when it loses that node.
 RELAY = 66
-RUNNER_KINDS = frozenset({SYNC, LOG_PART, RELAY})
+#: ``ack`` = msgpack ``[received]``: the game payloads received from the peer so far, on
+#: the connection in use (:mod:`p2p8s.table.acks`).
+ACK = 67
+RUNNER_KINDS = frozenset({SYNC, LOG_PART, RELAY, ACK})
 #: How many of a peer's last crypto broadcasts a ``relay`` carries.
 RELAY_FRAMES = 16
 #: Bytes of frames in one ``log`` part or ``relay`` (the payload stays under the wire limit).
@@ -49,6 +52,7 @@ class SyncCode(Code):
     BAD_LOG_PART = "bad-log-part"  #: ``problem``
     LOG_PARTS_DIFFER = "log-parts-differ"
     BAD_RELAY = "bad-relay"  #: ``problem``
+    BAD_ACK = "bad-ack"  #: ``problem``
     RELAYED_BAD_FRAME = "relayed-bad-frame"  #: a frame that does not verify
     RELAYED_NOT_BROADCAST = "relayed-not-broadcast"  #: not a crypto broadcast of ``seat``
 
@@ -82,6 +86,33 @@ class Sync:
                 or posted < 0 or type(restarted) is not bool or type(taken) is not bool):
             raise RemoteError(SyncCode.BAD_SYNC, problem=PayloadProblem.FIELD)
         return cls(received=received, posted=posted, restarted=restarted, taken=taken)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ack:
+    """An ``ack``: ``received`` game payloads from the peer so far (cumulative).
+
+    >>> Ack.parse(Ack(received=7).payload()[1:])
+    Ack(received=7)
+    """
+
+    received: int
+
+    def payload(self) -> bytes:
+        """The payload (kind byte and body)."""
+        packed: bytes = msgpack.packb([self.received])
+        return bytes([ACK]) + packed
+
+    @classmethod
+    def parse(cls, body: bytes) -> Ack:
+        """The ack of a body."""
+        fields = _unpack(body, SyncCode.BAD_ACK)
+        if type(fields) is not list or len(fields) != 1:
+            raise RemoteError(SyncCode.BAD_ACK, problem=PayloadProblem.NOT_A_LIST)
+        [received] = fields
+        if type(received) is not int or received < 0:
+            raise RemoteError(SyncCode.BAD_ACK, problem=PayloadProblem.FIELD)
+        return cls(received=received)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

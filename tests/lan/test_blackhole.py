@@ -21,11 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from net.faultproxy import FaultProxy
 from net.test_mesh import Recorder as LobbyRecorder
 from net.test_mesh import _node, _wait_for, _yes
 
 from p2p8s.bots.registry import get_bot
+from p2p8s.cli.main import cli
 from p2p8s.cli.words import Speaker
 from p2p8s.cli.words.table import said
 from p2p8s.net.lobby import Mesh, Seating, host_lobby, join_lobby
@@ -192,15 +194,25 @@ async def test_a_blackholed_node_is_taken_over_then_heals_and_plays_again(
     assert [r.extra.get("rebuilt", 0) for r in results] == [0, 0, 1]  # type: ignore[union-attr]
     assert proxies[0].accepted + proxies[1].accepted >= 3  # it dialled again
     paths = [sorted((tmp_path / str(i)).glob("*.p2p8slog")) for i in range(3)]
-    assert [len(p) for p in paths] == [1, 1, 2]  # seat 2: up to the cut, and rebuilt
-    # each node's log that goes on to the end (seat 2's rejoined one)
-    logs = [max((read_log(p) for p in each), key=lambda log: bool(log.header.get("rejoined")))
-            for each in paths]
-    assert logs[2].header.get("rejoined") is True
+    assert [len(p) for p in paths] == [1, 1, 1]  # one file each: seat 2 continued its own
+    logs = [read_log(each[0]) for each in paths]
+    # seat 2's file names the frames of its void table in a rebuilt mark: they stay in
+    # the file, are no frames of the table (the others never got them), each once
+    [rebuilt] = [m for m in logs[2].marks if m.get("rebuilt")]
+    assert rebuilt["rejoined"] is True and logs[2].void
+    assert len(rebuilt["void"]) == len(logs[2].void)
+    others = set(logs[0].frames) | set(logs[1].frames)
+    assert not set(logs[2].void) & others and not set(logs[2].void) & set(logs[2].frames)
+    assert len(set(logs[2].frames)) == len(logs[2].frames)  # no frame twice
+    audit = CliRunner().invoke(cli, ["audit", str(paths[2][0])])
+    assert audit.exit_code == 0, audit.output
+    assert (f"; {len(logs[2].void)} more kept for the record, of a table this node rebuilt "
+            "(void: not audited)") in audit.output
     # seat 2 played its seat again through a signed choice, which every node logged
     for log in logs:
         assert CHOICE in _sent_kinds(log.frames, 2)
-    marks = [[(m["transcript"], m["totals"]) for m in log.marks] for log in logs]
+    marks = [[(m["transcript"], m["totals"]) for m in log.marks if "round_over" in m]
+             for log in logs]
     assert marks[0][-1] == marks[1][-1] == marks[2][-1] and len(marks[0]) == 2
     assert marks[0] == marks[1]
     for each in paths:

@@ -328,8 +328,9 @@ async def test_with_two_people_a_quit_leaves_the_other_playing_the_computer(
 async def test_a_network_drop_reconnects_resends_and_every_node_ends_identical(
         tmp_path: Path) -> None:
     """Seat 2's connections are reset mid-round (both processes live on): it dials the
-    lower seats again, the runners exchange ``sync`` and resend what the other missed,
-    and every node ends with the same transcript; every log audits ok."""
+    lower seats again, the runners exchange ``sync`` and resend what the other missed
+    (of what it had not acknowledged), and every node ends with the same transcript;
+    every log audits ok."""
     fronts = [Recorder() for _ in range(3)]
     rules = Ruleset().with_changes(target=10_000)
     async with dealt_table(3, rules=rules) as (nodes, meshes, _views):
@@ -351,6 +352,8 @@ async def test_a_network_drop_reconnects_resends_and_every_node_ends_identical(
             results = await asyncio.gather(*tasks, return_exceptions=True)
     assert all(isinstance(r, Result) and r.rounds == 2 for r in results), results
     assert sum(r.extra.get("resent", 0) for r in results) > 0  # type: ignore[union-attr]
+    for r in results:  # every node acknowledged what it got (protocol/table.md, "Acks")
+        assert r.extra.get("ack_trimmed", 0) > 0 and "ack_future" not in r.extra, r.extra  # type: ignore[union-attr]
     for front in fronts:
         assert [s[2] for s in front.seen][:1] == [False]
         assert any(s[2] and s[3] == "reconnected" for s in front.seen), front.seen

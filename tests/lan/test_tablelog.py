@@ -134,3 +134,39 @@ def test_salvage_returns_what_comes_before_damage_and_says_where(tmp_path: Path)
         parse_log(data + b"\x00\x00\x00\x02\x09x")
     with raises_saying(CorruptLog, "is not a p2p8s table log"):  # nothing to salvage
         parse_log(b"junk", salvage=True)
+
+
+def test_a_rebuilt_mark_keeps_the_void_frames_out_of_the_table(tmp_path: Path) -> None:
+    """A node rebuilt from a peer's log continues its file: the frames of its void table
+    stay in it, named by a ``rebuilt`` mark, but are not the table's frames; the same
+    bytes coming again after the mark count as the table's (written once more)."""
+    path = tmp_path / f"x{SUFFIX}"
+    header = {"table": "ab", "seed": "00", "me": 1}
+    with TableLogWriter.create(path, header) as log:
+        for f in (b"a", b"mine", b"b", b"theirs"):
+            log.append(f)
+    with TableLogWriter.resume(path, header) as log:
+        log.void([b"mine", b"theirs", b"never held"], {"rejoined": True})
+        assert log.frames == 2
+        for f in (b"a", b"b", b"c", b"theirs"):  # the log it was rebuilt from
+            log.append(f)
+    got = read_log(path)
+    assert got.frames == (b"a", b"b", b"c", b"theirs") and got.void == (b"mine", b"theirs")
+    assert len(got.offsets) == len(got.frames)
+    assert parse_log(path.read_bytes()[:got.offsets[2]]).frames == (b"a", b"b")
+    [mark] = got.marks
+    assert mark["rebuilt"] is True and mark["rejoined"] is True and len(mark["void"]) == 2
+    with TableLogWriter.resume(path, header) as log:  # resumed again: nothing twice
+        assert log.frames == 4 and not log.append(b"theirs") and not log.append(b"c")
+
+
+def test_a_rebuilt_mark_with_junk_ids_voids_only_what_it_names(tmp_path: Path) -> None:
+    path = tmp_path / f"x{SUFFIX}"
+    with TableLogWriter.create(path, {"table": "ab"}) as log:
+        log.append(b"a")
+        log.mark({"rebuilt": True, "void": ["zz", 7, "00" * 32]})
+        log.mark({"rebuilt": "yes", "void": [b"a".hex()]})  # not a rebuilt mark
+        log.void([], {"rejoined": True})  # nothing void: the note alone
+    got = read_log(path)
+    assert got.frames == (b"a",) and got.void == ()
+    assert got.marks[-1] == {"rejoined": True}

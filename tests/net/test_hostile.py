@@ -312,7 +312,7 @@ async def test_a_truncated_frame_then_close_is_named(honest: Honest) -> None:
     rogue.writer.close()
     lost = await lost_of(honest, rogue)
     assert said(lost) == f"{rogue.where}: closed the connection in the middle of a message"
-    assert lost.error is not None
+    assert lost.error is None  # a drop cuts frames too: no evidence against the peer
     await honest.ping()
     honest.unaffected()
 

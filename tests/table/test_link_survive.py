@@ -112,7 +112,7 @@ def test_payloads_posted_while_the_new_connection_syncs_are_only_queued() -> Non
                                                              net.now)) if isinstance(o, Post)]
     assert moves
     assert [g.payload[:1] for _, g, _, _ in w.queues[0]] == [bytes([SYNC])]  # its sync only
-    queued = [m.payload for m in net.nodes[1].link.posted[0][-len(moves):]]
+    queued = [m.payload for m in net.nodes[1].link.posted[0].unacked[-len(moves):]]
     assert queued == [m.payload for m in moves]  # type: ignore[attr-defined]
     net.run_out(0, net.nodes[0].link.connected(1, Conn(id=w.id), net.now))
     net.run(lambda: net.applied(0) == net.applied(1), 5_000)

@@ -67,7 +67,7 @@ class Line(Code):
     SIT_DOWN = "sit-down"
     DID_NOT_SIT = "did-not-sit"
     REJOINING = "rejoining"  # seat, names, dots
-    LOG_FRAMES = "log-frames"  # file, frames, duplicates, torn (byte offset or None)
+    LOG_FRAMES = "log-frames"  # file, frames, duplicates, torn (byte offset or None), void
     KEPT_BY = "kept-by"  # name, seat
     LOG_DAMAGED = "log-damaged"  # why (said), at (byte offset or None), frames (read) or None
 
@@ -425,6 +425,8 @@ _LINES: dict[Line, Template] = {
         "{file}: {frames} signed frames"
         + (" (and {duplicates} duplicate{duplicates:s}, counted once)" if p["duplicates"]
            else "")
+        + ("; {void} more kept for the record, of a table this node rebuilt (void: "
+           "not audited)" if p.get("void") else "")
         + ("; the last record, at byte {torn}, was cut short (the node stopped while "
            "writing it) and is left out" if p["torn"] is not None else ""), **p),
     Line.LOG_DAMAGED: lambda sp, p: sp.format(
