@@ -129,15 +129,21 @@ def round_id_of(table: bytes, round_no: int, nonces: Sequence[bytes]) -> bytes:
     return hashlib.sha512(data).digest()[:32]
 
 
-def round_key(key_seed: bytes, table: bytes, round_no: int, seat: int) -> Scalar:
-    """The round key ``e_j`` a node derives from its per-table secret ``key_seed``
-    (32 bytes): ``HMAC-SHA512(key_seed, tag ‖ lp(table) ‖ u64 round ‖ u8 seat)`` read
-    little-endian and reduced mod the group order (a restarted node recomputes it and
-    proves it by ``e_j·G = Y_j``). Raises ValueError for a seed of the wrong length, or
-    for the (probability 2^-252) zero scalar."""
+def round_key(key_seed: bytes, table: bytes, round_no: int, round_id: bytes,
+              seat: int) -> Scalar:
+    """The round key ``e_j`` a node derives from its per-match secret ``key_seed``
+    (32 bytes): ``HMAC-SHA512(key_seed, tag ‖ lp(table) ‖ u64 round ‖ lp(round_id) ‖
+    u8 seat)`` read little-endian and reduced mod the group order (a restarted node
+    recomputes it and proves it by ``e_j·G = Y_j``). ``round_id`` is the jointly random
+    id of §5.1 (32 bytes), so no two rounds share a key even if a table code and a secret
+    were used again (issue #13). Raises ValueError for a seed or round id of the wrong
+    length, or for the (probability 2^-252) zero scalar."""
     if len(key_seed) != KEY_SEED_BYTES:
         raise ValueError(f"a key seed is {KEY_SEED_BYTES} bytes")
-    data = ROUND_KEY_TAG + _lp(table) + round_no.to_bytes(8, "big") + bytes([seat])
+    if len(round_id) != 32:
+        raise ValueError("a round id is 32 bytes")
+    data = (ROUND_KEY_TAG + _lp(table) + round_no.to_bytes(8, "big") + _lp(round_id)
+            + bytes([seat]))
     key = group.scalar_reduce(hmac.new(key_seed, data, hashlib.sha512).digest())
     if not any(key):
         raise ValueError("the derived round key is zero")
@@ -271,9 +277,9 @@ class Session:
         self._nonces: list[bytes | None] = [None] * n
         self._revealed_nonce = False
         self.round_id: bytes | None = None
+        # a derived key needs the round id (§5.2): set when it is known (_pump)
         self._key = (group.random_scalar(rand) if config.key_seed is None or config.observer
-                     else round_key(config.key_seed, config.table, config.round_no,
-                                    config.seat))
+                     else group.ONE)
         self._key_inv = group.scalar_inv(self._key)
         self._keys: list[Point | None] = [None] * n
         self._escrow: list[tuple[Point, ...]] = [()] * n
@@ -983,6 +989,10 @@ class Session:
                                         [x for x in self._nonces if x is not None])
             self._events.append(RoundIdReady(self.round_id))
             if not self._observer:
+                if self.config.key_seed is not None:
+                    self._key = round_key(self.config.key_seed, self.config.table,
+                                          self.config.round_no, self.round_id, self._me)
+                    self._key_inv = group.scalar_inv(self._key)
                 self._announce_key()
             return True
         if not self._keys_ready:
