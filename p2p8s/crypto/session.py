@@ -51,7 +51,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
-from p2p8s.crypto import escrow, group, proofs
+from p2p8s.crypto import escrow, group, proofs, shuffle_proof
 from p2p8s.crypto.audit import (
     AuditReport,
     EpochRecord,
@@ -810,7 +810,7 @@ class Session:
             if step not in self._recovered:
                 return False  # this node has not rebuilt that key yet
             if s == self._proxy():
-                check_shuffle_output(msg.points, len(ep.cards), seat=s)
+                self._check_step(msg, ep, layer=step)
                 ep.steps.append(tuple(msg.points))
                 return True
         if s > step:
@@ -819,9 +819,23 @@ class Session:
             return False  # maybe the proxy's step for a recovered seat: not its turn yet
         if s < step or s in self._recovered:
             raise CheatDetected(Cheat.SHUFFLE_OUT_OF_TURN, seat=s, fault=Fault.UNEXPECTED)
-        check_shuffle_output(msg.points, len(ep.cards), seat=s, validate=s + 1 != self._me)
+        self._check_step(msg, ep, layer=s)
         ep.steps.append(tuple(msg.points))
         return True
+
+    def _check_step(self, msg: Shuffle, ep: _Epoch, *, layer: int) -> None:
+        """A received shuffle step for ``layer`` (the sender's own, or a recovered seat's
+        step shuffled by the proxy): N valid distinct points (BAD_POINT,
+        DUPLICATE_POINT), then the shuffle proof against ``Y_layer`` (§5.3.1:
+        BAD_SHUFFLE), each naming the sender."""
+        check_shuffle_output(msg.points, len(ep.cards), seat=msg.seat)
+        key = self._keys[layer]
+        assert key is not None
+        prev = ep.steps[-1] if ep.steps else ep.base
+        if not shuffle_proof.verify(self._shuffle_transcript(msg.epoch, layer), key, prev,
+                                    msg.points, msg.proof):
+            raise CheatDetected(Cheat.SHUFFLE_PROOF, seat=msg.seat, fault=Fault.BAD_SHUFFLE,
+                                epoch=msg.epoch)
 
     def _on_strip(self, msg: Strip) -> bool:
         s = msg.seat
@@ -1012,12 +1026,12 @@ class Session:
             ):
                 prev = ep.steps[-1] if ep.steps else ep.base
                 if mine:
-                    out = self._shuffle_points(e, prev)
+                    out, proof = self._shuffle_points(e, prev)
                 else:  # the proxy shuffles for a seat whose key was recovered (§8)
                     secret = self._secrets[step]
                     assert secret is not None
-                    out = shuffle_step(secret, prev, self._rand)
-                self._send(Shuffle, epoch=e, points=out)
+                    out, proof = self._proven_step(e, step, secret, prev)
+                self._send(Shuffle, epoch=e, points=out, proof=proof)
                 ep.steps.append(out)
                 changed = True
         changed |= self._announce_epochs()
@@ -1131,16 +1145,25 @@ class Session:
     # ------------------------------------------------------------------ own steps
     # (small methods so a test can subclass Session to play a cheating seat)
 
-    def _shuffle_points(self, epoch: int, prev: tuple[Point, ...]) -> tuple[Point, ...]:
-        """This seat's shuffle step of ``epoch``: ``e_j·prev`` under a fresh permutation.
+    def _shuffle_points(self, epoch: int, prev: tuple[Point, ...]
+                        ) -> tuple[tuple[Point, ...], shuffle_proof.ShuffleProof]:
+        """This seat's shuffle step of ``epoch``: ``e_j·prev`` under a fresh permutation,
+        and its proof (§5.3.1).
 
         The multiplications check every input point; a bad one names the previous seat.
         """
         try:
-            return shuffle_step(self._key, prev, self._rand)
+            return self._proven_step(epoch, self._me, self._key, prev)
         except group.GroupError:
             raise CheatDetected(Cheat.POINT_OUTSIDE_GROUP, seat=self._me - 1,
                                 fault=Fault.BAD_POINT) from None
+
+    def _proven_step(self, epoch: int, layer: int, key: Scalar, prev: tuple[Point, ...]
+                     ) -> tuple[tuple[Point, ...], shuffle_proof.ShuffleProof]:
+        perm, out = shuffle_step(key, prev, self._rand)
+        proof = shuffle_proof.prove(self._shuffle_transcript(epoch, layer), key, perm, prev,
+                                    out, self._rand)
+        return out, proof
 
     def _strip_value(self, position: Position, old: Point) -> Point:
         """This seat's layer removed from ``old``: ``e_j^-1 · old``."""
@@ -1170,6 +1193,11 @@ class Session:
 
     def _key_transcript(self, seat: int) -> Transcript:
         return Transcript(self._ctx(), kind=b"key", seat=seat)
+
+    def _shuffle_transcript(self, epoch: int, layer: int) -> Transcript:
+        ctx = Context(table=self.config.table, round_no=self.config.round_no,
+                      round_id=self.round_id or b"", epoch=epoch)
+        return Transcript(ctx, kind=shuffle_proof.KIND, seat=layer)
 
     def _strip_transcript(
         self, seat: int, layer: int, op: int, positions: Sequence[Position]
