@@ -8,11 +8,17 @@ in-memory :class:`~p2p8s.crypto.harness.FakeNetwork` and reports two figures per
   with a zero-latency network (each seat's logical clock advances by its own handling
   time, and a message is available to its recipient when its sender finished).
 
-Goals: shuffle + deal <= 100 ms (4 seats, 52 cards) and <= 300 ms (7 seats, 104 cards),
-draw <= 5 ms. Run: ``python benchmarks/crypto_bench.py``.
+Goals (issue #13, with a proof for every shuffle step): one step's proof, 52 cards,
+prove <= 80 ms and verify <= 80 ms; shuffle + deal <= 250 ms (4 seats, 52 cards) and
+<= 900 ms (7 seats, 104 cards); draw <= 5 ms. Beside each time the count of scalar
+multiplications (variable-base + fixed-base) is printed. The first table compares the
+two groups the code has used, ed25519 (PyNaCl) and ristretto255 (rbcl), side by side.
+Run: ``python benchmarks/crypto_bench.py``.
 
 Machine speed: the cost is almost all scalar multiplications, so the benchmark measures
-µs per scalar multiplication (the *calibration*) just before and just after each table
+µs per ed25519 scalar multiplication (the *calibration*; the same operation whatever
+group the code uses, so the reference figure keeps its meaning) just before and just
+after each table
 size and prints every figure twice — **raw**, as measured on this machine now, and
 **scaled to the reference machine** (raw × :data:`REFERENCE_MUL_US` / calibration, the
 mean of the two calibrations). Goals are judged on both, each labelled; a goal met only
@@ -22,17 +28,58 @@ code is fast enough here.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import statistics
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
-from p2p8s.crypto import group
+import rbcl
+from nacl import bindings as nacl
+
+from p2p8s.crypto import group, shuffle_proof
+from p2p8s.crypto.deck import card_points, shuffle_step
 from p2p8s.crypto.harness import FakeNetwork, deal_hands, new_table
 from p2p8s.crypto.rand import seeded
+from p2p8s.crypto.transcript import Context, Transcript
 
-#: µs per variable-base scalar multiplication on an idle core of the reference machine,
-#: the machine the goals were set on.
+#: µs per variable-base ed25519 scalar multiplication on an idle core of the reference
+#: machine, the machine the goals were set on.
 REFERENCE_MUL_US = 78.0
+
+
+@dataclass(slots=True)
+class Counts:
+    """Scalar multiplications counted while :func:`counting` is on."""
+
+    var: int = 0
+    fixed: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.var} var + {self.fixed} fixed"
+
+
+@contextmanager
+def counting() -> Iterator[Counts]:
+    """Count :func:`group.mul` (variable base) and :func:`group.base_mul` calls."""
+    counts = Counts()
+    mul, base_mul = group.mul, group.base_mul
+
+    def counted_mul(s: Any, p: Any) -> Any:
+        counts.var += 1
+        return mul(s, p)
+
+    def counted_base(s: Any) -> Any:
+        counts.fixed += 1
+        return base_mul(s)
+    group.mul, group.base_mul = counted_mul, counted_base  # type: ignore[assignment]
+    try:
+        yield counts
+    finally:
+        group.mul, group.base_mul = mul, base_mul  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +96,8 @@ class Figures:
     play_crit: float
     audit_total: float
     audit_one: float
+    setup_muls: Counts
+    deal_muls: Counts
 
 
 def _reset(net: FakeNetwork) -> None:
@@ -66,15 +115,17 @@ def measure(players: int, deck: int, hand: int) -> Figures:
     """Run one table size and return its raw figures (ms)."""
     net = new_table(players, deck_size=deck, clock=time.perf_counter,
                     seed=b"bench%d" % players)
-    net.call_all(lambda s: s.start_round())
-    net.roundtrip_until_done()
+    with counting() as setup_muls:
+        net.call_all(lambda s: s.start_round())
+        net.roundtrip_until_done()
     setup_cpu, setup_crit = _phase(net)
 
     _reset(net)
-    deal_hands(net, hand)
-    top = players * hand
-    net.call_all(lambda s: s.open([(0, top)]))
-    net.roundtrip_until_done()
+    with counting() as deal_muls:
+        deal_hands(net, hand)
+        top = players * hand
+        net.call_all(lambda s: s.open([(0, top)]))
+        net.roundtrip_until_done()
     deal_cpu, deal_crit = _phase(net)
 
     draws = 6
@@ -104,7 +155,7 @@ def measure(players: int, deck: int, hand: int) -> Figures:
     audit_one = audit_total / players
 
     return Figures(setup_cpu, setup_crit, deal_cpu, deal_crit, draw_cpu, draw_crit,
-                   play_cpu, play_crit, audit_total, audit_one)
+                   play_cpu, play_crit, audit_total, audit_one, setup_muls, deal_muls)
 
 
 def _verdict(value: float, goal: float) -> str:
@@ -139,6 +190,11 @@ def report(players: int, deck: int, hand: int, goal_ms: float, raw: Figures,
     for name, cpu, crit, fmt in rows:
         print(f"  {name:<40}{cpu:>14{fmt}}ms{crit:>16{fmt}}ms"
               f"{cpu * k:>14{fmt}}ms{crit * k:>16{fmt}}ms")
+    n = players
+    print(f"  scalar multiplications, all seats: setup {raw.setup_muls} "
+          f"(per seat {raw.setup_muls.var // n} + {raw.setup_muls.fixed // n}); "
+          f"deal {raw.deal_muls} (per seat {raw.deal_muls.var // n} + "
+          f"{raw.deal_muls.fixed // n})")
     for what, cpu, crit, goal in (
         ("shuffle + deal", raw.setup_cpu + raw.deal_cpu, raw.setup_crit + raw.deal_crit,
          goal_ms),
@@ -150,18 +206,82 @@ def report(players: int, deck: int, hand: int, goal_ms: float, raw: Figures,
               f" per seat {_verdict(crit * k, goal)}")
 
 
-def mul_us() -> float:
-    """Microseconds per variable-base scalar multiplication on this machine, now
-    (the median of five runs of 100, so one hiccup does not skew it)."""
-    s = group.random_scalar(seeded(b"bench"))
-    p = group.hash_to_point(b"bench", b"p")
+def _us(fn: Callable[[], object], count: int = 100) -> float:
+    """µs per call of ``fn``: the median of five runs of ``count``."""
     runs = []
     for _ in range(5):
         t0 = time.perf_counter()
-        for _ in range(100):
-            group.mul(s, p)
-        runs.append((time.perf_counter() - t0) / 100 * 1e6)
+        for _ in range(count):
+            fn()
+        runs.append((time.perf_counter() - t0) / count * 1e6)
     return statistics.median(runs)
+
+
+def mul_us() -> float:
+    """Microseconds per variable-base ed25519 scalar multiplication on this machine, now
+    (the median of five runs of 100, so one hiccup does not skew it)."""
+    s = nacl.crypto_core_ed25519_scalar_reduce(hashlib.sha512(b"bench").digest())
+    p = nacl.crypto_scalarmult_ed25519_base_noclamp(s)
+    return _us(lambda: nacl.crypto_scalarmult_ed25519_noclamp(s, p))
+
+
+def compare_groups() -> None:
+    """ed25519 (PyNaCl, protocol version 1) and ristretto255 (rbcl, version 2) side by
+    side, µs per operation, measured alternately in this one run."""
+    s = nacl.crypto_core_ed25519_scalar_reduce(hashlib.sha512(b"bench").digest())
+    ep = nacl.crypto_scalarmult_ed25519_base_noclamp(s)
+    rp = rbcl.crypto_scalarmult_ristretto255_base(s)
+    h = os.urandom(64)
+    rows = [
+        ("variable-base multiplication",
+         lambda: nacl.crypto_scalarmult_ed25519_noclamp(s, ep),
+         lambda: rbcl.crypto_scalarmult_ristretto255(s, rp)),
+        ("fixed-base multiplication",
+         lambda: nacl.crypto_scalarmult_ed25519_base_noclamp(s),
+         lambda: rbcl.crypto_scalarmult_ristretto255_base(s)),
+        ("point check", lambda: nacl.crypto_core_ed25519_is_valid_point(ep),
+         lambda: rbcl.crypto_core_ristretto255_is_valid_point(rp)),
+        ("point addition", lambda: nacl.crypto_core_ed25519_add(ep, ep),
+         lambda: rbcl.crypto_core_ristretto255_add(rp, rp)),
+        ("hash to the group (64 bytes)",
+         lambda: nacl.crypto_core_ed25519_add(nacl.crypto_core_ed25519_from_uniform(h[:32]),
+                                              nacl.crypto_core_ed25519_from_uniform(h[32:])),
+         lambda: rbcl.crypto_core_ristretto255_from_hash(h)),
+    ]
+    print(f"\n  {'group operation':<32}{'ed25519 µs':>12}{'ristretto255 µs':>17}{'ratio':>8}")
+    for name, ed, ri in rows:
+        a, b = _us(ed), _us(ri)
+        print(f"  {name:<32}{a:>12.1f}{b:>17.1f}{b / a:>8.2f}")
+    print(f"  in use: {group.__doc__.splitlines()[0] if group.__doc__ else '?'}")
+
+
+def bench_proof(cards: int) -> None:
+    """One shuffle step's proof of ``cards`` points: prove and verify (median of 5), with
+    their scalar multiplications, raw and scaled; goals 80 ms each (52 cards)."""
+    rand = seeded(b"bench/proof")
+    inputs = card_points(b"T", 1, bytes(32), 0, range(cards))
+    key = group.random_scalar(rand)
+    perm, outputs = shuffle_step(key, inputs, rand)
+    Y = group.base_mul(key)
+    ctx = Context(table=b"T", round_no=1, round_id=bytes(32))
+
+    def t() -> Transcript:
+        return Transcript(ctx, kind=shuffle_proof.KIND, seat=0)
+    shuffle_proof.generators(cards)  # hashed once per deck size, then cached
+    cal_before = mul_us()
+    with counting() as pc:
+        proof = shuffle_proof.prove(t(), key, perm, inputs, outputs, rand)
+    with counting() as vc:
+        assert shuffle_proof.verify(t(), Y, inputs, outputs, proof)
+    prove_ms = _us(lambda: shuffle_proof.prove(t(), key, perm, inputs, outputs, rand), 5) / 1e3
+    verify_ms = _us(lambda: shuffle_proof.verify(t(), Y, inputs, outputs, proof), 5) / 1e3
+    k = REFERENCE_MUL_US / ((cal_before + mul_us()) / 2)
+    goal = 80.0
+    print(f"\nshuffle proof, one step of {cards} cards (scale factor {k:.2f})")
+    for name, ms, counts in (("prove", prove_ms, pc), ("verify", verify_ms, vc)):
+        print(f"  {name:<8}{ms:>8.1f} ms raw{ms * k:>8.1f} ms scaled   [{counts}]"
+              f"   goal <= {goal:.0f} ms: raw {_verdict(ms, goal)}, "
+              f"scaled {_verdict(ms * k, goal)}")
 
 
 def bench(players: int, deck: int, hand: int, goal_ms: float) -> None:
@@ -173,13 +293,16 @@ def bench(players: int, deck: int, hand: int, goal_ms: float) -> None:
 
 
 def main() -> None:
-    print("p2p8s mental-poker compute cost (PyNaCl/libsodium ed25519, one process)")
-    print(f"calibration: {mul_us():.0f} µs per scalar multiplication right now; the "
+    print("p2p8s mental-poker compute cost (libsodium, one process)")
+    compare_groups()
+    print(f"\ncalibration: {mul_us():.0f} µs per ed25519 multiplication right now; the "
           f"reference machine: {REFERENCE_MUL_US:.0f} µs on an idle core.")
     print("Every figure is given raw (as measured here) and scaled to the reference "
           "machine\n(raw x reference/calibration); goals are judged on both.")
-    bench(4, 52, 7, 100.0)
-    bench(7, 104, 5, 300.0)
+    bench_proof(52)
+    bench_proof(104)
+    bench(4, 52, 7, 250.0)
+    bench(7, 104, 5, 900.0)
 
 
 if __name__ == "__main__":

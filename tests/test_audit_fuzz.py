@@ -69,7 +69,7 @@ def _played(players: int, target: int, seed: bytes, seat: int) -> Fixture:
 @pytest.fixture(scope="module")
 def match() -> Fixture:
     """Seat 0's log of a whole two-round match of three."""
-    return _played(3, 60, b"log", 0)
+    return _played(3, 60, b"log5", 0)
 
 
 @pytest.fixture(scope="module")
@@ -181,10 +181,10 @@ def test_a_frame_that_does_not_verify_is_damage_not_a_verdict(
 def test_a_missing_frame_is_named_and_nobody_is_blamed(tmp_path: Path, match: Fixture) -> None:
     """A gap in a sender's messages is no cheat: the log cannot be audited past it."""
     frames = list(match.frames)
-    del frames[200]  # Cem's message 11 of round 2
+    del frames[200]  # Cem's message 37 of round 2
     got = _audit(_write(tmp_path / "x.p2p8slog", match.header, frames))
     assert got.code == 2 and _oks(got.out) == 1 and "FAILED" not in got.out
-    assert got.err.strip() == ("damaged log: the log lacks message 11 of Cem in round 2: it "
+    assert got.err.strip() == ("damaged log: the log lacks message 37 of Cem in round 2: it "
                                "cannot be audited past that point")
     assert "verdict: damaged log (no seat at fault in what could be read)" in got.out
 
@@ -193,7 +193,7 @@ def test_frames_moved_across_a_round_end_audit_ok(tmp_path: Path, match: Fixture
     """Frames out of a node's order (here a round-1 reveal and a round-2 play swapped) are
     put back in an order a node could have received them."""
     frames = list(match.frames)
-    frames[167], frames[197] = frames[197], frames[167]
+    frames[85], frames[109] = frames[109], frames[85]
     got = _audit(_write(tmp_path / "x.p2p8slog", match.header, frames))
     assert got.code == 0 and _oks(got.out) == 2 and "verdict: ok" in got.out
 

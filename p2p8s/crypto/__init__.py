@@ -2,9 +2,10 @@
 
 Pure and sans-IO: no sockets, no clock, randomness passed in. Modules, one thing each:
 
-* :mod:`~p2p8s.crypto.group` — the prime-order ed25519 group (PyNaCl/libsodium);
+* :mod:`~p2p8s.crypto.group` — the prime-order group ristretto255 (libsodium through rbcl);
 * :mod:`~p2p8s.crypto.transcript` — Fiat–Shamir transcripts and hedged nonces;
 * :mod:`~p2p8s.crypto.proofs` — Schnorr, Chaum–Pedersen DLEQ and batch DLEQ proofs;
+* :mod:`~p2p8s.crypto.shuffle_proof` — the zero-knowledge proof of a shuffle step;
 * :mod:`~p2p8s.crypto.rand` — seeded test randomness, uniform integers, permutations;
 * :mod:`~p2p8s.crypto.deck` — card points, positions, one seat's shuffle step;
 * :mod:`~p2p8s.crypto.escrow` — Feldman VSS of keys with encrypted shares;

@@ -3,8 +3,10 @@
 :func:`audit_round` checks, in this order, and names the first seat at fault:
 
 1. keys: ``e_j·G == Y_j`` (BAD_KEY);
-2. each shuffle step of each epoch as a multiset: ``{e_j·x : x in input} == output``
-   (BAD_SHUFFLE) — this also yields the full deck order of every epoch;
+2. each epoch's final deck, decoded once with the product of the keys (every step was
+   proven on receipt): a permutation of the epoch's card points, which gives the deck
+   order; if not, each step as a multiset ``{e_j·x : x in input} == output`` names the
+   first shuffler at fault (BAD_SHUFFLE);
 3. every strip: ``e_layer · new == old`` and in the fixed order (BAD_STRIP);
 4. every played card equals the card at its position (BAD_PLAY);
 5. every dispute: a position that decodes to a card was disputed falsely (FALSE_DISPUTE).
@@ -96,7 +98,28 @@ def _check_keys(record: RoundRecord, secrets: Sequence[Scalar]) -> None:
 
 
 def _epoch_order(record: RoundRecord, ep: EpochRecord, secrets: Sequence[Scalar]) -> list[int]:
+    """The card indices of ``ep``'s final deck, position 0 first: the last step decoded
+    once with the product of the keys of the seats that stepped (each step was proven
+    on receipt, §5.3.1); only if that fails are the steps checked one by one, to name
+    the first shuffler at fault (BAD_SHUFFLE)."""
     base = card_points(record.table, record.round_no, record.round_id, ep.epoch, ep.cards)
+    if ep.steps and all(len(out) == len(base) for out in ep.steps):
+        product = 1
+        for seat in range(len(ep.steps)):
+            product = product * group.scalar_to_int(secrets[seat]) % group.ORDER
+        lookup = {p: i for i, p in enumerate(base)}
+        try:
+            inverse = group.scalar_inv(group.scalar_from_int(product))
+            slots = [lookup.get(group.mul(inverse, p)) for p in ep.steps[-1]]
+        except GroupError:
+            slots = [None]
+        if None not in slots and len(set(slots)) == len(slots):
+            return [ep.cards[i] for i in slots if i is not None]
+    return _name_shuffler(ep, base, secrets)
+
+
+def _name_shuffler(ep: EpochRecord, base: Sequence[Point], secrets: Sequence[Scalar]
+                   ) -> list[int]:
     # origin[i] = canonical slot whose card sits at slot i of the current step
     origin = list(range(len(base)))
     current: Sequence[Point] = base

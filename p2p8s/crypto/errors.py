@@ -92,6 +92,7 @@ class Cheat(Code):
     SHUFFLE_REPEATS = "shuffle-repeats"
     POINT_OUTSIDE_GROUP = "point-outside-group"
     SHUFFLE_STEP = "shuffle-step"  # epoch
+    SHUFFLE_PROOF = "shuffle-proof"  # epoch
     RESHUFFLE_MISMATCH = "reshuffle-mismatch"
     # strips
     STRIPS_OTHER_LAYER = "strips-other-layer"

@@ -1,16 +1,20 @@
-"""The prime-order group: libsodium's ed25519 subgroup of order l, through PyNaCl.
+"""The prime-order group: ristretto255 (RFC 9496) through libsodium, bundled by ``rbcl``.
 
-This is the only module that touches the group; swap it (e.g. for ristretto255) and the
-rest of :mod:`p2p8s.crypto` stays. Points and scalars are plain ``bytes`` (32 each):
+This is the only module that touches the group; swap it and the rest of
+:mod:`p2p8s.crypto` stays. Points and scalars are plain ``bytes`` (32 each):
 
-* a :data:`Point` is the RFC 8032 encoding of an element of the prime-order subgroup
-  (order ``l = 2**252 + 27742317777372353535851937790883648493``);
+* a :data:`Point` is the canonical RFC 9496 encoding of a ristretto255 element (a group
+  of prime order ``l = 2**252 + 27742317777372353535851937790883648493``: no cofactor,
+  no small-order points);
 * a :data:`Scalar` is a canonical little-endian integer in ``0..l-1``.
 
-Every point received from a peer goes through :func:`check_point` (canonical, on the
-curve, in the prime-order subgroup, not the identity). libsodium's variable-base
-scalar multiplication performs the same checks on its input and refuses the identity as
-output; :func:`mul` turns that refusal into :class:`GroupError`.
+Every point received from a peer goes through :func:`is_valid_point` (or :func:`check_subgroup`)
+(a canonical encoding, not the identity). libsodium's variable-base scalar
+multiplication decodes (checks) its input and refuses the identity as input and as
+output; :func:`mul` turns that refusal into :class:`GroupError`. The switch from the
+edwards25519 subgroup (protocol version 1) measured 0.6-0.7x the cost of a
+multiplication, 0.13x a point check and 0.2x a hash to the group
+(``benchmarks/crypto_bench.py``, "group" table).
 """
 
 from __future__ import annotations
@@ -19,8 +23,7 @@ import hashlib
 from collections.abc import Callable, Iterable
 from typing import NewType
 
-from nacl import bindings as _na
-from nacl.exceptions import RuntimeError as _NaclRuntimeError
+import rbcl as _rb
 
 from p2p8s.errors import Code, Error
 
@@ -32,14 +35,14 @@ Rand = Callable[[int], bytes]
 
 POINT_BYTES = 32
 SCALAR_BYTES = 32
-#: The group order l (RFC 8032 §5.1).
+#: The group order l (RFC 9496 §4).
 ORDER = 2**252 + 27742317777372353535851937790883648493
-#: The encoding of the neutral element (0, 1).
-IDENTITY = Point(bytes([1]) + bytes(31))
+#: The encoding of the neutral element (RFC 9496: 32 zero bytes).
+IDENTITY = Point(bytes(32))
 #: The scalar 1.
 ONE = Scalar((1).to_bytes(32, "little"))
-#: The RFC 8032 base point B, used as the generator G.
-GENERATOR = Point(_na.crypto_scalarmult_ed25519_base_noclamp((1).to_bytes(32, "little")))
+#: The ristretto255 generator (the image of the RFC 8032 base point), used as G.
+GENERATOR = Point(_rb.crypto_scalarmult_ristretto255_base(ONE))
 
 
 class GroupProblem(Code):
@@ -81,7 +84,7 @@ def scalar_to_int(s: Scalar) -> int:
 
 def scalar_reduce(wide: bytes) -> Scalar:
     """A 64-byte string read little-endian and reduced mod l (RFC 8032 style)."""
-    return Scalar(_na.crypto_core_ed25519_scalar_reduce(wide))
+    return Scalar(_rb.crypto_core_ristretto255_scalar_reduce(wide))
 
 
 def scalar_from_hash(*parts: bytes) -> Scalar:
@@ -107,49 +110,51 @@ def random_scalar(rand: Rand) -> Scalar:
 
 def scalar_add(a: Scalar, b: Scalar) -> Scalar:
     """``a + b mod l``."""
-    return Scalar(_na.crypto_core_ed25519_scalar_add(a, b))
+    return Scalar(_rb.crypto_core_ristretto255_scalar_add(a, b))
 
 
 def scalar_sub(a: Scalar, b: Scalar) -> Scalar:
     """``a - b mod l``."""
-    return Scalar(_na.crypto_core_ed25519_scalar_sub(a, b))
+    return Scalar(_rb.crypto_core_ristretto255_scalar_sub(a, b))
 
 
 def scalar_mul(a: Scalar, b: Scalar) -> Scalar:
     """``a * b mod l``."""
-    return Scalar(_na.crypto_core_ed25519_scalar_mul(a, b))
+    return Scalar(_rb.crypto_core_ristretto255_scalar_mul(a, b))
 
 
 def scalar_neg(a: Scalar) -> Scalar:
     """``-a mod l``."""
-    return Scalar(_na.crypto_core_ed25519_scalar_negate(a))
+    return Scalar(_rb.crypto_core_ristretto255_scalar_negate(a))
 
 
 def scalar_inv(a: Scalar) -> Scalar:
     """``a**-1 mod l``; raises :class:`GroupError` for zero."""
     if not any(a):
         raise GroupError(GroupProblem.ZERO_INVERSE)
-    return Scalar(_na.crypto_core_ed25519_scalar_invert(a))
+    return Scalar(_rb.crypto_core_ristretto255_scalar_invert(a))
 
 
 def is_valid_point(data: bytes) -> bool:
-    """True if ``data`` encodes a prime-order-subgroup element other than the identity."""
-    return len(data) == POINT_BYTES and bool(_na.crypto_core_ed25519_is_valid_point(data))
+    """True if ``data`` is the canonical encoding of a ristretto255 element other than
+    the identity."""
+    return (len(data) == POINT_BYTES and data != IDENTITY
+            and bool(_rb.crypto_core_ristretto255_is_valid_point(data)))
 
 
 def base_mul(s: Scalar) -> Point:
     """``s·G``; raises :class:`GroupError` if ``s`` is zero (the identity)."""
     try:
-        return Point(_na.crypto_scalarmult_ed25519_base_noclamp(s))
-    except _NaclRuntimeError:
+        return Point(_rb.crypto_scalarmult_ristretto255_base(s))
+    except RuntimeError:
         raise GroupError(GroupProblem.BASE_IDENTITY) from None
 
 
 def mul(s: Scalar, p: Point) -> Point:
     """``s·p``; raises :class:`GroupError` if ``p`` is invalid or the result is the identity."""
     try:
-        return Point(_na.crypto_scalarmult_ed25519_noclamp(s, p))
-    except _NaclRuntimeError:
+        return Point(_rb.crypto_scalarmult_ristretto255(s, p))
+    except RuntimeError:
         raise GroupError(GroupProblem.MUL) from None
 
 
@@ -157,8 +162,8 @@ def add(p: Point, q: Point) -> Point:
     """``p + q`` of two subgroup elements (results of :func:`mul`/:func:`base_mul` or
     checked points); raises :class:`GroupError` if the sum is the identity."""
     try:
-        r = Point(_na.crypto_core_ed25519_add(p, q))
-    except _NaclRuntimeError:
+        r = Point(_rb.crypto_core_ristretto255_add(p, q))
+    except RuntimeError:
         raise GroupError(GroupProblem.ADD_INVALID) from None
     if r == IDENTITY:
         raise GroupError(GroupProblem.ADD_IDENTITY)
@@ -168,8 +173,8 @@ def add(p: Point, q: Point) -> Point:
 def sub(p: Point, q: Point) -> Point:
     """``p - q`` of two subgroup elements; raises :class:`GroupError` for the identity."""
     try:
-        r = Point(_na.crypto_core_ed25519_sub(p, q))
-    except _NaclRuntimeError:
+        r = Point(_rb.crypto_core_ristretto255_sub(p, q))
+    except RuntimeError:
         raise GroupError(GroupProblem.SUB_INVALID) from None
     if r == IDENTITY:
         raise GroupError(GroupProblem.SUB_IDENTITY)
@@ -190,21 +195,10 @@ def combine(scalars: Iterable[Scalar], points: Iterable[Point]) -> Point:
     return acc
 
 
-def map_to_point(uniform: bytes) -> Point:
-    """libsodium's Elligator 2 map of 32 bytes into the prime-order subgroup.
-
-    This is the non-uniform ``map_to_curve`` + ``clear_cofactor`` of RFC 9380 for
-    edwards25519 (the top bit selects the sign of x).
-    """
-    return Point(_na.crypto_core_ed25519_from_uniform(uniform))
-
-
 def hash_to_point(tag: bytes, data: bytes) -> Point:
-    """Hash to the group, random-oracle style (RFC 9380 §3 ``hash_to_curve`` shape).
-
-    ``h = SHA-512(len(tag)‖tag‖data)``; the two 32-byte halves of ``h`` are mapped with
-    :func:`map_to_point` and the images added, so the output's discrete logarithm to any
-    other hashed point is unknown. ``tag`` must be a domain tag.
-    """
+    """Hash to the group, random-oracle style (the RFC 9380 ``hash_to_ristretto255``
+    shape): ``h = SHA-512(u16 len(tag) ‖ tag ‖ data)`` and the RFC 9496 §4.3.4 one-way
+    map of the 64 bytes (two Elligator maps, added), so the output's discrete logarithm
+    to any other hashed point is unknown. ``tag`` must be a domain tag."""
     h = hashlib.sha512(len(tag).to_bytes(2, "big") + tag + data).digest()
-    return add(map_to_point(h[:32]), map_to_point(h[32:]))
+    return Point(_rb.crypto_core_ristretto255_from_hash(h))

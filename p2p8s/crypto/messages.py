@@ -18,7 +18,7 @@ kind   class            body
 2      Reveal           nonce (32)
 3      KeyAnnounce      key Y_j, proof (Schnorr), commitments [A_0..A_{t-1}],
                         shares [[recipient, ciphertext], ...]
-4      Shuffle          epoch, points [N]
+4      Shuffle          epoch, points [N], proof (shuffle proof, §5.3.1)
 5      Strip            op, layer, items [[epoch, index, point], ...], proof (batch DLEQ)
 6      PlayCards        holder, items [[epoch, index, card], ...], proof (batch DLEQ)
 7      Dispute          epoch, index
@@ -40,6 +40,7 @@ import msgpack
 from p2p8s.crypto.errors import Cheat, CheatDetected, Fault, Malformed
 from p2p8s.crypto.group import Point, Scalar
 from p2p8s.crypto.proofs import Proof
+from p2p8s.crypto.shuffle_proof import ShuffleProof
 from p2p8s.crypto.transcript import VERSION
 
 #: ``(count, head)``: how many messages of a seat the sender has processed, and the
@@ -106,12 +107,14 @@ class KeyAnnounce(Message):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Shuffle(Message):
-    """The sender's shuffle step of ``epoch``: its key times the previous deck, permuted."""
+    """The sender's shuffle step of ``epoch``: its key times the previous deck, permuted,
+    with the proof of it (:mod:`~p2p8s.crypto.shuffle_proof`, §5.3.1)."""
 
     KIND = 4
-    BODY = (("epoch", "int"), ("points", ("list", "b32")))
+    BODY = (("epoch", "int"), ("points", ("list", "b32")), ("proof", "shuffle-proof"))
     epoch: int
     points: tuple[Point, ...]
+    proof: ShuffleProof
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -219,6 +222,8 @@ _HEADER = ("table", "round_no", "seat", "seq", "echo")
 def _to_wire(value: Any) -> Any:
     if isinstance(value, Proof):
         return value.to_bytes()
+    if isinstance(value, ShuffleProof):
+        return value.to_wire()
     if isinstance(value, tuple):
         return [_to_wire(v) for v in value]
     return value
@@ -259,6 +264,11 @@ def _check(spec: Any, value: Any) -> Any:
             return Proof.from_bytes(value)
         except ValueError:
             raise _Bad(Malformed.BAD_PROOF) from None
+    if spec == "shuffle-proof":
+        try:
+            return ShuffleProof.from_parts(_check(_SHUFFLE_PROOF_SPEC, value))
+        except ValueError:
+            raise _Bad(Malformed.BAD_PROOF) from None
     kind = spec[0]
     if type(value) is not list and type(value) is not tuple:
         raise _Bad(Malformed.EXPECTED_ARRAY)
@@ -274,6 +284,8 @@ def _check(spec: Any, value: Any) -> Any:
 
 
 _ECHO_SPEC = ("list", ("tuple", "int", "b32"))
+_B32S = ("list", "b32")
+_SHUFFLE_PROOF_SPEC = ("tuple", _B32S, _B32S, "b32", "b32", _B32S, _B32S, _B32S)
 
 
 def _shown(value: Any) -> str:

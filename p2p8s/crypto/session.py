@@ -53,7 +53,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
-from p2p8s.crypto import escrow, group, proofs
+from p2p8s.crypto import escrow, group, proofs, shuffle_proof
 from p2p8s.crypto.audit import (
     AuditReport,
     EpochRecord,
@@ -134,15 +134,21 @@ def round_id_of(table: bytes, round_no: int, nonces: Sequence[bytes]) -> bytes:
     return hashlib.sha512(data).digest()[:32]
 
 
-def round_key(key_seed: bytes, table: bytes, round_no: int, seat: int) -> Scalar:
-    """The round key ``e_j`` a node derives from its per-table secret ``key_seed``
-    (32 bytes): ``HMAC-SHA512(key_seed, tag ‖ lp(table) ‖ u64 round ‖ u8 seat)`` read
-    little-endian and reduced mod the group order (a restarted node recomputes it and
-    proves it by ``e_j·G = Y_j``). Raises ValueError for a seed of the wrong length, or
-    for the (probability 2^-252) zero scalar."""
+def round_key(key_seed: bytes, table: bytes, round_no: int, round_id: bytes,
+              seat: int) -> Scalar:
+    """The round key ``e_j`` a node derives from its per-match secret ``key_seed``
+    (32 bytes): ``HMAC-SHA512(key_seed, tag ‖ lp(table) ‖ u64 round ‖ lp(round_id) ‖
+    u8 seat)`` read little-endian and reduced mod the group order (a restarted node
+    recomputes it and proves it by ``e_j·G = Y_j``). ``round_id`` is the jointly random
+    id of §5.1 (32 bytes), so no two rounds share a key even if a table code and a secret
+    were used again (issue #13). Raises ValueError for a seed or round id of the wrong
+    length, or for the (probability 2^-252) zero scalar."""
     if len(key_seed) != KEY_SEED_BYTES:
         raise ValueError(f"a key seed is {KEY_SEED_BYTES} bytes")
-    data = ROUND_KEY_TAG + _lp(table) + round_no.to_bytes(8, "big") + bytes([seat])
+    if len(round_id) != 32:
+        raise ValueError("a round id is 32 bytes")
+    data = (ROUND_KEY_TAG + _lp(table) + round_no.to_bytes(8, "big") + _lp(round_id)
+            + bytes([seat]))
     key = group.scalar_reduce(hmac.new(key_seed, data, hashlib.sha512).digest())
     if not any(key):
         raise ValueError("the derived round key is zero")
@@ -276,9 +282,9 @@ class Session:
         self._nonces: list[bytes | None] = [None] * n
         self._revealed_nonce = False
         self.round_id: bytes | None = None
+        # a derived key needs the round id (§5.2): set when it is known (_pump)
         self._key = (group.random_scalar(rand) if config.key_seed is None or config.observer
-                     else round_key(config.key_seed, config.table, config.round_no,
-                                    config.seat))
+                     else group.ONE)
         self._key_inv = group.scalar_inv(self._key)
         self._keys: list[Point | None] = [None] * n
         self._escrow: list[tuple[Point, ...]] = [()] * n
@@ -843,7 +849,7 @@ class Session:
             if step not in self._recovered:
                 return False  # this node has not rebuilt that key yet
             if s == self._proxy():
-                check_shuffle_output(msg.points, len(ep.cards), seat=s)
+                self._check_step(msg, ep, layer=step)
                 ep.steps.append(tuple(msg.points))
                 return True
         if s > step:
@@ -852,9 +858,23 @@ class Session:
             return False  # maybe the proxy's step for a recovered seat: not its turn yet
         if s < step or s in self._recovered:
             raise CheatDetected(Cheat.SHUFFLE_OUT_OF_TURN, seat=s, fault=Fault.UNEXPECTED)
-        check_shuffle_output(msg.points, len(ep.cards), seat=s, validate=s + 1 != self._me)
+        self._check_step(msg, ep, layer=s)
         ep.steps.append(tuple(msg.points))
         return True
+
+    def _check_step(self, msg: Shuffle, ep: _Epoch, *, layer: int) -> None:
+        """A received shuffle step for ``layer`` (the sender's own, or a recovered seat's
+        step shuffled by the proxy): N valid distinct points (BAD_POINT,
+        DUPLICATE_POINT), then the shuffle proof against ``Y_layer`` (§5.3.1:
+        BAD_SHUFFLE), each naming the sender."""
+        check_shuffle_output(msg.points, len(ep.cards), seat=msg.seat)
+        key = self._keys[layer]
+        assert key is not None
+        prev = ep.steps[-1] if ep.steps else ep.base
+        if not shuffle_proof.verify(self._shuffle_transcript(msg.epoch, layer), key, prev,
+                                    msg.points, msg.proof):
+            raise CheatDetected(Cheat.SHUFFLE_PROOF, seat=msg.seat, fault=Fault.BAD_SHUFFLE,
+                                epoch=msg.epoch)
 
     def _on_strip(self, msg: Strip) -> bool:
         s = msg.seat
@@ -1027,6 +1047,10 @@ class Session:
                                         [x for x in self._nonces if x is not None])
             self._events.append(RoundIdReady(self.round_id))
             if not self._observer:
+                if self.config.key_seed is not None:
+                    self._key = round_key(self.config.key_seed, self.config.table,
+                                          self.config.round_no, self.round_id, self._me)
+                    self._key_inv = group.scalar_inv(self._key)
                 self._announce_key()
             return True
         if not self._keys_ready:
@@ -1046,12 +1070,12 @@ class Session:
             ):
                 prev = ep.steps[-1] if ep.steps else ep.base
                 if mine:
-                    out = self._shuffle_points(e, prev)
+                    out, proof = self._shuffle_points(e, prev)
                 else:  # the proxy shuffles for a seat whose key was recovered (§8)
                     secret = self._secrets[step]
                     assert secret is not None
-                    out = shuffle_step(secret, prev, self._rand)
-                self._send(Shuffle, epoch=e, points=out)
+                    out, proof = self._proven_step(e, step, secret, prev)
+                self._send(Shuffle, epoch=e, points=out, proof=proof)
                 ep.steps.append(out)
                 changed = True
         changed |= self._announce_epochs()
@@ -1165,16 +1189,25 @@ class Session:
     # ------------------------------------------------------------------ own steps
     # (small methods so a test can subclass Session to play a cheating seat)
 
-    def _shuffle_points(self, epoch: int, prev: tuple[Point, ...]) -> tuple[Point, ...]:
-        """This seat's shuffle step of ``epoch``: ``e_j·prev`` under a fresh permutation.
+    def _shuffle_points(self, epoch: int, prev: tuple[Point, ...]
+                        ) -> tuple[tuple[Point, ...], shuffle_proof.ShuffleProof]:
+        """This seat's shuffle step of ``epoch``: ``e_j·prev`` under a fresh permutation,
+        and its proof (§5.3.1).
 
         The multiplications check every input point; a bad one names the previous seat.
         """
         try:
-            return shuffle_step(self._key, prev, self._rand)
+            return self._proven_step(epoch, self._me, self._key, prev)
         except group.GroupError:
             raise CheatDetected(Cheat.POINT_OUTSIDE_GROUP, seat=self._me - 1,
                                 fault=Fault.BAD_POINT) from None
+
+    def _proven_step(self, epoch: int, layer: int, key: Scalar, prev: tuple[Point, ...]
+                     ) -> tuple[tuple[Point, ...], shuffle_proof.ShuffleProof]:
+        perm, out = shuffle_step(key, prev, self._rand)
+        proof = shuffle_proof.prove(self._shuffle_transcript(epoch, layer), key, perm, prev,
+                                    out, self._rand)
+        return out, proof
 
     def _strip_value(self, position: Position, old: Point) -> Point:
         """This seat's layer removed from ``old``: ``e_j^-1 · old``."""
@@ -1204,6 +1237,11 @@ class Session:
 
     def _key_transcript(self, seat: int) -> Transcript:
         return Transcript(self._ctx(), kind=b"key", seat=seat)
+
+    def _shuffle_transcript(self, epoch: int, layer: int) -> Transcript:
+        ctx = Context(table=self.config.table, round_no=self.config.round_no,
+                      round_id=self.round_id or b"", epoch=epoch)
+        return Transcript(ctx, kind=shuffle_proof.KIND, seat=layer)
 
     def _strip_transcript(
         self, seat: int, layer: int, op: int, positions: Sequence[Position]

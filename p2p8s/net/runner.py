@@ -32,7 +32,7 @@ from p2p8s.net.frontend import Frontend, Leave, Think, Typed
 from p2p8s.net.lobby import Mesh
 from p2p8s.net.node import Connected, Connection, Incoming, Lost
 from p2p8s.net.redial import Finder, Redial
-from p2p8s.store.tablelog import TableLogWriter
+from p2p8s.store.tablelog import TableLogWriter, forget_secret
 from p2p8s.table import Table, TableConfig
 from p2p8s.table import linkout as lo
 from p2p8s.table.core import STAND_IN
@@ -515,6 +515,9 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
             run.result.sent, run.result.received = old.result.sent, old.result.received
             result = await run.run(lines)
         assert run.link.done is not None
+        if result.match_over and options.write_log:  # its keys are no longer needed
+            with contextlib.suppress(OSError):
+                forget_secret(mesh.node.table, mesh.seat, options.log_dir)
         frontend.finished(run.table, run.link.done)
         return result
     finally:

@@ -183,6 +183,18 @@ def table_secret(table: bytes, seat: int, directory: Path | None = None) -> byte
     return secret
 
 
+def forget_secret(table: bytes, seat: int, directory: Path | None = None) -> bool:
+    """Delete the per-table secret of ``seat`` at ``table`` once its match is over, so a
+    later match with the same code starts from a fresh one (issue #13; the round keys
+    also depend on the round id, protocol/mental-poker.md §5.2). True if a file was
+    deleted; OSError if the disk refuses."""
+    try:
+        secret_path(table, seat, directory=directory).unlink()
+    except FileNotFoundError:
+        return False
+    return True
+
+
 def _record(kind: int, data: bytes) -> bytes:
     if len(data) + 1 > MAX_RECORD:
         raise ValueError(f"a table log record is at most {MAX_RECORD} bytes")

@@ -98,9 +98,12 @@ class OwnKeys:
         for seat in range(ctx.players):
             if self._seats.runner(seat) != ctx.me or primary.knows_key(seat):
                 continue
-            public = primary.public_key(seat)
-            key = round_key(ctx.key_secret, ctx.config.table, ctx.number, seat)
-            if public is None or base_mul(key) != public:
+            public, round_id = primary.public_key(seat), primary.round_id
+            if public is None or round_id is None:
+                complete = False  # not announced yet
+                continue
+            key = round_key(ctx.key_secret, ctx.config.table, ctx.number, round_id, seat)
+            if base_mul(key) != public:
                 complete = False  # not announced yet, or not derived from this secret
                 continue
             keys.append((seat, bytes(key)))

@@ -28,7 +28,9 @@ def test_a_seeded_key_is_the_derived_one_and_only_it() -> None:
     net = _net(2)
     start(net)
     for s in range(2):
-        key = round_key(bytes([s]) + SEED[1:], b"T", 4, s)
+        rid = net.sessions[0].round_id
+        assert rid is not None
+        key = round_key(bytes([s]) + SEED[1:], b"T", 4, rid, s)
         assert net.sessions[1 - s].public_key(s) == group.base_mul(key)
     with pytest.raises(ValueError, match="key_seed"):
         SessionConfig(table=b"T", round_no=1, players=2, seat=0, deck_size=52, key_seed=b"x")
@@ -40,7 +42,8 @@ def test_a_learnt_key_is_a_recovery(players: int) -> None:
     start(net)
     deal_hands(net, 3)
     gone = players - 1
-    key = round_key(bytes([gone]) + SEED[1:], b"T", 4, gone)
+    assert net.sessions[0].round_id is not None
+    key = round_key(bytes([gone]) + SEED[1:], b"T", 4, net.sessions[0].round_id, gone)
     wrong = group.scalar_add(key, group.scalar_from_int(1))
     with pytest.raises(ProtocolMisuse) as info:
         net.sessions[0].learn_key(gone, wrong)

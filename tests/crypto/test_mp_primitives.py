@@ -16,17 +16,19 @@ from p2p8s.crypto.rand import permutation, seeded, uniform_below
 from p2p8s.crypto.transcript import Context, Transcript
 
 CTX = Context(table=b"T", round_no=1, round_id=bytes(32))
-TORSION = bytes.fromhex("ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f")
+#: the generator's encoding with its lowest bit set: a negative field element, never a
+#: canonical ristretto255 encoding (RFC 9496 §4.3.1)
+NEGATIVE = bytes([group.GENERATOR[0] | 1]) + group.GENERATOR[1:]
 
 
-def test_group_rejects_invalid_identity_and_small_order_points() -> None:
+def test_group_rejects_invalid_identity_and_non_canonical_points() -> None:
     p = group.hash_to_point(b"t", b"x")
     assert group.is_valid_point(p)
     assert not group.is_valid_point(group.IDENTITY)
-    assert not group.is_valid_point(TORSION)
+    assert not group.is_valid_point(NEGATIVE)
     assert not group.is_valid_point(b"\xff" * 32)
     with pytest.raises(group.GroupError):
-        group.mul(group.scalar_from_int(3), group.Point(TORSION))
+        group.mul(group.scalar_from_int(3), group.Point(NEGATIVE))
     with pytest.raises(group.GroupError):
         group.mul(group.scalar_from_int(0), p)
     with pytest.raises(group.GroupError):
@@ -80,8 +82,8 @@ def test_proofs_verify_and_fail_for_another_statement_or_context() -> None:
     assert not proofs.verify_dleq_batch(Transcript(CTX, kind=b"b", seat=0), X, swapped, bp)
     bad = [*pairs[:3], (pairs[3][0], group.mul(group.scalar_from_int(2), pairs[3][1]))]
     assert not proofs.verify_dleq_batch(Transcript(CTX, kind=b"b", seat=0), X, bad, bp)
-    torsioned = [*pairs[:3], (pairs[3][0], group.Point(TORSION))]
-    assert not proofs.verify_dleq_batch(Transcript(CTX, kind=b"b", seat=0), X, torsioned, bp)
+    negative = [*pairs[:3], (pairs[3][0], group.Point(NEGATIVE))]
+    assert not proofs.verify_dleq_batch(Transcript(CTX, kind=b"b", seat=0), X, negative, bp)
     sp = proofs.prove_schnorr(Transcript(CTX, kind=b"s", seat=0), x, X, rand)
     assert proofs.verify_schnorr(Transcript(CTX, kind=b"s", seat=0), X, sp)
     assert not proofs.verify_schnorr(Transcript(CTX, kind=b"s", seat=0), B, sp)

@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
-from p2p8s.crypto import escrow, group, proofs
-from p2p8s.crypto.deck import DECK_SIZES, card_face, card_point
+from p2p8s.crypto import escrow, group, proofs, shuffle_proof
+from p2p8s.crypto.deck import DECK_SIZES, card_face, card_point, shuffle_step
 from p2p8s.crypto.harness import deal_hands, new_table, start
 from p2p8s.crypto.messages import Reveal, decode
 from p2p8s.crypto.rand import permutation, seeded
+from p2p8s.crypto.session import round_key
 from p2p8s.crypto.transcript import Context, Transcript
 
 VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
@@ -102,6 +103,37 @@ def v_dleq() -> dict[str, Any]:
             "batch_proof": h(batch.to_bytes())}
 
 
+def v_shuffle_proof() -> dict[str, Any]:
+    rand = seeded(b"vector/shuffle")
+    e = group.random_scalar(rand)
+    inputs = [card_point(TABLE, 7, ROUND_ID, 0, k) for k in range(4)]
+    perm, outputs = shuffle_step(e, inputs, rand)
+    proof = shuffle_proof.prove(Transcript(CTX, kind=shuffle_proof.KIND, seat=1), e, perm,
+                                inputs, outputs, rand)
+    assert shuffle_proof.verify(Transcript(CTX, kind=shuffle_proof.KIND, seat=1),
+                                group.base_mul(e), inputs, outputs, proof)
+    h0, gens = shuffle_proof.generators(4)
+    return {"spec": "mental-poker.md §5.3.1 (shuffle proof)", "context": _ctx(), "seat": 1,
+            "rand_seed": h(b"vector/shuffle"),
+            "draw_order": "e (64), Fisher-Yates (8 per draw), proof nonce seed (32)",
+            "e": h(e), "Y": h(group.base_mul(e)), "h": h(h0),
+            "generators": [h(g) for g in gens], "inputs": [h(x) for x in inputs],
+            "permutation": list(perm), "outputs": [h(y) for y in outputs],
+            "proof": {"commitments": [h(c) for c in proof.commitments],
+                      "chain": [h(c) for c in proof.chain], "blinded": h(proof.blinded),
+                      "challenge": h(proof.challenge),
+                      "responses": [h(r) for r in proof.responses],
+                      "chain_responses": [h(r) for r in proof.chain_responses],
+                      "perm_responses": [h(r) for r in proof.perm_responses]}}
+
+
+def v_round_key() -> dict[str, Any]:
+    seed = bytes(range(32))
+    return {"spec": "mental-poker.md §5.2 (derived round keys)", "key_seed": h(seed),
+            "table": h(TABLE), "round": 7, "round_id": h(ROUND_ID), "seat": 2,
+            "e": h(round_key(seed, TABLE, 7, ROUND_ID, 2))}
+
+
 def v_round() -> dict[str, Any]:
     net = new_table(2, seed=b"vector/round", table=TABLE, round_no=7)
     start(net)
@@ -165,6 +197,8 @@ CASES: dict[str, Callable[[], dict[str, Any]]] = {
     "schnorr": v_schnorr,
     "dleq": v_dleq,
     "round_transcript": v_round,
+    "shuffle_proof": v_shuffle_proof,
+    "round_key": v_round_key,
     "escrow_share": v_escrow,
     "message_encoding": v_message,
 }
@@ -177,3 +211,31 @@ def test_known_answer_vector(name: str) -> None:
     if os.environ.get("P2P8S_REGEN_VECTORS"):
         path.write_text(json.dumps(got, indent=2) + "\n")
     assert got == json.loads(path.read_text())
+
+
+def test_the_stored_shuffle_proof_verifies_and_a_changed_byte_fails() -> None:
+    """The known-answer shuffle proof, read from the file (not recomputed), verifies; with
+    any one output changed it does not."""
+    v = json.loads((VECTORS / "mp_shuffle_proof.json").read_text())
+    pts = [group.Point(bytes.fromhex(x)) for x in v["inputs"]]
+    outs = [group.Point(bytes.fromhex(x)) for x in v["outputs"]]
+    p = v["proof"]
+
+    def scalars(xs: list[str]) -> tuple[group.Scalar, ...]:
+        return tuple(group.Scalar(bytes.fromhex(x)) for x in xs)
+    proof = shuffle_proof.ShuffleProof(
+        commitments=tuple(group.Point(bytes.fromhex(x)) for x in p["commitments"]),
+        chain=tuple(group.Point(bytes.fromhex(x)) for x in p["chain"]),
+        blinded=group.Point(bytes.fromhex(p["blinded"])),
+        challenge=group.Scalar(bytes.fromhex(p["challenge"])),
+        responses=scalars(p["responses"]), chain_responses=scalars(p["chain_responses"]),
+        perm_responses=scalars(p["perm_responses"]))
+    Y = group.Point(bytes.fromhex(v["Y"]))
+
+    def t() -> Transcript:
+        return Transcript(CTX, kind=shuffle_proof.KIND, seat=v["seat"])
+    assert shuffle_proof.verify(t(), Y, pts, outs, proof)
+    assert [h(g) for g in shuffle_proof.generators(4)[1]] == v["generators"]
+    for i in range(len(outs)):
+        changed = [*outs[:i], group.add(outs[i], group.GENERATOR), *outs[i + 1:]]
+        assert not shuffle_proof.verify(t(), Y, pts, changed, proof)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from net.said import raises_saying
 
-from p2p8s.store.tablelog import CorruptSecret, secret_path, table_secret
+from p2p8s.store.tablelog import CorruptSecret, forget_secret, secret_path, table_secret
 
 
 def test_the_secret_is_created_once_private_and_kept(tmp_path: Path) -> None:
@@ -29,3 +29,12 @@ def test_a_damaged_secret_is_refused(tmp_path: Path, data: bytes) -> None:
     with raises_saying(CorruptSecret, "is not a table secret"):
         table_secret(b"\x03" * 16, 0, tmp_path)
     assert path.read_bytes() == data  # left for the person to look at
+
+
+def test_a_finished_match_forgets_its_secret_and_the_next_gets_a_fresh_one(
+        tmp_path: Path) -> None:
+    first = table_secret(b"\x04" * 16, 1, tmp_path)
+    assert forget_secret(b"\x04" * 16, 1, tmp_path)
+    assert not secret_path(b"\x04" * 16, 1, directory=tmp_path).exists()
+    assert not forget_secret(b"\x04" * 16, 1, tmp_path)  # nothing left to delete
+    assert table_secret(b"\x04" * 16, 1, tmp_path) != first  # same code, new match

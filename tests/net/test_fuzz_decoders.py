@@ -34,6 +34,7 @@ from p2p8s.crypto import messages as cm
 from p2p8s.crypto.errors import CheatDetected, Fault
 from p2p8s.crypto.group import ORDER, Point, Scalar
 from p2p8s.crypto.proofs import Proof as ZkProof
+from p2p8s.crypto.shuffle_proof import ShuffleProof
 from p2p8s.engine import DRAW, PASS, Action, parse_action
 from p2p8s.errors import MalformedInput, RemoteError
 from p2p8s.rules import Ruleset
@@ -318,6 +319,12 @@ SMALL = st.integers(0, 2**32 - 1)
 SCALAR = st.integers(0, ORDER - 1).map(lambda n: Scalar(n.to_bytes(32, "little")))
 PROOF = st.builds(ZkProof, SCALAR, SCALAR)
 POINT = B32.map(Point)
+SHUFFLE_PROOF = st.integers(0, 3).flatmap(lambda n: st.builds(
+    ShuffleProof, commitments=st.lists(POINT, min_size=n, max_size=n).map(tuple),
+    chain=st.lists(POINT, min_size=n, max_size=n).map(tuple), blinded=POINT,
+    challenge=SCALAR, responses=st.lists(SCALAR, min_size=5, max_size=5).map(tuple),
+    chain_responses=st.lists(SCALAR, min_size=n, max_size=n).map(tuple),
+    perm_responses=st.lists(SCALAR, min_size=n, max_size=n).map(tuple)))
 
 
 def _header() -> dict[str, Any]:
@@ -334,7 +341,7 @@ CRYPTO_MESSAGES = st.one_of(
               shares=st.lists(st.tuples(SMALL, st.binary(max_size=60)), max_size=3).map(tuple),
               **_header()),
     st.builds(cm.Shuffle, epoch=SMALL, points=st.lists(POINT, max_size=5).map(tuple),
-              **_header()),
+              proof=SHUFFLE_PROOF, **_header()),
     st.builds(cm.Strip, op=SMALL, layer=SMALL,
               items=st.lists(st.tuples(SMALL, SMALL, POINT), max_size=3).map(tuple),
               proof=PROOF, **_header()),

@@ -76,14 +76,24 @@ def _same_end(net: TableNet) -> None:
         assert node.match.totals == nodes[0].match.totals
 
 
+def _round_id(net: TableNet) -> bytes:
+    """The joint id of the round in play (round keys derive from it, §5.2)."""
+    round_id = net.nodes[0]._sessions.primary.round_id
+    assert round_id is not None
+    return round_id
+
+
 def test_round_keys_derive_from_the_table_secret() -> None:
-    a = round_key(_secret(0), b"t" * 16, 3, 1)
-    assert a == round_key(_secret(0), b"t" * 16, 3, 1)
-    assert len({a, round_key(_secret(0), b"t" * 16, 4, 1), round_key(_secret(0), b"t" * 16, 3, 2),
-                round_key(_secret(1), b"t" * 16, 3, 1), round_key(_secret(0), b"u" * 16, 3, 1)}
-               ) == 5
+    rid, other = bytes(32), bytes([1]) * 32
+    a = round_key(_secret(0), b"t" * 16, 3, rid, 1)
+    assert a == round_key(_secret(0), b"t" * 16, 3, rid, 1)
+    assert len({a, round_key(_secret(0), b"t" * 16, 4, rid, 1),
+                round_key(_secret(0), b"t" * 16, 3, rid, 2),
+                round_key(_secret(1), b"t" * 16, 3, rid, 1),
+                round_key(_secret(0), b"u" * 16, 3, rid, 1),
+                round_key(_secret(0), b"t" * 16, 3, other, 1)}) == 6
     with pytest.raises(ValueError, match="32 bytes"):
-        round_key(b"short", b"t", 1, 0)
+        round_key(b"short", b"t", 1, rid, 0)
 
 
 def test_with_two_people_a_restarted_node_sends_its_keys_and_the_match_goes_on() -> None:
@@ -153,7 +163,8 @@ def test_a_wrong_key_is_named() -> None:
     net = _net(3, b"forge1")
     net.start()
     number = _in_play(net)
-    key = scalar_add(round_key(_secret(1), net.config.table, number, 1), scalar_from_int(1))
+    key = scalar_add(round_key(_secret(1), net.config.table, number, _round_id(net), 1),
+                     scalar_from_int(1))
     fault = _forge(net, 1, encode_ownkey(number, 1, [(1, key)]))
     assert fault.seat == 1 and "does not match" in said(fault)
 
@@ -163,7 +174,7 @@ def test_a_key_of_a_seat_the_sender_does_not_run_is_named() -> None:
     net.start()
     number = _in_play(net)
     # even the right key of seat 2 (leaked): node 1 does not run seat 2
-    key = round_key(_secret(2), net.config.table, number, 2)
+    key = round_key(_secret(2), net.config.table, number, _round_id(net), 2)
     assert base_mul(key)
     fault = _forge(net, 1, encode_ownkey(number, 1, [(2, key)]))
     assert fault.seat == 1 and "does not run" in said(fault)
@@ -178,7 +189,7 @@ def test_a_key_of_a_past_round_is_a_harmless_late_copy_and_a_future_one_waits() 
     until(net, lambda: net.nodes[0].round_number >= 2 and net.nodes[0].round is not None)
     number = net.nodes[0].round_number
     victim = net.nodes[0]
-    key = round_key(_secret(1), net.config.table, number - 1, 1)  # its real old key
+    key = round_key(_secret(1), net.config.table, number - 1, _round_id(net), 1)  # an old key
     before = victim.transcript
     out = victim.receive(1, bytes([OWNKEY]) + encode_ownkey(number - 1, 1, [(1, key)]),
                          net.now)

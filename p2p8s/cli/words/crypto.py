@@ -76,6 +76,7 @@ _CHEATS: dict[Cheat, Template] = {
     Cheat.SHUFFLE_REPEATS: "shuffle output repeats a point",
     Cheat.POINT_OUTSIDE_GROUP: "shuffle holds a point outside the group",
     Cheat.SHUFFLE_STEP: "shuffle step of epoch {epoch} is not a permutation of key × input",
+    Cheat.SHUFFLE_PROOF: "shuffle step of epoch {epoch} came with a proof that fails",
     Cheat.RESHUFFLE_MISMATCH: "the reshuffled stock does not hold the discards",
     Cheat.STRIPS_OTHER_LAYER: "strips another seat's layer",
     Cheat.STRIP_NOT_IN_OPERATION: "strip of {position} not in operation {op}",
