@@ -44,7 +44,7 @@ from p2p8s.rules import Ruleset
 
 #: The protocol version this code speaks (first byte of every frame body). Version 2:
 #: ``refuse`` and ``bye`` carry codes (:class:`Refusal`, :class:`Farewell`), no text.
-VERSION = 2
+VERSION = 3
 #: Largest frame body in bytes (the 4-byte length prefix not counted).
 MAX_FRAME = 64 * 1024
 #: Bytes of the length prefix.
