@@ -68,6 +68,8 @@ HELLO_LENGTH = 1 + PAKE_LENGTH + TABLE_LENGTH + HINT_LENGTH
 _PREFIX = 4
 _AUTH_LENGTH = 32 + 64
 _CONFIRM_LENGTH = 32
+#: The lengths of a frame of protocol versions 1 and 2 (their first message).
+_OLD_FRAME = (98, 65536)
 NO_TABLE = bytes(TABLE_LENGTH)
 NO_HINT = bytes(HINT_LENGTH)
 
@@ -233,9 +235,14 @@ class Handshake:
         """Handle the next complete record in the buffer (None: wait for more bytes)."""
         buf = self._buffer
         if self._peer_hello is None:
-            if len(buf) >= _PREFIX + 1 and buf[_PREFIX] != VERSION:
+            if len(buf) < _PREFIX + 1:
+                return None
+            length = int.from_bytes(buf[:_PREFIX], "big")
+            if buf[_PREFIX] != VERSION and (length == HELLO_LENGTH
+                                            or _OLD_FRAME[0] <= length <= _OLD_FRAME[1]):
+                # a node of another version (its first frame, or its hello)
                 return self._fail(SessionCode.VERSION, theirs=buf[_PREFIX], ours=VERSION)
-            if len(buf) >= _PREFIX and int.from_bytes(buf[:_PREFIX], "big") != HELLO_LENGTH:
+            if length != HELLO_LENGTH:
                 return self._fail(SessionCode.BAD_HELLO, cause="length")
             if len(buf) < _PREFIX + HELLO_LENGTH:
                 return None
