@@ -483,9 +483,11 @@ class Node:
         if self._table is None:
             self._table = session.table  # a joiner learns its table from the host
         my_role = role if role is not None else (Role.HOST if self.seat == 0 else Role.PEER)
-        writer.write(session.sealer.seal(self.frame(Hello(
+        hello_frame = session.sealer.seal(self.frame(Hello(
             name=self.name, nonce=secrets.token_bytes(NONCE_LENGTH), port=self.port,
-            role=my_role))))
+            role=my_role)))
+        if dialled:  # the acceptor answers the dialler's hello with its own, or a refuse
+            writer.write(hello_frame)
         decoder = FrameDecoder(peer=where, expected_key=session.peer_key)
         opener = session.opener
         pending: list[Received] = []
@@ -522,6 +524,8 @@ class Node:
             writer.write(sealer.seal(self.frame(Refuse(code=Refusal.DUPLICATE))))
             raise JoinRefused(NetCode.ALREADY_CONNECTED, refusal=Refusal.DUPLICATE,
                               peer=where)
+        if not dialled:
+            writer.write(hello_frame)
         conn = Connection(key=peer_key, hello=hello, address=address, dialled=dialled,
                           decoder=decoder, writer=writer, reader=reader, sealer=sealer,
                           opener=opener, last_seq=first.message.seq)

@@ -37,7 +37,7 @@ from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words.net import lost_reason
 from p2p8s.crypto.messages import decode as decode_crypto
 from p2p8s.engine import DRAW, PASS, Action, Play
-from p2p8s.errors import Error, RemoteError
+from p2p8s.errors import Error
 from p2p8s.net.admission import Limits
 from p2p8s.net.channel import Opener, Sealer
 from p2p8s.net.handshake import Done, Failed, Handshake, Send, Side
@@ -47,7 +47,6 @@ from p2p8s.net.node import (
     Connected,
     Connection,
     Incoming,
-    JoinRefused,
     Lost,
     NetEvent,
     Node,
@@ -72,8 +71,6 @@ from p2p8s.wire import (
     Hello,
     Message,
     Received,
-    Refusal,
-    Refuse,
     Role,
     encode,
     public_key_bytes,
