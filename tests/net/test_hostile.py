@@ -260,12 +260,12 @@ class Rogue:
         """The PAKE, the node's hello, this rogue's hello; returns the hello frame (with
         ``hold_hello`` it is built but not sent)."""
         assert isinstance(await self.pake(), Done)
-        hello = await self.receive()
-        assert isinstance(hello.message.body, Hello)
-        self.peer_key = hello.key
         frame = self.frame(Hello(name=self.name, nonce=os.urandom(32), port=0, role=role))
-        if not hold_hello:
+        if not hold_hello:  # the node answers the dialler's hello with its own
             self.send(frame)
+            hello = await self.receive()
+            assert isinstance(hello.message.body, Hello)
+            self.peer_key = hello.key
         return frame
 
     async def closed_by_peer(self, timeout_s: float = 3.0) -> bytes:
