@@ -51,6 +51,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from spake2 import SPAKE2_Symmetric
+from spake2.ed25519_basic import NotOnCurve
 from spake2.spake2 import SPAKEError
 
 from p2p8s.net.channel import TAG_LENGTH, Opener, Sealer, SessionCode, SessionError
@@ -280,7 +281,7 @@ class Handshake:
             return self._fail(SessionCode.BAD_HELLO, cause="side")
         try:
             self._k = bytes(self._spake.finish(pake))
-        except (SPAKEError, ValueError, AssertionError, IndexError, TypeError):
+        except (SPAKEError, NotOnCurve, ValueError, AssertionError, IndexError, TypeError):
             return self._fail(SessionCode.BAD_HELLO, cause="point")
         self._peer_hello = hello
         if self.side is Side.DIALLER:
