@@ -119,7 +119,7 @@ def test_fuzz_the_records_after_an_honest_hello(at: int, junk: bytes, cut: int) 
     """An honest transcript cut and spliced with junk: never a crash, never a Done unless
     the records were intact."""
     wire, _, _ = run()
-    from_d = [wire[0]] + wire[2:][::2]
+    from_d = [wire[0], *wire[2:][::2]]
     a = Handshake(side=Side.ACCEPTOR, code="7KQ4MX", identity=A_KEY, table=TID, peer="x")
     a.start()
     data = b"".join(from_d)
