@@ -33,9 +33,9 @@ __all__ = ["Admission", "Limits", "Verdict"]
 class Limits:
     """The admission limits (counts; rates per second; times in seconds)."""
 
-    per_source: int = 4
-    rate: float = 4.0
-    burst: float = 8.0
+    per_source: int = 8
+    rate: float = 8.0
+    burst: float = 24.0
     total: int = 64
     reserved: int = 16
     free_failures: int = 5
