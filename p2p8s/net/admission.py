@@ -9,6 +9,13 @@ are counted per address: ``free_failures`` are free, then each one closes the ad
 for ``backoff_s`` × 2^(failures − free_failures) (at most ``max_backoff_s``), and the
 node says so (a :class:`~p2p8s.errors.Note` of ``slowed``).
 
+The limits are on attempts that have not proved the code: a handshake that ends
+confirmed (``leave(…, confirmed=True)``) gives its token back and forgives one failure
+of its address, and a confirmed connection holds no slot. So several honest nodes behind
+one address (a NAT, one machine running several seats) reconnecting and meshing as
+often as they like are not slowed, and an address's guesses stay bounded by
+``free_failures`` + its confirmed handshakes + the back-off.
+
 >>> gate = Admission()
 >>> gate.arrive("192.0.2.9", now=0.0)
 <Verdict.ADMIT: 'admit'>
@@ -16,6 +23,9 @@ node says so (a :class:`~p2p8s.errors.Note` of ``slowed``).
 [True, True, True, True, False]
 >>> gate.arrive("192.0.2.9", now=0.5)
 <Verdict.SLOWED: 'slowed'>
+>>> gate.arrive("192.0.2.7", now=0.0)
+<Verdict.ADMIT: 'admit'>
+>>> gate.leave("192.0.2.7", Verdict.ADMIT, confirmed=True)
 """
 
 from __future__ import annotations
@@ -33,9 +43,9 @@ __all__ = ["Admission", "Limits", "Verdict"]
 class Limits:
     """The admission limits (counts; rates per second; times in seconds)."""
 
-    per_source: int = 8
-    rate: float = 8.0
-    burst: float = 24.0
+    per_source: int = 4
+    rate: float = 4.0
+    burst: float = 8.0
     total: int = 64
     reserved: int = 16
     free_failures: int = 5
@@ -122,15 +132,22 @@ class Admission:
         src.running += 1
         return verdict
 
-    def leave(self, address: str, verdict: Verdict) -> None:
-        """The handshake of a connection admitted with ``verdict`` ended."""
+    def leave(self, address: str, verdict: Verdict, *, confirmed: bool) -> None:
+        """The handshake of a connection admitted with ``verdict`` ended, ``confirmed``
+        (the peer proved the code: its token comes back, one failure of its address is
+        forgiven) or not."""
         if verdict is Verdict.RESERVED:
             self.reserved -= 1
         elif verdict is Verdict.ADMIT:
             self.running -= 1
         src = self._sources.get(address)
-        if src is not None and src.running > 0:
+        if src is None:
+            return
+        if src.running > 0:
             src.running -= 1
+        if confirmed:
+            src.tokens = min(self.limits.burst, src.tokens + 1.0)
+            src.failures = max(0, src.failures - 1)
 
     def failed(self, address: str, *, now: float) -> Note | None:
         """A failed guess of the code from ``address``; the ``slowed`` notice (params

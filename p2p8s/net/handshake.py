@@ -190,10 +190,15 @@ class Handshake:
         self.sent_auth = False
 
     @property
+    def confirmed(self) -> bool:
+        """The peer proved the code: its ``confirm`` checked (:class:`Done` was given)."""
+        return self._t2 != b""
+
+    @property
     def guessed(self) -> bool:
         """The peer got this side's ``auth`` (one guess of the code) and the handshake
         has not been confirmed: count it as a failed attempt."""
-        return self.sent_auth and self._t2 == b""
+        return self.sent_auth and not self.confirmed
 
     def start(self) -> bytes:
         """The ``hello`` record to send first."""

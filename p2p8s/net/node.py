@@ -441,7 +441,7 @@ class Node:
             # start_server callback would log a cancelled task with a traceback.
             writer.close()
         finally:
-            self._admission.leave(host, verdict)
+            self._admission.leave(host, verdict, confirmed=shake.confirmed)
             if shake.guessed:
                 notice = self._admission.failed(host, now=loop.time())
                 if notice is not None and self.on_notice is not None:

@@ -149,8 +149,30 @@ def test_admission_limits_per_address_and_reserves_slots() -> None:
         Verdict.ADMIT, Verdict.ADMIT, Verdict.BUSY]
     assert gate.arrive("10.0.0.2", now=0) is Verdict.RESERVED  # the overall cap is full
     assert gate.arrive("10.0.0.3", now=0) is Verdict.FULL
-    gate.leave("10.0.0.1", Verdict.ADMIT)
+    gate.leave("10.0.0.1", Verdict.ADMIT, confirmed=False)
     assert gate.arrive("10.0.0.3", now=0) is Verdict.ADMIT
+
+
+def test_admission_counts_only_attempts_that_did_not_prove_the_code() -> None:
+    """Several honest nodes behind one address (a NAT, one machine with several seats)
+    reconnect as often as they like: a confirmed handshake gives its token back and
+    forgives a failure; unconfirmed attempts use the bucket up."""
+    gate = Admission(Limits(per_source=4, rate=4.0, burst=8.0))
+    for _ in range(100):  # 100 confirmed handshakes in the same instant
+        assert gate.arrive("10.0.0.1", now=0.0) is Verdict.ADMIT
+        gate.leave("10.0.0.1", Verdict.ADMIT, confirmed=True)
+    for _ in range(8):
+        assert gate.arrive("10.0.0.2", now=0.0) is Verdict.ADMIT
+        gate.leave("10.0.0.2", Verdict.ADMIT, confirmed=False)
+    assert gate.arrive("10.0.0.2", now=0.0) is Verdict.TOO_FAST
+    assert gate.arrive("10.0.0.2", now=0.25) is Verdict.ADMIT  # 4 a second
+    # a timed-out attempt of a flaky honest link, then a good one: no back-off builds up
+    for _ in range(20):
+        assert gate.failed("10.0.0.1", now=1.0) is None
+        assert gate.arrive("10.0.0.1", now=1.0) is Verdict.ADMIT
+        gate.leave("10.0.0.1", Verdict.ADMIT, confirmed=True)
+    assert [gate.failed("10.0.0.1", now=1.0) is None for _ in range(5)] == [
+        True, True, True, True, False]
 
 
 def test_admission_backs_off_exponentially_after_five_wrong_codes() -> None:

@@ -106,3 +106,19 @@ async def test_wrong_codes_from_one_address_are_slowed_down_and_said() -> None:
         assert 5 <= guesses <= 7 and tries > guesses
         assert notes and notes[0].params["peer"] == "127.0.0.1"
         assert PLAIN.note(notes[0]).startswith("5 wrong codes from 127.0.0.1 — slowed down")
+
+
+async def test_many_honest_nodes_behind_one_address_are_not_slowed() -> None:
+    """Twelve nodes on 127.0.0.1 (more than the address's burst of 8) join one node
+    within a second, four at a time: a handshake that proves the code gives its token
+    back, so none is turned away."""
+    async with _node("Ann") as ann, contextlib.AsyncExitStack() as stack:
+        ann.seat = 0
+        others = [await stack.enter_async_context(_node(f"P{i}", table=None))
+                  for i in range(12)]
+        for group in range(0, 12, 4):
+            conns = await asyncio.gather(*(
+                o.connect("127.0.0.1", ann.port, role=Role.JOIN, timeout_s=5.0)
+                for o in others[group:group + 4]))
+            assert all(c.key == ann.key for c in conns)
+        assert len(ann.peers) == 12
