@@ -391,6 +391,10 @@ class Node:
         except SessionError as exc:
             writer.close()
             raise _not_there(exc, where=where) from None
+        except OSError as exc:  # e.g. a broken pipe while writing
+            writer.close()
+            raise Unreachable(NetCode.CANNOT_REACH, where=where,
+                              **connect_failure(exc)) from None
         except BaseException:
             writer.close()
             raise
@@ -456,11 +460,11 @@ class Node:
         while True:
             if not heard and shake.side is Side.ACCEPTOR:
                 try:
-                    data = await asyncio.wait_for(reader.read(_READ_SIZE), FIRST_MESSAGE_S)
+                    data = await asyncio.wait_for(_read(reader), FIRST_MESSAGE_S)
                 except TimeoutError:
                     raise SessionError(SessionCode.CUT_SHORT, peer=shake.peer) from None
             else:
-                data = await reader.read(_READ_SIZE)
+                data = await _read(reader)
             for event in shake.receive_data(data) if data else shake.receive_eof():
                 match event:
                     case Send(data=out):
@@ -500,7 +504,7 @@ class Node:
                     raise decoder.error
                 if pending:
                     break
-            data = await reader.read(_READ_SIZE)
+            data = await _read(reader)
             if not data:
                 opener.receive_eof()
                 decoder.receive_eof()
@@ -650,6 +654,15 @@ class Node:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), delay)
 
+
+async def _read(reader: asyncio.StreamReader) -> bytes:
+    """The next bytes of a connection in its handshake; b"" at its end, whether the peer
+    closed it or reset it (a node that turns a connection away resets it: to the
+    dialler that is the same as a close before the peer proved the code)."""
+    try:
+        return await reader.read(_READ_SIZE)
+    except ConnectionResetError:
+        return b""
 
 
 def _refused(refuse: Refuse) -> JoinRefused:

@@ -7,15 +7,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
+import struct
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p8s.cli.words import PLAIN
 from p2p8s.errors import Note
+from p2p8s.net.admission import Limits
 from p2p8s.net.handshake import Done, Handshake, Side
-from p2p8s.net.node import Node
+from p2p8s.net.node import Node, Unreachable
 from p2p8s.wire import Role
+
+from .said import raises_saying
 
 CODE = "7KQ4MX"
 TID = bytes.fromhex("5a1e0c7d2b9f4e01")
@@ -122,3 +127,32 @@ async def test_many_honest_nodes_behind_one_address_are_not_slowed() -> None:
                 for o in others[group:group + 4]))
             assert all(c.key == ann.key for c in conns)
         assert len(ann.peers) == 12
+
+
+async def test_a_joiner_turned_away_is_told_in_fixed_words_not_a_traceback() -> None:
+    """A slowed address is closed at once (a reset, the hello unread): the joiner says
+    "could not join there", as for a close; a reset after the hello too."""
+    limits = Limits(free_failures=0, backoff_s=30.0)
+    async with Node(identity=Ed25519PrivateKey.generate(), name="Ann", code=CODE, table=TID,
+                    host="127.0.0.1", limits=limits) as ann, \
+            _node("Eve", code="000000", table=None) as eve:
+        ann.seat = 0
+        for _ in range(3):  # a wrong code, then turned away while slowed
+            with raises_saying(Unreachable, "could not join there"):
+                await eve.connect("127.0.0.1", ann.port, role=Role.JOIN, timeout_s=3.0)
+
+    async def reset(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readexactly(4)  # some of the hello, the rest left unread
+        writer.get_extra_info("socket").setsockopt(
+            socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        writer.transport.abort()  # RST
+
+    server = await asyncio.start_server(reset, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        async with _node("Bob", table=None) as bob:
+            with raises_saying(Unreachable, "could not join there"):
+                await bob.connect("127.0.0.1", port, role=Role.JOIN, timeout_s=3.0)
+    finally:
+        server.close()
+        await server.wait_closed()

@@ -307,12 +307,9 @@ _NODE: dict[NetCode, Template] = {
     NetCode.PORT_IN_USE: "port {port} is already in use; pick another --port (or 0 for any "
                          "free port)",
     NetCode.CANNOT_LISTEN: "cannot listen on port {port}: {error}",
-    NetCode.GAVE_WRONG_CODE: "{peer} gave a wrong code",
     NetCode.ALREADY_CONNECTED: "{peer} is already connected",
     NetCode.CLOSED_IN_HANDSHAKE: _peer(": closed the connection during the handshake"),
     NetCode.BEFORE_HELLO: _peer(": sent {kind} before hello"),
-    NetCode.ITSELF: _peer(": that is this node itself"),
-    NetCode.NO_PROOF: _peer(": sent {kind} instead of its proof"),
     NetCode.SEQUENCE: _peer(": sequence number {seq} after {last}"),
     NetCode.OTHER_TABLE: _peer(": message for another table"),
 }
