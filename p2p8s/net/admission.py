@@ -1,13 +1,15 @@
 """Who may start a handshake with this node (pure: ``now`` is an argument, in seconds).
 
 A lobby nobody can jam (protocol/wire.md, "Limits"): per source address at most
-``per_source`` handshakes at once and a token bucket of new connections (``rate`` per
-second, ``burst``); overall ``total`` handshakes, plus ``reserved`` slots that only a
-dialler showing the rejoin hint of a seat of the final roster may keep (rejoins always
-get through). Failed guesses of the code (:attr:`~p2p8s.net.handshake.Handshake.guessed`)
-are counted per address: ``free_failures`` are free, then each one closes the address
-for ``backoff_s`` × 2^(failures − free_failures) (at most ``max_backoff_s``), and the
-node says so (a :class:`~p2p8s.errors.Note` of ``slowed``).
+``per_source`` handshakes at once (``queue`` more may wait for one of them to end: a
+burst of honest dials from one machine is not turned away) and a token bucket of new
+connections (``rate`` per second, ``burst``); overall ``total`` handshakes, plus
+``reserved`` slots that only a dialler showing the rejoin hint of a seat of the final
+roster may keep (rejoins always get through). Failed guesses of the code
+(:attr:`~p2p8s.net.handshake.Handshake.guessed`) are counted per address:
+``free_failures`` are free, then each one closes the address for ``backoff_s`` ×
+2^(failures − free_failures) (at most ``max_backoff_s``), and the node says so (a
+:class:`~p2p8s.errors.Note` of ``slowed``).
 
 The limits are on attempts that have not proved the code: a handshake that ends
 confirmed (``leave(…, confirmed=True)``) gives its token back and forgives one failure
@@ -44,6 +46,8 @@ class Limits:
     """The admission limits (counts; rates per second; times in seconds)."""
 
     per_source: int = 4
+    #: connections from one address that may wait for one of its handshake slots
+    queue: int = 4
     rate: float = 4.0
     burst: float = 8.0
     total: int = 64
@@ -62,7 +66,8 @@ class Verdict(StrEnum):
 
     ADMIT = "admit"
     RESERVED = "reserved"  # admitted on a reserved slot: must show a roster key's hint
-    BUSY = "busy"  # this address has ``per_source`` handshakes running
+    WAIT = "wait"  # this address has ``per_source`` handshakes running: wait, then retry
+    BUSY = "busy"  # … and ``queue`` connections waiting
     TOO_FAST = "too-fast"  # this address connects faster than ``rate``
     SLOWED = "slowed"  # this address is in its back-off after wrong codes
     FULL = "full"  # every slot is taken
@@ -78,6 +83,7 @@ class _Source:
     tokens: float
     seen: float
     running: int = 0
+    waiting: int = 0
     failures: int = 0
     failed_at: float = 0.0
     closed_until: float = 0.0
@@ -105,19 +111,25 @@ class Admission:
         return src
 
     def _forget(self, now: float) -> None:
-        idle = sorted((s.seen, a) for a, s in self._sources.items() if not s.running)
+        idle = sorted((s.seen, a) for a, s in self._sources.items()
+                      if not s.running and not s.waiting)
         for _, address in idle[:max(1, len(idle) // 2)]:
             if self._sources[address].closed_until <= now:
                 del self._sources[address]
 
     def arrive(self, address: str, *, now: float) -> Verdict:
         """A new connection from ``address``; if admitted (:attr:`Verdict.admitted`),
-        :meth:`leave` must follow when its handshake ends."""
+        :meth:`leave` must follow when its handshake ends; if told to
+        :attr:`~Verdict.WAIT`, :meth:`retry` when a handshake of its address ended, or
+        :meth:`give_up`."""
         src = self._source(address, now)
         if src.closed_until > now:
             return Verdict.SLOWED
         if src.running >= self.limits.per_source:
-            return Verdict.BUSY
+            if src.waiting >= self.limits.queue:
+                return Verdict.BUSY
+            src.waiting += 1
+            return Verdict.WAIT
         if src.tokens < 1.0:
             return Verdict.TOO_FAST
         src.tokens -= 1.0
@@ -131,6 +143,17 @@ class Admission:
             return Verdict.FULL
         src.running += 1
         return verdict
+
+    def retry(self, address: str, *, now: float) -> Verdict:
+        """A connection told to wait asks again (a slot of its address may be free)."""
+        self.give_up(address)
+        return self.arrive(address, now=now)
+
+    def give_up(self, address: str) -> None:
+        """A connection told to wait stops waiting (closed, or its deadline passed)."""
+        src = self._sources.get(address)
+        if src is not None and src.waiting > 0:
+            src.waiting -= 1
 
     def leave(self, address: str, verdict: Verdict, *, confirmed: bool) -> None:
         """The handshake of a connection admitted with ``verdict`` ended, ``confirmed``

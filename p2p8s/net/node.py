@@ -193,6 +193,7 @@ class Node:
         self.seat: int | None = None
         self._code = code
         self._admission = Admission(limits or Limits())
+        self._slot_freed = asyncio.Event()  # set (and replaced) when a handshake ends
         #: Called with each notice for the person at this node (a ``slowed`` address).
         self.on_notice: Callable[[Note], None] | None = None
         self._listen = (host, port)
@@ -425,6 +426,12 @@ class Node:
             writer.transport.abort()
             return
         verdict = self._admission.arrive(host, now=loop.time())
+        if verdict is Verdict.WAIT:
+            try:
+                verdict = await self._wait_for_slot(host)
+            except asyncio.CancelledError:  # the node is closing
+                writer.close()
+                return
         if not verdict.admitted:
             log.info("turned %s away: %s", where, verdict)
             writer.transport.abort()
@@ -446,10 +453,30 @@ class Node:
             writer.close()
         finally:
             self._admission.leave(host, verdict, confirmed=shake.confirmed)
+            self._slot_freed.set()  # wake the connections waiting for a slot
+            self._slot_freed = asyncio.Event()
             if shake.guessed:
                 notice = self._admission.failed(host, now=loop.time())
                 if notice is not None and self.on_notice is not None:
                     self.on_notice(notice)
+
+    async def _wait_for_slot(self, host: str) -> Verdict:
+        """Wait (at most :data:`FIRST_MESSAGE_S`) until admission lets a connection
+        that was told to wait in; the verdict then (``busy`` when the time is up)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + FIRST_MESSAGE_S
+        verdict = Verdict.WAIT
+        while verdict is Verdict.WAIT:
+            try:
+                await asyncio.wait_for(self._slot_freed.wait(), deadline - loop.time())
+            except TimeoutError:
+                self._admission.give_up(host)
+                return Verdict.BUSY
+            except asyncio.CancelledError:
+                self._admission.give_up(host)
+                raise
+            verdict = self._admission.retry(host, now=loop.time())
+        return verdict
 
     async def _session(self, shake: Handshake, reader: asyncio.StreamReader,
                        writer: asyncio.StreamWriter, *, reserved: bool) -> Session:

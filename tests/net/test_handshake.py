@@ -144,13 +144,29 @@ def test_fuzz_the_opener(data: bytes) -> None:
 
 
 def test_admission_limits_per_address_and_reserves_slots() -> None:
-    gate = Admission(Limits(per_source=2, total=2, reserved=1, rate=100, burst=100))
-    assert [gate.arrive("10.0.0.1", now=0) for _ in range(3)] == [
-        Verdict.ADMIT, Verdict.ADMIT, Verdict.BUSY]
+    gate = Admission(Limits(per_source=2, queue=1, total=2, reserved=1, rate=100,
+                            burst=100))
+    assert [gate.arrive("10.0.0.1", now=0) for _ in range(4)] == [
+        Verdict.ADMIT, Verdict.ADMIT, Verdict.WAIT, Verdict.BUSY]
     assert gate.arrive("10.0.0.2", now=0) is Verdict.RESERVED  # the overall cap is full
     assert gate.arrive("10.0.0.3", now=0) is Verdict.FULL
     gate.leave("10.0.0.1", Verdict.ADMIT, confirmed=False)
     assert gate.arrive("10.0.0.3", now=0) is Verdict.ADMIT
+    # the waiting one: its address has a free slot now, the node none (reserved taken)
+    assert gate.retry("10.0.0.1", now=0) is Verdict.FULL
+
+
+def test_admission_lets_a_burst_from_one_address_wait_for_its_slots() -> None:
+    gate = Admission(Limits(per_source=1, queue=1, rate=100, burst=100))
+    assert [gate.arrive("10.0.0.1", now=0) for _ in range(3)] == [
+        Verdict.ADMIT, Verdict.WAIT, Verdict.BUSY]
+    assert gate.retry("10.0.0.1", now=0) is Verdict.WAIT  # its slot is still taken
+    assert gate.arrive("10.0.0.1", now=0) is Verdict.BUSY
+    gate.leave("10.0.0.1", Verdict.ADMIT, confirmed=True)
+    assert gate.retry("10.0.0.1", now=0) is Verdict.ADMIT
+    assert gate.arrive("10.0.0.1", now=0) is Verdict.WAIT
+    gate.give_up("10.0.0.1")  # its deadline passed
+    assert gate.arrive("10.0.0.1", now=0) is Verdict.WAIT
 
 
 def test_admission_counts_only_attempts_that_did_not_prove_the_code() -> None:

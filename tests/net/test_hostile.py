@@ -712,18 +712,23 @@ async def _open_from(source: str, port: int, count: int
 async def test_connections_beyond_the_per_address_cap_are_turned_away_at_once(
         honest: Honest, caplog: pytest.LogCaptureFixture,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """With ``per_source`` silent connections from one address waiting, the next ones
-    from there are closed at once (named in the log), while a newcomer from another
-    address gets in at once."""
+    """With ``per_source`` silent connections from one address in their handshake and
+    ``queue`` more waiting for a slot (they get no hello), the next ones from there are
+    closed at once (named in the log), while a newcomer from another address gets in
+    at once."""
     caplog.set_level(logging.INFO, logger="p2p8s.net.node")
     monkeypatch.setattr(node_module, "HANDSHAKE_TIMEOUT_S", 60.0)  # none frees its slot
     monkeypatch.setattr(node_module, "FIRST_MESSAGE_S", 60.0)
-    per_source = Limits().per_source
+    per_source, queue = Limits().per_source, Limits().queue
     async with asyncio.timeout(20):
         held = await _open_from("127.0.0.2", honest.ann.port, per_source)
-        # Each waiting connection got the node's hello: the node is holding all of them.
+        # Each connection in its handshake got the node's hello: the node holds them all.
         for reader, _ in held:
             await reader.readexactly(4)
+        waiting = await _open_from("127.0.0.2", honest.ann.port, queue)
+        await asyncio.sleep(0.2)
+        assert all(len(reader._buffer) == 0 for reader, _ in waiting)  # no hello yet
+        held += waiting
         [(reader, writer)] = await _open_from("127.0.0.2", honest.ann.port, 1)
         where = f"127.0.0.2:{writer.get_extra_info('sockname')[1]}"
         with contextlib.suppress(ConnectionResetError):
