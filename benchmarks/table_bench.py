@@ -47,7 +47,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p8s.bots.base import Bot, View
 from p2p8s.bots.registry import get_bot
-from p2p8s.codes import code_key, table_id
 from p2p8s.engine import Action, Draw, Take
 from p2p8s.net.lobby import LobbyView, Seating, host_lobby, join_lobby
 from p2p8s.net.node import Node
@@ -116,12 +115,11 @@ class _Recorder:
 
 
 async def _node(role: str, seats: int, rounds: int, port_file: Path, out: Path) -> None:
-    key = code_key(CODE)
-    tid = table_id(key)
+    tid = b"benchtab"
     record: dict[str, Any] = {"round": 0, "decided": [], "applied": [], "dealt": [],
                               "faults": []}
     name = f"{role}{random.randrange(1000)}"
-    async with Node(identity=Ed25519PrivateKey.generate(), name=name[:32], code_key=key,
+    async with Node(identity=Ed25519PrivateKey.generate(), name=name[:32], code=CODE,
                     table=tid, host="127.0.0.1") as node:
         if role == "host":
             node.seat = 0

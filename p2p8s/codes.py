@@ -1,4 +1,4 @@
-"""Table codes, the keys derived from them, and join links (pure).
+"""Table codes and join links (pure).
 
 A table code is six characters of Crockford base32 (https://www.crockford.com/base32.html):
 30 random bits, read case-insensitively, with the look-alike letters normalised
@@ -11,17 +11,8 @@ A table code is six characters of Crockford base32 (https://www.crockford.com/ba
 >>> new_code(bytes([0, 0, 0, 0]))
 '000000'
 
-From the code every node derives, once (protocol/wire.md, "Codes and table ids"):
-
-- ``code_key = scrypt(code, salt=b"p2p8s/v1/code", N=2**14, r=8, p=1, 32 bytes)`` — the
-  secret behind every code proof. scrypt (RFC 7914) makes each guess of the 2**30 codes
-  cost ~50 ms and 16 MiB, so neither the table id published over mDNS nor a recorded
-  code proof gives the code away cheaply.
-- ``table_id = SHA-256(b"p2p8s/v1/table-id" ‖ code_key)[:8]`` — the public name of the
-  table: in the mDNS TXT record, in every wire message.
-- ``code_proof = HMAC-SHA-256(code_key, b"p2p8s/v1/code-proof" ‖ table_id ‖ peer_nonce ‖
-  own_key ‖ peer_key)`` — proves knowledge of the code to a peer that chose
-  ``peer_nonce``, bound to both identity keys.
+The code is the password of the handshake's SPAKE2 (protocol/wire.md, "Handshake"); the
+table id advertised over mDNS is random and says nothing about it.
 
 Links: ``p2p8s://CODE@HOST:PORT`` or ``CODE@HOST:PORT`` (IPv4, host name or ``[IPv6]``)
 skip mDNS when multicast is blocked.
@@ -35,7 +26,6 @@ Invite(code='7KQ4MX', host='fe80::1', port=4242)
 from __future__ import annotations
 
 import hashlib
-import hmac
 import ipaddress
 import re
 from dataclasses import dataclass
@@ -48,15 +38,8 @@ ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH = 6
 #: Random bytes :func:`new_code` takes (30 of the 32 bits are used).
 CODE_RANDOM_BYTES = 4
-#: Bytes in a table id.
-TABLE_ID_LENGTH = 8
 #: URL scheme of a join link.
 SCHEME = "p2p8s://"
-
-CODE_KEY_SALT = b"p2p8s/v1/code"
-TABLE_ID_TAG = b"p2p8s/v1/table-id"
-CODE_PROOF_TAG = b"p2p8s/v1/code-proof"
-_SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
 
 _DECODE = {c: c for c in ALPHABET} | {"I": "1", "L": "1", "O": "0"}
 
@@ -107,36 +90,6 @@ def normalize_code(text: str) -> str:
         raise MalformedInput(InviteProblem.LENGTH, text=text.strip(), length=len(cleaned),
                              expected=CODE_LENGTH)
     return "".join(_DECODE[ch] for ch in cleaned)
-
-
-def code_key(code: str) -> bytes:
-    """The 32-byte secret derived from a code with scrypt (RFC 7914); ~50 ms.
-
-    Raises :class:`~p2p8s.errors.MalformedInput` for a malformed code.
-    """
-    return hashlib.scrypt(normalize_code(code).encode("ascii"), salt=CODE_KEY_SALT,
-                          **_SCRYPT)
-
-
-def table_id(key: bytes) -> bytes:
-    """The public 8-byte table id for a :func:`code_key`."""
-    return hashlib.sha256(TABLE_ID_TAG + key).digest()[:TABLE_ID_LENGTH]
-
-
-def code_proof(key: bytes, *, table: bytes, peer_nonce: bytes, own_key: bytes,
-               peer_key: bytes) -> bytes:
-    """HMAC-SHA-256 proof of the code, answering ``peer_nonce`` (32 bytes out)."""
-    data = CODE_PROOF_TAG + table + peer_nonce + own_key + peer_key
-    return hmac.new(key, data, hashlib.sha256).digest()
-
-
-def check_code_proof(key: bytes, proof: bytes, *, table: bytes, peer_nonce: bytes,
-                     own_key: bytes, peer_key: bytes) -> bool:
-    """True if ``proof`` is :func:`code_proof` of the prover (``own_key`` is the prover's
-    key, ``peer_nonce`` the verifier's nonce); compared in constant time."""
-    expected = code_proof(key, table=table, peer_nonce=peer_nonce, own_key=own_key,
-                          peer_key=peer_key)
-    return hmac.compare_digest(expected, proof)
 
 
 @dataclass(frozen=True, slots=True)

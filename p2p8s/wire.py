@@ -45,7 +45,8 @@ from p2p8s.rules import Ruleset
 #: The protocol version this code speaks (first byte of every frame body). Version 2:
 #: ``refuse`` and ``bye`` carry codes (:class:`Refusal`, :class:`Farewell`), no text.
 #: Version 3: the mental-poker messages of protocol/mental-poker.md version 2
-#: (ristretto255, proven shuffles), which version-2 nodes cannot read.
+#: (ristretto255, proven shuffles), which version-2 nodes cannot read, and the
+#: SPAKE2 handshake with sealed records (protocol/wire.md).
 VERSION = 3
 #: Largest frame body in bytes (the 4-byte length prefix not counted).
 MAX_FRAME = 64 * 1024

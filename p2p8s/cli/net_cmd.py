@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import functools
 import getpass
+import hashlib
 import secrets
 import signal
 import sys
@@ -30,16 +31,14 @@ from p2p8s.cli.words.net import Line
 from p2p8s.cli.words.rules import describe_changes, describe_rules
 from p2p8s.codes import (
     Invite,
-    code_key,
     fingerprint,
     format_address,
     format_link,
     new_code,
     normalize_code,
     parse_invite,
-    table_id,
 )
-from p2p8s.errors import LocalError
+from p2p8s.errors import LocalError, Note
 from p2p8s.net.discovery import (
     Advertiser,
     MdnsHandle,
@@ -47,7 +46,7 @@ from p2p8s.net.discovery import (
     browse,
     by_table,
     find_node,
-    find_table,
+    find_tables,
     follow_addresses,
     lan_addresses,
     open_zeroconf,
@@ -72,6 +71,29 @@ REJOIN_TRIES = 8
 FIND_PEER_S = 5.0
 #: What the host may type in its lobby (p2p8s.net.lobby.host_lobby reads them).
 LOBBY_WORDS = ("deal", "d", "start", "quit", "q", "exit")
+#: Bytes of a table id (random, chosen by the host: it says nothing about the code).
+TABLE_ID_BYTES = 8
+
+
+def where_key(code: str) -> bytes:
+    """The name under which this node keeps where a table's seats listened
+    (:mod:`p2p8s.store.lastseen`), found again from the code alone: the table id is
+    random and the code is all a player types. ``H("p2p8s/v3/where" ‖ code)[:8]``; it
+    stays on this disk (never on the network)."""
+    return hashlib.sha256(b"p2p8s/v3/where" + normalize_code(code).encode()).digest()[:8]
+
+
+def new_table_id() -> bytes:
+    """A fresh random table id (never all zeros: that is a joiner's "unknown")."""
+    while True:
+        tid = secrets.token_bytes(TABLE_ID_BYTES)
+        if any(tid):
+            return tid
+
+
+def _notice(note: Note) -> None:
+    """Say a node's notice (wrong codes from an address: slowed down) on stderr."""
+    click.echo(PLAIN.note(note), err=True)
 
 
 def _say(line: Line, /, *, err: bool = False, nl: bool = True, **params: Any) -> None:
@@ -199,7 +221,8 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
         term = Terminal(ascii=ascii)
         screen = TableScreen(term, me=mesh.seat)
         options = Options(auto=bot, rounds=rounds, auto_delay_s=term.pace_s if bot else 0.0,
-                          remember=functools.partial(save_where, mesh.node.table))
+                          remember=functools.partial(
+                              save_where, mesh.node.table if code is None else where_key(code)))
         if code is not None:
             where = format_address(lan_addresses()[0], mesh.node.port)
             options.come_back = PLAIN.say(Line.COME_BACK if mdns or aiozc is not None
@@ -402,14 +425,14 @@ def host_cmd(name: str | None, seats: int, port: int, no_mdns: bool, auto: str |
     _check_auto(auto)
     identity = load_or_create_identity()
     code = new_code(secrets.token_bytes(4))
-    key = code_key(code)
-    tid = table_id(key)
+    tid = new_table_id()
 
     async def main() -> int:
         commands = _stdin_lines()
-        async with Node(identity=identity, name=player, code_key=key, table=tid,
+        async with Node(identity=identity, name=player, code=code, table=tid,
                         port=port) as node:
             node.seat = 0
+            node.on_notice = _notice
             addresses = lan_addresses()
             first = addresses[0]
             me = SeatEntry(seat=0, name=player, key=node.key, addrs=tuple(addresses),
@@ -503,13 +526,11 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
     _check_auto(auto)
     identity = load_or_create_identity()
     code = normalize_code(parsed.code)
-    key = code_key(code)
-    tid = table_id(key)
 
     async def main() -> int:
         lines = _stdin_lines()
         dots = "..." if ascii_ else "…"
-        card: TableCard | None = None
+        cards: list[TableCard] = []
         last: tuple[str, ...] = ()  # tried: where the table was the last time
         if parsed.host is not None and parsed.port is not None:
             addresses = [(parsed.host, parsed.port)]
@@ -519,18 +540,19 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
             _say(Line.LOOKING, code=code, dots=dots)
             with contextlib.suppress(OSError):  # multicast may be unavailable here
                 async with open_zeroconf() as aiozc:
-                    card = await find_table(aiozc, tid.hex(), timeout_s=timeout_s)
-            if card is None:
+                    cards = await find_tables(aiozc, timeout_s=timeout_s)
+            if not cards:
                 # where the table was the last time this node played at it, if it did
-                addresses = last_addresses(tid)
+                addresses = last_addresses(where_key(code))
                 if not addresses:
                     raise LocalError(DoctorLine.JOIN_NOTHING, code=code, timeout_s=timeout_s)
                 last = tuple(format_address(*a) for a in addresses)
                 _say(Line.TRYING_LAST, addresses=last)
             else:
-                addresses = [(a, card.port) for a in card.addresses]
-                _say(Line.FOUND, host=card.owner or card.host_name,  # owner: in play only
-                     addresses=tuple(format_address(a, card.port) for a in card.addresses))
+                # the code says which table only once a node proves it: try them all
+                # (names on a card are nobody's word yet: none is shown)
+                addresses = [(a, c.port) for c in cards for a in c.addresses]
+                _say(Line.FOUND, addresses=tuple(format_address(*a) for a in addresses))
 
         async def confirm(roster: Roster) -> bool:
             if yes:
@@ -542,7 +564,7 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
                 return False
             return answer.strip().lower() in ("", "y", "yes")
 
-        async with Node(identity=identity, name=player, code_key=key, table=tid,
+        async with Node(identity=identity, name=player, code=code, table=None,
                         port=port) as node:
             _say(Line.YOUR_KEY, fingerprint=identity_fingerprint(identity))
             view = _TerminalView(me=node.key, ascii=ascii_)

@@ -3,8 +3,8 @@
 A host registers one service of type :data:`SERVICE_TYPE` whose TXT record (RFC 6763 §6)
 is the table card (:class:`TableCard`): protocol version, table id, host name, rules,
 seats, free seats and the host key's fingerprint. The code itself is never published:
-the TXT record carries the table id derived from it (:func:`p2p8s.codes.table_id`), and a
-joiner looks for the id it computes from the code it was given (protocol/wire.md,
+the TXT record carries the table's random id (it says nothing about the code), and a
+joiner tries the tables it hears until one proves the code (protocol/wire.md,
 "Discovery").
 
 One :class:`~zeroconf.asyncio.AsyncZeroconf` per process: the caller creates it
@@ -31,13 +31,15 @@ from p2p8s.net.errors import CardCode, NotATableCard
 from p2p8s.rules import Ruleset
 
 __all__ = ["SERVICE_TYPE", "Advertiser", "CardCode", "MdnsHandle", "NotATableCard",
-           "TableCard", "browse", "find_node", "find_table", "follow_addresses",
+           "TableCard", "browse", "find_node", "find_tables", "follow_addresses",
            "lan_addresses", "open_zeroconf", "with_free"]
 
 #: DNS-SD service type of a p2p8s table (RFC 6763 §7).
 SERVICE_TYPE = "_p2p8s._tcp.local."
 #: Seconds to wait for one service's SRV/TXT/A records.
 RESOLVE_TIMEOUT_S = 3.0
+#: Seconds a joiner keeps listening past the first table heard (others answer too).
+SETTLE_S = 0.5
 #: The process's zeroconf handle (:func:`open_zeroconf`), for callers outside p2p8s.net.
 MdnsHandle = AsyncZeroconf
 #: Seconds between two looks at this machine's addresses while a node is advertised in
@@ -329,12 +331,19 @@ async def browse(aiozc: AsyncZeroconf, *, timeout_s: float,
     return sorted(found.values(), key=lambda c: (c.host_name, c.table_id))
 
 
-async def find_table(aiozc: AsyncZeroconf, table_id_hex: str, *,
-                     timeout_s: float) -> TableCard | None:
-    """The card of the table with this id, or None if none answered in ``timeout_s``."""
-    cards = await browse(aiozc, timeout_s=timeout_s,
-                         until=lambda card: card.table_id == table_id_hex)
-    return next((c for c in cards if c.table_id == table_id_hex), None)
+async def find_tables(aiozc: AsyncZeroconf, *, timeout_s: float,
+                      settle_s: float = SETTLE_S) -> list[TableCard]:
+    """The cards heard within ``timeout_s`` seconds, ``settle_s`` past the first one
+    (others answer at about the same time), open tables first, then tables in play;
+    empty if none answered. The table id says nothing about the code: a joiner tries
+    them all, and a node that proves the code is the table."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout_s
+    cards = await browse(aiozc, timeout_s=timeout_s, until=lambda card: True)
+    if cards and loop.time() < end:
+        cards = await browse(aiozc, timeout_s=min(settle_s, end - loop.time()))
+    return sorted(cards, key=lambda c: (c.seat is not None, c.table_id,
+                                        c.seat if c.seat is not None else -1))
 
 
 def by_table(cards: Sequence[TableCard]) -> list[list[TableCard]]:

@@ -42,13 +42,10 @@ class NetCode(Code):
     NOT_A_TABLE = "not-a-table"  # peer
     PORT_IN_USE = "port-in-use"  # port
     CANNOT_LISTEN = "cannot-listen"  # port, error (the OS's words)
-    GAVE_WRONG_CODE = "gave-wrong-code"  # peer
     ALREADY_CONNECTED = "already-connected"  # peer
     # a peer that breaks the handshake or the connection's rules (RemoteError)
     CLOSED_IN_HANDSHAKE = "closed-in-handshake"  # peer
     BEFORE_HELLO = "before-hello"  # peer, kind
-    ITSELF = "itself"  # peer
-    NO_PROOF = "no-proof"  # peer, kind
     SEQUENCE = "sequence"  # name, address, seat, seq, last
     OTHER_TABLE = "other-table"  # name, address, seat
 

@@ -1,11 +1,16 @@
 """A node: one TCP listener and the signed connections to the other players' nodes.
 
 Every connection, dialled or accepted, starts with the same handshake
-(protocol/wire.md, "Handshake"): both ends send ``hello`` (name, fresh nonce, listening
-port, role), then ``proof`` — an HMAC of the peer's nonce keyed by the code key
-(:func:`p2p8s.codes.code_proof`). A wrong code (a foreign table id, or a bad proof) is
-answered with ``refuse`` and the connection is closed. After the handshake the
-connection's identity key is pinned: every later frame must be signed by it.
+(protocol/wire.md, "Handshake"; the machine is :mod:`p2p8s.net.handshake`): SPAKE2 on
+the table code, both identity keys signed into the transcript, key confirmation both
+ways. A peer that does not prove the code is closed without a word (nothing it sent is
+shown). Everything after is sealed (:mod:`p2p8s.net.channel`): both ends send the
+signed ``hello`` frame (name, listening port, role) inside the channel, and every later
+frame must be signed by the identity key the handshake confirmed.
+
+Accepted connections pass :class:`~p2p8s.net.admission.Admission` first (per-address
+and overall limits, back-off after wrong codes, reserved slots for seats of the final
+roster); a ``slowed`` notice goes to :attr:`Node.on_notice`.
 
 The :class:`Node` reports what happens as :data:`NetEvent` values from
 :meth:`Node.next_event`: :class:`Connected`, :class:`Incoming` (a verified message that
@@ -20,7 +25,7 @@ this node, with params) and errors carry a ``NetCode``; the CLI says them
 (``p2p8s.cli.words.net``). Bad data from a peer is a :class:`~p2p8s.errors.RemoteError`
 naming it.
 
->>> # async with Node(identity=key, name="Ann", code_key=k, table=tid) as node:
+>>> # async with Node(identity=key, name="Ann", code="7KQ4MX", table=tid) as node:
 >>> #     conn = await node.connect("10.0.0.2", 4242, role=Role.JOIN)
 >>> #     node.send(conn, Game(to=None, payload=b"..."))
 """
@@ -33,14 +38,16 @@ import errno
 import logging
 import secrets
 import socket
-from collections.abc import Coroutine, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2p8s.codes import check_code_proof, code_proof, format_address
-from p2p8s.errors import RemoteError
+from p2p8s.codes import format_address
+from p2p8s.errors import Note, RemoteError
+from p2p8s.net.admission import Admission, Limits, Verdict
+from p2p8s.net.channel import Opener, Sealer, SessionCode, SessionError
 from p2p8s.net.errors import (
     CannotListen,
     ConnectFailure,
@@ -54,12 +61,10 @@ from p2p8s.net.errors import (
     conn_params,
     connect_failure,
 )
+from p2p8s.net.handshake import Done, Failed, Handshake, Heard, Send, Session, Side
 from p2p8s.net.heartbeat import DEAD_AFTER_S, HEARTBEAT_INTERVAL_S, Heartbeats
 from p2p8s.wire import (
-    MAX_FRAME,
-    MIN_BODY,
     NONCE_LENGTH,
-    PREFIX_LENGTH,
     Body,
     Bye,
     Farewell,
@@ -67,7 +72,6 @@ from p2p8s.wire import (
     Heartbeat,
     Hello,
     Message,
-    Proof,
     Received,
     Refusal,
     Refuse,
@@ -87,9 +91,12 @@ log = logging.getLogger(__name__)
 
 #: Seconds a connection may take to connect and finish the handshake.
 HANDSHAKE_TIMEOUT_S = 5.0
-#: Most accepted connections that may be in their handshake at once; more are turned
-#: away at once, so a flood of connections cannot hold unbounded memory or descriptors.
-MAX_HANDSHAKES = 64
+#: Seconds an accepted connection has to send its first message (``hello``); an idle
+#: connection is closed after this.
+FIRST_MESSAGE_S = 3.0
+#: Most accepted connections that may be in their handshake at once (besides the slots
+#: reserved for the seats of the final roster, :class:`~p2p8s.net.admission.Limits`).
+MAX_HANDSHAKES = Limits().total
 #: Bytes that may wait unsent for one peer; a peer that stops reading while more piles
 #: up is disconnected ("stopped reading"), so it cannot make this node's memory grow.
 MAX_UNSENT = 4 * 1024 * 1024
@@ -111,6 +118,8 @@ class Connection:
     decoder: FrameDecoder
     writer: asyncio.StreamWriter
     reader: asyncio.StreamReader
+    sealer: Sealer = field(repr=False)
+    opener: Opener = field(repr=False)
     seat: int | None = None
     closed: bool = False
     last_seq: int = -1
@@ -166,23 +175,29 @@ NetEvent = Connected | Incoming | Lost
 class Node:
     """A TCP listener plus connections to peers; an async context manager.
 
-    ``identity`` signs everything sent; ``code_key``/``table`` come from the table code
-    (:mod:`p2p8s.codes`). ``host``/``port`` is where to listen (port 0: any free port).
+    ``identity`` signs everything sent; ``code`` is the normalized table code (the
+    handshake's password); ``table`` the table id (8 random bytes the host chose; None
+    for a joiner until its first handshake tells it). ``host``/``port`` is where to
+    listen (port 0: any free port). ``limits`` bound who may start a handshake.
     ``heartbeat_s``/``dead_after_s`` are the heartbeat interval and the silence after
     which a peer is lost. ``seat`` is this node's seat once known (author seat of
     every message). On exit every peer gets ``bye`` and all tasks are cancelled.
     """
 
-    def __init__(self, *, identity: Ed25519PrivateKey, name: str, code_key: bytes,
-                 table: bytes, host: str | None = "0.0.0.0", port: int = 0,
+    def __init__(self, *, identity: Ed25519PrivateKey, name: str, code: str,
+                 table: bytes | None, host: str | None = "0.0.0.0", port: int = 0,
                  heartbeat_s: float = HEARTBEAT_INTERVAL_S,
-                 dead_after_s: float = DEAD_AFTER_S) -> None:
+                 dead_after_s: float = DEAD_AFTER_S, limits: Limits | None = None) -> None:
         self.identity = identity
         self.key = public_key_bytes(identity)
         self.name = name
-        self.table = table
+        self._table = table
         self.seat: int | None = None
-        self._code_key = code_key
+        self._code = code
+        self._admission = Admission(limits or Limits())
+        self._slot_freed = asyncio.Event()  # set (and replaced) when a handshake ends
+        #: Called with each notice for the person at this node (a ``slowed`` address).
+        self.on_notice: Callable[[Note], None] | None = None
         self._listen = (host, port)
         self._heartbeats: Heartbeats[Connection] = Heartbeats(interval_s=heartbeat_s,
                                                               timeout_s=dead_after_s)
@@ -191,7 +206,6 @@ class Node:
         self._events: asyncio.Queue[NetEvent] = asyncio.Queue()
         self._tasks: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
-        self._handshaking = 0
         self.peers: dict[bytes, Connection] = {}
         self.port = 0
         #: In play, a new connection from or to a key that already has one may replace
@@ -201,6 +215,14 @@ class Node:
         #: ``seats``: each key's seat in the final roster.
         self.replace_old = False
         self.seats: Mapping[bytes, int] = {}
+
+    @property
+    def table(self) -> bytes:
+        """The table id (8 bytes); ValueError before a joiner's first handshake (a
+        programming error: nothing is signed before it)."""
+        if self._table is None:
+            raise ValueError("a node knows its table id once a handshake told it")
+        return self._table
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -296,7 +318,7 @@ class Node:
             self._lose(conn, Reason(NetCode.STOPPED_READING,
                                     {**conn_params(conn), "limit_mib": MAX_UNSENT // 2**20}))
             return
-        conn.writer.write(frame)
+        conn.writer.write(conn.sealer.seal(frame))
         self._heartbeats.on_sent(conn, now=asyncio.get_running_loop().time())
 
     def send(self, conn: Connection, body: Body, *, prev: bytes = b"") -> bytes:
@@ -347,9 +369,11 @@ class Node:
         """Dial ``host:port`` and run the handshake; the connection is then in
         :attr:`peers` and a :class:`Connected` event is queued.
 
-        Raises :class:`JoinRefused` if the peer refuses (wrong code, full table ...),
-        :class:`Unreachable` if no connection can be made, and
-        :class:`~p2p8s.errors.RemoteError` if the peer misbehaves.
+        Raises :class:`JoinRefused` if the peer, once it proved the code, refuses (full
+        table ...); :class:`Unreachable` if no connection can be made or the peer does
+        not prove the code (``not-there``: nothing it sent is shown; ``not-a-table``;
+        ``handshake-version``); :class:`~p2p8s.errors.RemoteError` if a peer that
+        proved the code misbehaves.
         """
         where = format_address(host, port)
         try:
@@ -358,13 +382,22 @@ class Node:
         except (OSError, TimeoutError) as exc:
             raise Unreachable(NetCode.CANNOT_REACH, where=where,
                               **connect_failure(exc)) from None
+        shake = Handshake(side=Side.DIALLER, code=self._code, identity=self.identity,
+                          table=self._table, peer=where, hint_key=self.key)
         try:
             conn = await asyncio.wait_for(
-                self._handshake(reader, writer, address=host, where=where, role=role,
-                                dialled=True), timeout_s)
+                self._handshake(shake, reader, writer, address=host, where=where,
+                                role=role), timeout_s)
         except TimeoutError:
             writer.close()
             raise Unreachable(NetCode.HANDSHAKE_TIMEOUT, where=where) from None
+        except SessionError as exc:
+            writer.close()
+            raise _not_there(exc, where=where) from None
+        except OSError as exc:  # e.g. a broken pipe while writing
+            writer.close()
+            raise Unreachable(NetCode.CANNOT_REACH, where=where,
+                              **connect_failure(exc)) from None
         except BaseException:
             writer.close()
             raise
@@ -374,8 +407,9 @@ class Node:
                           timeout_s: float = HANDSHAKE_TIMEOUT_S) -> Connection:
         """Try each ``(host, port)`` in turn; the first that completes the handshake wins.
 
-        Raises :class:`JoinRefused` at once if a node refuses, :class:`Unreachable`
-        (listing every failure) if none answers.
+        An address that does not prove the code is passed over like one that does not
+        answer. Raises :class:`JoinRefused` at once if a node that proved the code
+        refuses, :class:`Unreachable` (listing every failure) if none completes.
         """
         failures: list[Unreachable] = []
         for host, port in addresses:
@@ -389,94 +423,150 @@ class Node:
         peer = writer.get_extra_info("peername")
         host = str(peer[0]) if peer else "?"
         where = format_address(host, int(peer[1])) if peer else "?"
-        if self._handshaking >= MAX_HANDSHAKES:
-            log.info("turned %s away: %d connections are already in their handshake",
-                     where, self._handshaking)
+        loop = asyncio.get_running_loop()
+        if self._table is None:  # a joiner not yet at a table has nothing to offer
             writer.transport.abort()
             return
-        self._handshaking += 1
+        verdict = self._admission.arrive(host, now=loop.time())
+        if verdict is Verdict.WAIT:
+            try:
+                verdict = await self._wait_for_slot(host)
+            except asyncio.CancelledError:  # the node is closing
+                writer.close()
+                return
+        if not verdict.admitted:
+            log.info("turned %s away: %s", where, verdict)
+            writer.transport.abort()
+            return
+        shake = Handshake(side=Side.ACCEPTOR, code=self._code, identity=self.identity,
+                          table=self.table, peer=where)
         try:
-            await asyncio.wait_for(self._handshake(reader, writer, address=host, where=where,
-                                                   role=None, dialled=False),
-                                   HANDSHAKE_TIMEOUT_S)
+            await asyncio.wait_for(
+                self._handshake(shake, reader, writer, address=host, where=where,
+                                role=None, reserved=verdict is Verdict.RESERVED),
+                HANDSHAKE_TIMEOUT_S)
         except (RemoteError, JoinRefused, OSError, TimeoutError,
                 asyncio.IncompleteReadError) as exc:
             log.info("handshake with %s failed: %s", where, exc)
-            writer.close()
+            writer.transport.abort()
         except asyncio.CancelledError:
             # The node or the program is closing. End quietly: Python 3.11's
             # start_server callback would log a cancelled task with a traceback.
             writer.close()
         finally:
-            self._handshaking -= 1
+            self._admission.leave(host, verdict, confirmed=shake.confirmed)
+            self._slot_freed.set()  # wake the connections waiting for a slot
+            self._slot_freed = asyncio.Event()
+            if shake.guessed:
+                notice = self._admission.failed(host, now=loop.time())
+                if notice is not None and self.on_notice is not None:
+                    self.on_notice(notice)
 
-    async def _read_one(self, reader: asyncio.StreamReader, decoder: FrameDecoder,
-                        pending: list[Received], *, first: bool = False) -> Received:
-        """The next frame; with ``first`` (the first answer of a node we dialled), an
-        answer that does not even start like a frame raises :class:`NotATable`."""
-        while not pending:
-            data = await reader.read(_READ_SIZE)
-            if not data:
-                decoder.receive_eof()
-                raise RemoteError(NetCode.CLOSED_IN_HANDSHAKE, peer=decoder.peer)
-            if first and len(data) >= PREFIX_LENGTH and not (
-                    MIN_BODY <= int.from_bytes(data[:PREFIX_LENGTH], "big") <= MAX_FRAME):
-                raise NotATable(NetCode.NOT_A_TABLE, peer=decoder.peer)
-            first = False
-            pending.extend(decoder.receive_data(data))
-        return pending.pop(0)
+    async def _wait_for_slot(self, host: str) -> Verdict:
+        """Wait (at most :data:`FIRST_MESSAGE_S`) until admission lets a connection
+        that was told to wait in; the verdict then (``busy`` when the time is up)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + FIRST_MESSAGE_S
+        verdict = Verdict.WAIT
+        while verdict is Verdict.WAIT:
+            try:
+                await asyncio.wait_for(self._slot_freed.wait(), deadline - loop.time())
+            except TimeoutError:
+                self._admission.give_up(host)
+                return Verdict.BUSY
+            except asyncio.CancelledError:
+                self._admission.give_up(host)
+                raise
+            verdict = self._admission.retry(host, now=loop.time())
+        return verdict
 
-    async def _handshake(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *,
-                         address: str, where: str, role: Role | None,
-                         dialled: bool) -> Connection:
-        nonce = secrets.token_bytes(NONCE_LENGTH)
+    async def _session(self, shake: Handshake, reader: asyncio.StreamReader,
+                       writer: asyncio.StreamWriter, *, reserved: bool) -> Session:
+        """Run the handshake machine over the stream until it is confirmed; raises
+        :class:`SessionError` when it fails (the peer did not prove the code, …)."""
+        writer.write(shake.start())
+        heard = False
+        while True:
+            if not heard and shake.side is Side.ACCEPTOR:
+                try:
+                    data = await asyncio.wait_for(_read(reader), FIRST_MESSAGE_S)
+                except TimeoutError:
+                    raise SessionError(SessionCode.CUT_SHORT, peer=shake.peer) from None
+            else:
+                data = await _read(reader)
+            for event in shake.receive_data(data) if data else shake.receive_eof():
+                match event:
+                    case Send(data=out):
+                        writer.write(out)
+                    case Heard():
+                        heard = True
+                        if reserved and not shake.hint_matches(self.seats):
+                            raise SessionError(SessionCode.BAD_HELLO, peer=shake.peer,
+                                               cause="no-slot")
+                    case Failed(error=error):
+                        raise error
+                    case Done(session=session):
+                        return session
+
+    async def _handshake(self, shake: Handshake, reader: asyncio.StreamReader,
+                         writer: asyncio.StreamWriter, *, address: str, where: str,
+                         role: Role | None, reserved: bool = False) -> Connection:
+        dialled = shake.side is Side.DIALLER
+        session = await self._session(shake, reader, writer, reserved=reserved)
+        if self._table is None:
+            self._table = session.table  # a joiner learns its table from the host
         my_role = role if role is not None else (Role.HOST if self.seat == 0 else Role.PEER)
-        writer.write(self.frame(Hello(name=self.name, nonce=nonce, port=self.port,
-                                      role=my_role)))
-        decoder = FrameDecoder(peer=where)
+        hello_frame = session.sealer.seal(self.frame(Hello(
+            name=self.name, nonce=secrets.token_bytes(NONCE_LENGTH), port=self.port,
+            role=my_role)))
+        if dialled:  # the acceptor answers the dialler's hello with its own, or a refuse
+            writer.write(hello_frame)
+        decoder = FrameDecoder(peer=where, expected_key=session.peer_key)
+        opener = session.opener
         pending: list[Received] = []
-        first = await self._read_one(reader, decoder, pending, first=dialled)
+        data = session.leftover
+        while not pending:
+            if data:
+                for plain in opener.receive_data(data):
+                    pending.extend(decoder.receive_data(plain))
+                if decoder.error is not None and not pending:
+                    raise decoder.error
+                if pending:
+                    break
+            data = await _read(reader)
+            if not data:
+                opener.receive_eof()
+                decoder.receive_eof()
+                raise RemoteError(NetCode.CLOSED_IN_HANDSHAKE, peer=where)
+        first = pending.pop(0)
         if isinstance(first.message.body, Refuse):
             raise _refused(first.message.body)
         if not isinstance(first.message.body, Hello):
             raise RemoteError(NetCode.BEFORE_HELLO, peer=where, kind=first.message.kind)
-        hello = first.message.body
-        peer_key = first.key
-        decoder.expected_key = peer_key
         if first.message.table != self.table:
-            raise self._wrong_code(writer, where=where, dialled=dialled)
-        if peer_key == self.key:
-            raise RemoteError(NetCode.ITSELF, peer=where)
-        writer.write(self.frame(Proof(echo=hello.nonce, mac=code_proof(
-            self._code_key, table=self.table, peer_nonce=hello.nonce, own_key=self.key,
-            peer_key=peer_key))))
-        second = await self._read_one(reader, decoder, pending)
-        body = second.message.body
-        if isinstance(body, Refuse):
-            raise _refused(body)
-        if not isinstance(body, Proof):
-            raise RemoteError(NetCode.NO_PROOF, peer=where, kind=second.message.kind)
-        if body.echo != nonce or not check_code_proof(
-                self._code_key, body.mac, table=self.table, peer_nonce=nonce,
-                own_key=peer_key, peer_key=self.key):
-            raise self._wrong_code(writer, where=where, dialled=dialled)
+            raise RemoteError(NetCode.OTHER_TABLE, peer=where)
+        hello = first.message.body
+        peer_key = session.peer_key
         old = self.peers.get(peer_key)
         now = asyncio.get_running_loop().time()
+        sealer = session.sealer
         if old is not None and self.replace_old and self._new_wins(old, dialled=dialled,
                                                                    now=now):
             self.discard(old)
         elif old is not None:
-            writer.write(self.frame(Refuse(code=Refusal.DUPLICATE)))
+            writer.write(sealer.seal(self.frame(Refuse(code=Refusal.DUPLICATE))))
             raise JoinRefused(NetCode.ALREADY_CONNECTED, refusal=Refusal.DUPLICATE,
                               peer=where)
+        if not dialled:
+            writer.write(hello_frame)
         conn = Connection(key=peer_key, hello=hello, address=address, dialled=dialled,
-                          decoder=decoder, writer=writer, reader=reader,
-                          last_seq=max(first.message.seq, second.message.seq))
+                          decoder=decoder, writer=writer, reader=reader, sealer=sealer,
+                          opener=opener, last_seq=first.message.seq)
         self.peers[peer_key] = conn
         self._heartbeats.add(conn, now=now)
         self._wake.set()
         self._events.put_nowait(Connected(conn))
-        # Frames that came with the proof are checked by the read loop, so a bad one
+        # Frames that came with the hello are checked by the read loop, so a bad one
         # loses the connection like any later frame (not a half-dead peer).
         conn.task = self._spawn(self._read_loop(conn, pending))
         return conn
@@ -484,7 +574,7 @@ class Node:
     def _new_wins(self, old: Connection, *, dialled: bool, now: float) -> bool:
         """Whether a new connection to ``old``'s node (``dialled`` by this node or not)
         replaces ``old`` after the deal; both ends decide alike (protocol/wire.md,
-        "Handshake" step 5). A second dial by the peer (both dialled by it) and a
+        "Lobby and mesh" step 5). A second dial by the peer (both dialled by it) and a
         connection after ``old`` fell silent (nothing heard for two heartbeat intervals:
         its address may have changed while the socket still looks open) win. Two live
         connections dialled from both ends at once: the one the higher seat dialled wins
@@ -497,14 +587,6 @@ class Node:
         if self.seat is None or seat is None:
             return not dialled
         return dialled == (self.seat > seat)
-
-    def _wrong_code(self, writer: asyncio.StreamWriter, *, where: str,
-                    dialled: bool) -> JoinRefused:
-        """Refuse a peer that does not know the code; the error to raise here."""
-        writer.write(self.frame(Refuse(code=Refusal.WRONG_CODE)))
-        if dialled:
-            return JoinRefused(Refusal.WRONG_CODE, refusal=Refusal.WRONG_CODE)
-        return JoinRefused(NetCode.GAVE_WRONG_CODE, refusal=Refusal.WRONG_CODE, peer=where)
 
     # --- reading, heartbeats ----------------------------------------------------------
 
@@ -542,10 +624,13 @@ class Node:
                     self._lose_at_eof(conn)
                     return
                 self._heartbeats.on_received(conn, now=loop.time())
-                for received in conn.decoder.receive_data(data):
-                    self._deliver(conn, received)
-                if conn.decoder.error is not None:  # after the good frames before it
-                    raise conn.decoder.error
+                for plain in conn.opener.receive_data(data):
+                    for received in conn.decoder.receive_data(plain):
+                        self._deliver(conn, received)
+                    if conn.decoder.error is not None:  # after the good frames before it
+                        raise conn.decoder.error
+                if conn.opener.error is not None:
+                    raise conn.opener.error
         except RemoteError as exc:
             self._lose(conn, Reason(NetCode.BAD_DATA, {"error": exc}), error=exc)
         except ConnectionResetError:
@@ -559,9 +644,10 @@ class Node:
         but is no :attr:`Lost.error`: a connection that drops or a process that dies
         mid-write cuts frames, so it is no evidence against the peer (issue #11)."""
         try:
+            conn.opener.receive_eof()  # a sealed record cut short: the same
             conn.decoder.receive_eof()
-        except WireError as exc:
-            if exc.code is not WireCode.CUT_SHORT:
+        except (WireError, SessionError) as exc:
+            if exc.code not in (WireCode.CUT_SHORT, SessionCode.CUT_SHORT):
                 raise
             self._lose(conn, Reason(NetCode.BAD_DATA, {"error": exc}))
             return
@@ -610,7 +696,31 @@ class Node:
                 await asyncio.wait_for(self._wake.wait(), delay)
 
 
+async def _read(reader: asyncio.StreamReader) -> bytes:
+    """The next bytes of a connection in its handshake; b"" at its end, whether the peer
+    closed it or reset it (a node that turns a connection away resets it: to the
+    dialler that is the same as a close before the peer proved the code)."""
+    try:
+        return await reader.read(_READ_SIZE)
+    except ConnectionResetError:
+        return b""
+
 
 def _refused(refuse: Refuse) -> JoinRefused:
-    """The error for a peer's ``refuse`` in the handshake."""
+    """The error for a peer's ``refuse`` in the handshake (sent once it proved the code,
+    signed and sealed)."""
     return JoinRefused(refuse.code, refusal=refuse.code, seats=refuse.seats)
+
+
+def _not_there(exc: SessionError, *, where: str) -> Unreachable:
+    """The error for a dialled node that did not prove the code: fixed words, nothing of
+    what it sent (protocol/wire.md, "Nothing unauthenticated on screen"). A node that
+    does not speak this handshake at all is ``not-a-table``; one of another version says
+    its version number (``handshake-version``)."""
+    if exc.code is SessionCode.VERSION:
+        return Unreachable(SessionCode.VERSION, where=where, peer=where,
+                           theirs=exc.params.get("theirs"), ours=exc.params.get("ours"))
+    if exc.code is SessionCode.BAD_HELLO and exc.params.get("cause") == "length":
+        return NotATable(NetCode.NOT_A_TABLE, peer=where)
+    return Unreachable(SessionCode.NOT_THERE, where=where,
+                       wrong_code=exc.code is SessionCode.WRONG_CODE)

@@ -57,10 +57,9 @@ def test_join_by_code_alone_without_mdns_tries_the_addresses_of_the_last_time(
 def test_join_by_code_alone_says_where_it_tried(procs: list[Proc], tmp_path: Path) -> None:
     home = tmp_path / "bob"
     code = "ABCDEF"
-    from p2p8s.codes import code_key, normalize_code, table_id
+    from p2p8s.cli.net_cmd import where_key
 
-    tid = table_id(code_key(normalize_code(code)))
-    save_where(tid, {0: [("127.0.0.1", 9)]},  # the discard port: nobody listens
+    save_where(where_key(code), {0: [("127.0.0.1", 9)]},  # the discard port: nobody listens
                directory=home / "data" / "p2p8s" / "tables")
     join = Proc(["join", code, "--name", "Bob", "--yes", "--timeout", "1"], home=home)
     procs.append(join)

@@ -208,7 +208,7 @@ async def test_a_newcomer_refused_after_the_deal_does_not_stop_the_match(
         tmp_path: Path) -> None:
     """A node with the right code knocks after the deal, at the host's port and at a
     joiner's: it is refused, its leaving is ignored, and the match goes on."""
-    from net.test_mesh import KEY, TID, _node, _yes
+    from net.test_mesh import TID, _node, _yes
 
     from p2p8s.errors import Error
     from p2p8s.net.lobby import join_lobby
@@ -222,7 +222,7 @@ async def test_a_newcomer_refused_after_the_deal_does_not_stop_the_match(
             while not all(f.of(tev.Applied) for f in fronts):
                 await asyncio.sleep(0.01)
         for target in (nodes[0], nodes[1]):
-            async with _node("Late", key=KEY, tid=TID) as late:
+            async with _node("Late", tid=TID) as late:
                 with pytest.raises(Error, match="refused"):
                     async with asyncio.timeout(10):
                         await join_lobby(late, [("127.0.0.1", target.port)], view=Recorder(),

@@ -1,4 +1,4 @@
-"""Codes, table ids, code proofs, fingerprints and join links (protocol/vectors/wire_codes.json)."""
+"""Codes, fingerprints and join links (protocol/vectors/wire_codes.json)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,11 @@ from hypothesis import strategies as st
 from p2p8s.cli.words import PLAIN
 from p2p8s.codes import (
     ALPHABET,
-    check_code_proof,
-    code_key,
-    code_proof,
     fingerprint,
     format_link,
     new_code,
     normalize_code,
     parse_invite,
-    table_id,
 )
 from p2p8s.errors import MalformedInput
 
@@ -52,35 +48,14 @@ def test_messages_name_the_problem() -> None:
         normalize_code("7KQ4MU")
 
 
-@pytest.mark.parametrize("case", VECTORS["derive"], ids=lambda c: c["code"])
-def test_code_key_and_table_id_vectors(case: dict[str, str]) -> None:
-    key = code_key(case["code"])
-    assert key.hex() == case["code_key_hex"]
-    assert table_id(key).hex() == case["table_id_hex"]
-
-
-def test_lowercase_and_lookalikes_find_the_same_table() -> None:
-    assert code_key("i0l0oo") == code_key("101000")
+def test_lowercase_and_lookalikes_are_the_same_code() -> None:
+    """The normalized code is the SPAKE2 password: look-alikes must meet at one table."""
+    assert normalize_code("i0l0oo") == normalize_code("101000") == "101000"
 
 
 @pytest.mark.parametrize("case", VECTORS["fingerprint"], ids=lambda c: c["key_hex"][:8])
 def test_fingerprint_vectors(case: dict[str, str]) -> None:
     assert fingerprint(bytes.fromhex(case["key_hex"])) == case["fingerprint"]
-
-
-def test_code_proof_vector_and_check() -> None:
-    case = VECTORS["code_proof"][0]
-    key = code_key(case["code"])
-    args = {"table": bytes.fromhex(case["table_hex"]),
-            "peer_nonce": bytes.fromhex(case["peer_nonce_hex"]),
-            "own_key": bytes.fromhex(case["own_key_hex"]),
-            "peer_key": bytes.fromhex(case["peer_key_hex"])}
-    proof = code_proof(key, **args)
-    assert proof.hex() == case["proof_hex"]
-    assert check_code_proof(key, proof, **args)
-    assert not check_code_proof(code_key("000000"), proof, **args)
-    swapped = {**args, "own_key": args["peer_key"], "peer_key": args["own_key"]}
-    assert not check_code_proof(key, proof, **swapped)
 
 
 @pytest.mark.parametrize("case", VECTORS["links"], ids=lambda c: c["text"])

@@ -10,15 +10,14 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p8s.cli.words.net import lost_reason
-from p2p8s.codes import code_key, table_id
 from p2p8s.net.node import Connection, Incoming, Lost, NetEvent, Node, Unreachable
 from p2p8s.wire import Game, Role
 
 from .faultproxy import BLACKHOLE, FORWARD, PAUSE, FaultProxy
 from .said import raises_saying
 
-KEY = code_key("7KQ4MX")
-TID = table_id(KEY)
+CODE = "7KQ4MX"
+TID = bytes.fromhex("5a1e0c7d2b9f4e01")
 
 
 @contextlib.asynccontextmanager
@@ -41,7 +40,7 @@ async def echo_server() -> AsyncIterator[int]:
 
 def node(name: str, *, heartbeat_s: float = 0.1, dead_after_s: float = 0.8) -> Node:
     """A node on 127.0.0.1 with short heartbeat timers."""
-    return Node(identity=Ed25519PrivateKey.generate(), name=name, code_key=KEY, table=TID,
+    return Node(identity=Ed25519PrivateKey.generate(), name=name, code=CODE, table=TID,
                 host="127.0.0.1", heartbeat_s=heartbeat_s, dead_after_s=dead_after_s)
 
 

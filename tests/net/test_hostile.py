@@ -35,17 +35,18 @@ import p2p8s.net.node as node_module
 from p2p8s.bots.registry import get_bot
 from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words.net import lost_reason
-from p2p8s.codes import code_key, code_proof, table_id
 from p2p8s.crypto.messages import decode as decode_crypto
 from p2p8s.engine import DRAW, PASS, Action, Play
-from p2p8s.errors import Error, RemoteError
+from p2p8s.errors import Error
+from p2p8s.net.admission import Limits
+from p2p8s.net.channel import Opener, Sealer
+from p2p8s.net.handshake import Done, Failed, Handshake, Send, Side
 from p2p8s.net.lobby import Mesh
 from p2p8s.net.node import (
     MAX_HANDSHAKES,
     Connected,
     Connection,
     Incoming,
-    JoinRefused,
     Lost,
     NetEvent,
     Node,
@@ -69,10 +70,7 @@ from p2p8s.wire import (
     Heartbeat,
     Hello,
     Message,
-    Proof,
     Received,
-    Refusal,
-    Refuse,
     Role,
     encode,
     public_key_bytes,
@@ -81,10 +79,9 @@ from p2p8s.wire import (
 from .test_mesh import table as dealt_table
 
 CODE = "7KQ4MX"
-KEY = code_key(CODE)
-TID = table_id(KEY)
-WRONG_KEY = code_key("000000")
-WRONG_CODE_TEXT = "wrong table code: this table has a different code; check it and try again"
+TID = bytes.fromhex("5a1e0c7d2b9f4e01")
+WRONG_CODE = "000000"
+NOT_THERE_TEXT = "could not join there"
 
 
 # --- helpers ----------------------------------------------------------------------------
@@ -97,7 +94,7 @@ def said(lost: Lost) -> str:
 def _node(name: str) -> Node:
     """A node on 127.0.0.1; heartbeats every 0.1 s, dead after 3 s (slack for a loaded
     loop: an honest peer must not be lost while the node is under attack)."""
-    return Node(identity=Ed25519PrivateKey.generate(), name=name, code_key=KEY, table=TID,
+    return Node(identity=Ed25519PrivateKey.generate(), name=name, code=CODE, table=TID,
                 host="127.0.0.1", heartbeat_s=0.1, dead_after_s=3.0)
 
 
@@ -188,10 +185,12 @@ async def honest(loop_errors: list[dict[str, Any]]) -> AsyncIterator[Honest]:
 
 
 class Rogue:
-    """A crafted client: raw frames on a raw stream, signed by a key of its own."""
+    """A crafted client: raw bytes on a raw stream; after :meth:`handshake` (the real
+    machine, with the code it holds) what it sends is sealed, so its frames reach the
+    node's frame decoder as it wrote them, signed by a key of its own."""
 
     def __init__(self, *, name: str = "Rogue", identity: Ed25519PrivateKey | None = None,
-                 table: bytes = TID, code: bytes = KEY) -> None:
+                 table: bytes = TID, code: str = CODE) -> None:
         self.identity = identity or Ed25519PrivateKey.generate()
         self.key = public_key_bytes(self.identity)
         self.name = name
@@ -201,6 +200,9 @@ class Rogue:
         self.sent: list[bytes] = []
         self.decoder = FrameDecoder(peer="the node")
         self.pending: list[Received] = []
+        self.sealer: Sealer | None = None
+        self.opener: Opener | None = None
+        self.raw: list[bytes] = []  # what went on the wire during the handshake
 
     async def open(self, port: int) -> Rogue:
         self.reader, self.writer = await asyncio.wait_for(
@@ -218,32 +220,53 @@ class Rogue:
         return encode(message, signer or self.identity)
 
     def send(self, data: bytes) -> None:
+        """Write ``data``: sealed once the handshake is done, raw before."""
         self.sent.append(data)
-        self.writer.write(data)
+        self.writer.write(data if self.sealer is None else self.sealer.seal(data))
 
     async def receive(self, timeout_s: float = 3.0) -> Received:
         async with asyncio.timeout(timeout_s):
             while not self.pending:
                 data = await self.reader.read(65536)
                 assert data, "the node closed the connection"
-                self.pending.extend(self.decoder.receive_data(data))
+                assert self.opener is not None
+                for plain in self.opener.receive_data(data):
+                    self.pending.extend(self.decoder.receive_data(plain))
         return self.pending.pop(0)
 
-    async def handshake(self, *, role: Role = Role.JOIN, hold_proof: bool = False) -> bytes:
-        """hello, the node's hello, proof, the node's proof; returns the proof frame
-        (with ``hold_proof`` it is built but not sent)."""
-        self.send(self.frame(Hello(name=self.name, nonce=os.urandom(32), port=0, role=role)))
-        hello = await self.receive()
-        assert isinstance(hello.message.body, Hello)
-        self.peer_key = hello.key
-        proof = self.frame(Proof(echo=hello.message.body.nonce, mac=code_proof(
-            self.code, table=self.table, peer_nonce=hello.message.body.nonce,
-            own_key=self.key, peer_key=hello.key)))
-        if not hold_proof:
-            self.send(proof)
-            answer = await self.receive()
-            assert isinstance(answer.message.body, Proof), answer.message
-        return proof
+    async def pake(self, *, table: bytes | None = None) -> Done | Failed:
+        """Run the real handshake machine as the dialler (with this rogue's code);
+        returns how it ended. Once done, :meth:`send` seals."""
+        shake = Handshake(side=Side.DIALLER, code=self.code, identity=self.identity,
+                          table=table, peer="the node")
+        self.writer.write(hello := shake.start())
+        self.raw.append(hello)
+        async with asyncio.timeout(3):
+            while True:
+                data = await self.reader.read(65536)
+                for event in shake.receive_data(data) if data else shake.receive_eof():
+                    if isinstance(event, Send):
+                        self.raw.append(event.data)
+                        self.writer.write(event.data)
+                    elif isinstance(event, Done):
+                        self.sealer, self.opener = event.session.sealer, event.session.opener
+                        self.pending.extend(self.decoder.receive_data(
+                            b"".join(self.opener.receive_data(event.session.leftover))))
+                        return event
+                    elif isinstance(event, Failed):
+                        return event
+
+    async def handshake(self, *, role: Role = Role.JOIN, hold_hello: bool = False) -> bytes:
+        """The PAKE, the node's hello, this rogue's hello; returns the hello frame (with
+        ``hold_hello`` it is built but not sent)."""
+        assert isinstance(await self.pake(), Done)
+        frame = self.frame(Hello(name=self.name, nonce=os.urandom(32), port=0, role=role))
+        if not hold_hello:  # the node answers the dialler's hello with its own
+            self.send(frame)
+            hello = await self.receive()
+            assert isinstance(hello.message.body, Hello)
+            self.peer_key = hello.key
+        return frame
 
     async def closed_by_peer(self, timeout_s: float = 3.0) -> bytes:
         """Read until the node closes the connection (EOF or reset); returns the rest."""
@@ -406,16 +429,15 @@ async def test_a_message_for_another_table_is_refused(honest: Honest) -> None:
     honest.unaffected()
 
 
-async def test_frames_right_behind_the_proof_are_checked_too(honest: Honest) -> None:
-    """Frames arriving in the same read as the proof are delivered by the handshake
+async def test_frames_right_behind_the_hello_are_checked_too(honest: Honest) -> None:
+    """Frames arriving in the same read as the hello are delivered by the handshake
     itself: a replay among them must lose the connection naming the peer (and not leave a
     half-dead connection in ``peers`` until the heartbeat timeout)."""
     rogue = await Rogue().open(honest.ann.port)
-    proof = await rogue.handshake(hold_proof=True)
-    replay = rogue.sent[0]  # the hello again, same seq 0
-    rogue.send(proof + replay)
+    hello = await rogue.handshake(hold_hello=True)
+    rogue.send(hello + hello)  # the hello again, same seq 0
     lost = await lost_of(honest, rogue, timeout_s=2.5)  # before the 3 s heartbeat timeout
-    assert said(lost) == "Rogue (127.0.0.1): sequence number 0 after 1"
+    assert said(lost) == "Rogue (127.0.0.1): sequence number 0 after 0"
     assert lost.error is not None
     assert rogue.key not in honest.ann.peers
     await rogue.closed_by_peer()
@@ -449,20 +471,22 @@ async def _refused_in_handshake(honest: Honest, rogue: Rogue,
     return line
 
 
+def _v2_hello(r: Rogue, version: int = 2) -> bytes:
+    """A version-2 node's first frame (a signed ``hello``)."""
+    return _sign_raw(bytes([version]) + r.frame(Hello(
+        name="R", nonce=bytes(32), port=0, role=Role.JOIN))[5:-64], r.identity)
+
+
 HANDSHAKE_ATTACKS = {
-    "0xFFFFFFFF": (lambda r: b"\xff\xff\xff\xff", "frame length 4294967295 is outside"),
-    "garbage": (lambda r: b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", "frame length 1195725856"),
-    "bad-signature": (lambda r: _flip_last(r.frame(Hello(name="R", nonce=bytes(32), port=0,
-                                                         role=Role.JOIN))),
-                      "bad signature"),
-    "version-9": (lambda r: _sign_raw(bytes([9]) + r.frame(Hello(
-        name="R", nonce=bytes(32), port=0, role=Role.JOIN))[5:-64], r.identity),
-        f"speaks p2p8s protocol version 9, this program speaks {VERSION}"),
-    "truncated": (lambda r: r.frame(Hello(name="R", nonce=bytes(32), port=0,
-                                          role=Role.JOIN))[:50],
-                  "closed the connection in the middle of a message"),
-    "proof-first": (lambda r: r.frame(Proof(echo=bytes(32), mac=bytes(32))),
-                    "sent proof before hello"),
+    "0xFFFFFFFF": (lambda r: b"\xff\xff\xff\xff\x03", "not a valid handshake hello"),
+    "garbage": (lambda r: b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", "not a valid handshake hello"),
+    "version-2": (lambda r: _v2_hello(r),
+                  f"speaks p2p8s protocol version 2, this program speaks {VERSION}"),
+    "truncated": (lambda r: Handshake(side=Side.DIALLER, code=CODE, identity=r.identity,
+                                      table=None, peer="x").start()[:30],
+                  "closed the connection in the middle of a record"),
+    "not-a-point": (lambda r: (58).to_bytes(4, "big") + bytes([VERSION]) + b"S" + b"\xff" * 32
+                    + bytes(24), "not a valid handshake hello"),
 }
 
 
@@ -481,38 +505,32 @@ async def test_bad_bytes_in_the_handshake_are_refused_naming_the_address(
     honest.unaffected()
 
 
-async def test_a_wrong_table_code_is_refused_with_the_wrong_code_message(
+async def test_a_wrong_table_code_fails_the_pake_and_the_node_says_nothing(
         honest: Honest, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="p2p8s.net.node")
-    rogue = await Rogue(table=table_id(WRONG_KEY), code=WRONG_KEY).open(honest.ann.port)
-    rogue.send(rogue.frame(Hello(name="Eve", nonce=os.urandom(32), port=0, role=Role.JOIN)))
-    assert isinstance((await rogue.receive()).message.body, Hello)
-    refuse = (await rogue.receive()).message.body
-    assert refuse == Refuse(code=Refusal.WRONG_CODE)
+    rogue = await Rogue(code=WRONG_CODE).open(honest.ann.port)
+    ended = await rogue.pake()
+    assert isinstance(ended, Failed) and ended.error.code == "pake-failed"
+    rogue.abort()
     line = await _refused_in_handshake(honest, rogue, caplog)
-    assert line.endswith(f"{rogue.where} gave a wrong code")
+    assert line.endswith(f"{rogue.where}: it does not know this table's code"), line
     honest.unaffected()
 
 
-async def test_a_replayed_proof_from_an_earlier_handshake_is_refused(
+async def test_a_replayed_handshake_is_refused(
         honest: Honest, caplog: pytest.LogCaptureFixture) -> None:
-    """The right table id, and a proof that was valid — for another nonce."""
+    """Every record of an honest dialler's handshake, replayed on a new connection: the
+    node's SPAKE2 message is fresh, so the old ``auth`` does not open."""
     caplog.set_level(logging.INFO, logger="p2p8s.net.node")
     identity = Ed25519PrivateKey.generate()
     first = await Rogue(identity=identity).open(honest.ann.port)
-    old_proof = await first.handshake()
+    await first.handshake()
     first.abort()
     await lost_of(honest, first)
     again = await Rogue(identity=identity).open(honest.ann.port)
-    again.seq = 5
-    again.send(again.frame(Hello(name="Rogue", nonce=os.urandom(32), port=0, role=Role.JOIN)))
-    assert isinstance((await again.receive()).message.body, Hello)
-    again.send(_resequence(old_proof, identity, seq=6))
-    assert isinstance((await again.receive()).message.body, Proof)  # the node's own proof
-    refuse = (await again.receive()).message.body
-    assert refuse == Refuse(code=Refusal.WRONG_CODE)
+    again.writer.write(b"".join(first.raw))
     line = await _refused_in_handshake(honest, again, caplog, earlier=1)
-    assert line.endswith(f"{again.where} gave a wrong code")
+    assert line.endswith(f"{again.where}: it does not know this table's code"), line
     honest.unaffected()
 
 
@@ -637,14 +655,16 @@ async def test_a_flood_of_silent_connections_leaves_nothing_behind(
 async def test_half_open_handshakes_time_out_and_memory_returns(
         honest: Honest, monkeypatch: pytest.MonkeyPatch,
         caplog: pytest.LogCaptureFixture) -> None:
-    """300 connections each send most of a maximal frame and then nothing (slowloris):
-    the node buffers at most MAX_HANDSHAKES of them, for at most the handshake timeout,
-    then drops them all; memory and descriptors return to the baseline and the honest pair
-    never notices."""
+    """300 connections each send part of a hello and then nothing (slowloris): the node
+    holds at most a few per address (the rest are turned away at once), for at most the
+    first-message deadline, then drops them all; memory and descriptors return to the
+    baseline and the honest pair never notices. (A maximal frame's length is refused at
+    its first 5 bytes now: only a hello may come before the handshake.)"""
     _quiet_handshake_log(caplog)
-    monkeypatch.setattr(node_module, "HANDSHAKE_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(node_module, "FIRST_MESSAGE_S", 1.0)
     loop = asyncio.get_running_loop()
-    chunk = MAX_FRAME.to_bytes(4, "big") + b"\x01" * 60_000
+    chunk = Handshake(side=Side.DIALLER, code=CODE, identity=Ed25519PrivateKey.generate(),
+                      table=None, peer="x").start()[:30]
     tracemalloc.start()
     try:
         before = Usage.now()
@@ -671,9 +691,8 @@ async def test_half_open_handshakes_time_out_and_memory_returns(
                 after = await _settle(before, timeout_s=10)
         print(f"\nhalf-open flood: baseline {baseline}, peak {peak}, all dropped "
               f"{dropped:.2f} s later, after {after}")
-        # The node holds at most its cap of partial frames (each under 128 KiB with the
-        # stream's own buffer); the attacker's sockets are in the kernel, not counted.
-        assert peak.memory - baseline.memory > MAX_HANDSHAKES * 60_000
+        # The node holds at most its cap of partial hellos (each with the stream's own
+        # buffer); the attacker's sockets are in the kernel, not counted.
         assert peak.memory - baseline.memory < MAX_HANDSHAKES * 192 * 1024
         assert after.memory - baseline.memory < 64 * 1024
         assert dropped < 5.0
@@ -683,35 +702,46 @@ async def test_half_open_handshakes_time_out_and_memory_returns(
         tracemalloc.stop()
 
 
-async def test_connections_beyond_the_cap_are_turned_away_at_once(
+async def _open_from(source: str, port: int, count: int
+                     ) -> list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]:
+    """``count`` connections to ``port`` from the loopback address ``source``."""
+    return list(await asyncio.gather(*(asyncio.open_connection(
+        "127.0.0.1", port, local_addr=(source, 0)) for _ in range(count))))
+
+
+async def test_connections_beyond_the_per_address_cap_are_turned_away_at_once(
         honest: Honest, caplog: pytest.LogCaptureFixture,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """With MAX_HANDSHAKES silent connections waiting, the next ones are closed at once
-    (named in the log); once the flood ends, an honest newcomer gets in again."""
+    """With ``per_source`` silent connections from one address in their handshake and
+    ``queue`` more waiting for a slot (they get no hello), the next ones from there are
+    closed at once (named in the log), while a newcomer from another address gets in
+    at once."""
     caplog.set_level(logging.INFO, logger="p2p8s.net.node")
     monkeypatch.setattr(node_module, "HANDSHAKE_TIMEOUT_S", 60.0)  # none frees its slot
+    monkeypatch.setattr(node_module, "FIRST_MESSAGE_S", 60.0)
+    per_source, queue = Limits().per_source, Limits().queue
     async with asyncio.timeout(20):
-        held = await _open_many(honest.ann.port, MAX_HANDSHAKES)
-        # Each waiting connection got the node's hello: the node is holding all of them.
+        held = await _open_from("127.0.0.2", honest.ann.port, per_source)
+        # Each connection in its handshake got the node's hello: the node holds them all.
         for reader, _ in held:
             await reader.readexactly(4)
-        extra = await Rogue().open(honest.ann.port)
-        assert await extra.closed_by_peer() == b""  # not even a hello
-        assert any(r.getMessage() == f"turned {extra.where} away: {MAX_HANDSHAKES} "
-                   "connections are already in their handshake" for r in caplog.records)
-        await honest.ping()
-        for _, writer in held:
-            writer.transport.abort()
-        del held
+        waiting = await _open_from("127.0.0.2", honest.ann.port, queue)
+        await asyncio.sleep(0.2)
+        assert all(len(reader._buffer) == 0 for reader, _ in waiting)  # no hello yet
+        held += waiting
+        [(reader, writer)] = await _open_from("127.0.0.2", honest.ann.port, 1)
+        where = f"127.0.0.2:{writer.get_extra_info('sockname')[1]}"
+        with contextlib.suppress(ConnectionResetError):
+            assert await reader.read() == b""  # not even a hello
+        assert any(r.getMessage() == f"turned {where} away: busy" for r in caplog.records)
         async with _node("Cat") as cat:
-            while True:  # the node notices the resets as the loop gets to them
-                try:
-                    conn = await cat.connect("127.0.0.1", honest.ann.port, role=Role.PEER,
-                                             timeout_s=2.0)
-                    break
-                except Unreachable:
-                    await asyncio.sleep(0.05)
+            conn = await cat.connect("127.0.0.1", honest.ann.port, role=Role.PEER,
+                                     timeout_s=2.0)
             assert conn.name == "Ann" and cat.key in honest.ann.peers
+        await honest.ping()
+        for _, w in held:
+            w.transport.abort()
+        writer.transport.abort()
     honest.unaffected()
 
 
@@ -831,15 +861,15 @@ def _cheating_post(cheat: Callable[[Mesh, int | None, bytes, bytes], None]
 def _replay_frame(mesh: Mesh, to: int | None, payload: bytes, body: bytes) -> None:
     """The same signed frame (same wire sequence number) once more to everyone."""
     for conn in mesh.peers.values():
-        conn.writer.write(len(body).to_bytes(4, "big") + body)
+        conn.writer.write(conn.sealer.seal(len(body).to_bytes(4, "big") + body))
 
 
 def _claim_seat_1(mesh: Mesh, to: int | None, payload: bytes, body: bytes) -> None:
     """A frame signed by seat 2 that says its author is seat 1."""
     frame = encode(Message(table=mesh.node.table, seat=1, seq=10**9,
                            body=Game(to=None, payload=payload)), mesh.node.identity)
-    mesh.peers[0].writer.write(frame)
-    mesh.peers[1].writer.write(frame)
+    for seat in (0, 1):
+        mesh.peers[seat].writer.write(mesh.peers[seat].sealer.seal(frame))
 
 
 SEAT_1_KEY: list[Ed25519PrivateKey] = []
@@ -849,8 +879,8 @@ def _signed_by_seat_1(mesh: Mesh, to: int | None, payload: bytes, body: bytes) -
     """Seat 1's own identity key signs a frame sent on seat 2's connections."""
     frame = encode(Message(table=mesh.node.table, seat=1, seq=10**9,
                            body=Game(to=None, payload=payload)), SEAT_1_KEY[0])
-    mesh.peers[0].writer.write(frame)
-    mesh.peers[1].writer.write(frame)
+    for seat in (0, 1):
+        mesh.peers[seat].writer.write(mesh.peers[seat].sealer.seal(frame))
 
 
 def _crypto_claims_seat_1(mesh: Mesh, to: int | None, payload: bytes, body: bytes) -> None:
@@ -1028,27 +1058,31 @@ async def fake_table(answer: Callable[[Rogue], bytes], *, close: bool
         server.close()
 
 
+def _acceptor(r: Rogue, *, code: str = WRONG_CODE, table: bytes = TID) -> bytes:
+    """A listener's hello of the real handshake (a table with another code)."""
+    return Handshake(side=Side.ACCEPTOR, code=code, identity=r.identity, table=table,
+                     peer="x").start()
+
+
+PHISHING = (b"This table moved to a new machine. Run: p2p8s join QZ7K2M@198.51.100.7:4242 "
+            b"(and tell the others)")
+
 DIALLED = {
     "http-server": (lambda r: b"HTTP/1.1 200 OK\r\n\r\n", True, NotATable,
                     "is not a p2p8s table (it answered with something else)"),
     "0xFFFFFFFF": (lambda r: b"\xff\xff\xff\xff" + b"\0" * 100, False, NotATable,
                    "is not a p2p8s table"),
-    "bad-signature": (lambda r: _flip_last(r.frame(Hello(name="Fake", nonce=bytes(32),
-                                                         port=1, role=Role.HOST))), False,
-                      RemoteError, ": bad signature"),
-    "version-next": (lambda r: _sign_raw(bytes([VERSION + 1]) + r.frame(Hello(
-        name="Fake", nonce=bytes(32), port=1, role=Role.HOST))[5:-64], r.identity), False,
-        RemoteError, f": speaks p2p8s protocol version {VERSION + 1}, this program speaks "
-        f"{VERSION}; both players need the same p2p8s release"),
-    "truncated-then-close": (lambda r: r.frame(Hello(name="Fake", nonce=bytes(32), port=1,
-                                                     role=Role.HOST))[:60], True,
-                             RemoteError, ": closed the connection in the middle of a message"),
+    "version-2": (lambda r: _v2_hello(r), False, Unreachable,
+                  f"speaks p2p8s protocol version 2, this program speaks {VERSION}"),
+    "truncated-then-close": (lambda r: _acceptor(r)[:40], True, Unreachable, NOT_THERE_TEXT),
     "silent": (lambda r: b"", False, Unreachable, " did not answer the handshake in time"),
-    "closes-at-once": (lambda r: b"", True, RemoteError,
-                       ": closed the connection during the handshake"),
-    "foreign-table": (lambda r: Rogue(table=b"T" * 8).frame(Hello(
-        name="Fake", nonce=bytes(32), port=1, role=Role.HOST)), False, JoinRefused,
-        WRONG_CODE_TEXT),
+    "closes-at-once": (lambda r: b"", True, Unreachable, NOT_THERE_TEXT),
+    # it never sends its auth (it cannot: another code): the dialler gives up in time
+    "wrong-code": (lambda r: _acceptor(r), False, Unreachable, "did not answer the handshake"),
+    "wrong-code-then-text": (lambda r: _acceptor(r) + len(PHISHING).to_bytes(4, "big")
+                             + PHISHING, False, Unreachable, NOT_THERE_TEXT),
+    "v2-refusal-text": (lambda r: (len(PHISHING) + 1).to_bytes(4, "big") + bytes([2])
+                        + PHISHING, True, Unreachable, "protocol version 2"),
 }
 
 
@@ -1064,8 +1098,8 @@ async def test_a_hostile_listener_is_refused_by_the_dialler_naming_it(
                 await joe.connect("127.0.0.1", port, role=Role.JOIN, timeout_s=1.0)
         text = PLAIN.error(info.value)
         assert words in text, text
-        if error is not JoinRefused:
-            assert text.startswith(f"127.0.0.1:{port}"), text
+        assert "p2p8s join" not in text and "moved" not in text, text  # never its words
+        assert f"127.0.0.1:{port}" in text, text
         assert joe.peers == {}
     gc.collect()
     assert not loop_errors, loop_errors
@@ -1077,9 +1111,10 @@ async def _harass(ports: list[int], stop: asyncio.Event, counts: dict[str, int])
     """Waves of hostile connections at every port until ``stop`` (more at once than a
     node lets into its handshake): silent ones, oversize lengths, garbage, wrong-code
     hellos."""
-    wrong = Rogue(table=table_id(WRONG_KEY), code=WRONG_KEY)
+    wrong = Rogue(code=WRONG_CODE)
     payloads = [b"", b"\xff\xff\xff\xff", os.urandom(300),
-                wrong.frame(Hello(name="Eve", nonce=os.urandom(32), port=0, role=Role.JOIN))]
+                Handshake(side=Side.DIALLER, code=WRONG_CODE, identity=wrong.identity,
+                          table=None, peer="x").start()]
     while not stop.is_set():
         wave = []
         for port in ports:

@@ -11,17 +11,15 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p8s.cli.words.net import lost_reason
-from p2p8s.codes import code_key, table_id
 from p2p8s.net.lobby import Mesh, Seating, host_lobby, join_lobby
-from p2p8s.net.node import Incoming, JoinRefused, Lost, NetEvent, Node, Reason
+from p2p8s.net.node import Incoming, JoinRefused, Lost, NetEvent, Node, Reason, Unreachable
 from p2p8s.rules import Ruleset
 from p2p8s.wire import Game, Role, Roster, SeatEntry
 
 from .said import raises_saying
 
 CODE = "7KQ4MX"
-KEY = code_key(CODE)
-TID = table_id(KEY)
+TID = bytes.fromhex("5a1e0c7d2b9f4e01")  # random: it says nothing about the code
 
 
 @dataclass
@@ -43,10 +41,10 @@ class Recorder:
         self.seen.append("dealing")
 
 
-def _node(name: str, *, key: bytes = KEY, tid: bytes = TID, heartbeat_s: float = 0.1,
+def _node(name: str, *, code: str = CODE, tid: bytes | None = TID, heartbeat_s: float = 0.1,
           dead_after_s: float = 1.0) -> Node:
     """A node on 127.0.0.1 with short heartbeat timers (0.1 s / 1 s)."""
-    return Node(identity=Ed25519PrivateKey.generate(), name=name, code_key=key, table=tid,
+    return Node(identity=Ed25519PrivateKey.generate(), name=name, code=code, table=tid,
                 host="127.0.0.1", heartbeat_s=heartbeat_s, dead_after_s=dead_after_s)
 
 
@@ -153,23 +151,28 @@ async def test_a_silent_node_is_declared_dead_after_the_timeout() -> None:
         assert loop.time() - start < 3.0
 
 
-async def test_wrong_code_is_refused_and_nothing_is_seated() -> None:
-    async with _node("Host") as host, _node("Eve", key=code_key("000000"),
-                                            tid=table_id(code_key("000000"))) as eve:
+async def test_wrong_code_is_not_let_in_and_nothing_is_seated() -> None:
+    async with _node("Host") as host, _node("Eve", code="000000", tid=None) as eve:
         host.seat = 0
-        with raises_saying(JoinRefused, "wrong table code") as info:
+        with raises_saying(Unreachable, "could not join there") as info:
             await eve.connect("127.0.0.1", host.port, role=Role.JOIN)
-        assert info.value.refusal == "wrong-code"
+        assert info.value.params["wrong_code"] is True
         await asyncio.sleep(0.05)
         assert host.peers == {} and host.pending_events() == 0
 
 
-async def test_right_table_id_but_wrong_code_key_fails_the_proof() -> None:
-    async with _node("Host") as host, _node("Eve", key=code_key("000000")) as eve:
-        with raises_saying(JoinRefused, "wrong table code"):
+async def test_right_table_id_but_wrong_code_fails_the_pake() -> None:
+    async with _node("Host") as host, _node("Eve", code="000000") as eve:
+        with raises_saying(Unreachable, "could not join there"):
             await eve.connect("127.0.0.1", host.port, role=Role.JOIN)
         await asyncio.sleep(0.05)
         assert host.peers == {}
+
+
+async def test_a_joiner_learns_the_table_id_from_the_host() -> None:
+    async with _node("Host") as host, _node("Joe", tid=None) as joe:
+        conn = await joe.connect("127.0.0.1", host.port, role=Role.JOIN)
+        assert joe.table == TID and conn.key == host.key
 
 
 async def test_full_table_refuses_the_next_joiner_clearly() -> None:

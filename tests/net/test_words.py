@@ -13,9 +13,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2p8s.cli import words
 from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words.net import Line, lost_reason
-from p2p8s.codes import InviteProblem, code_key, table_id
+from p2p8s.codes import InviteProblem
 from p2p8s.errors import LocalError, MalformedInput, RemoteError
 from p2p8s.net.discovery import CardCode, NotATableCard, TableCard
+from p2p8s.net.handshake import Done, Handshake, Send, Side
 from p2p8s.net.lobby import LobbyCode
 from p2p8s.net.node import ConnectFailure, JoinRefused, NetCode, Node, Reason
 from p2p8s.store.paths import StoreCode
@@ -26,7 +27,6 @@ from p2p8s.wire import (
     Bye,
     Farewell,
     FrameDecoder,
-    Hello,
     Message,
     PayloadError,
     Refusal,
@@ -195,22 +195,33 @@ def test_errors_of_the_lobby_and_the_node_in_words() -> None:
 async def test_the_joiner_says_a_refusal_in_its_own_words() -> None:
     """A host that answers hello with a refuse carrying extra text: the joiner's error is
     its own sentence for the code (and the refusal code is kept for the program)."""
-    key = code_key("7KQ4MX")
-    tid = table_id(key)
+    tid = bytes.fromhex("5a1e0c7d2b9f4e01")
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writer.write(encode(Message(table=tid, seat=0, seq=0, body=Hello(
-            name="Host", nonce=bytes(32), port=1, role=Role.HOST)), KEY))
-        writer.write(_frame({"k": "refuse", "t": tid, "a": 0, "n": 1, "p": b"",
-                             "b": {"code": "seated", "seats": None, "reason": "ignore me"}}))
+        shake = Handshake(side=Side.ACCEPTOR, code="7KQ4MX", identity=KEY, table=tid,
+                          peer="joe")
+        writer.write(shake.start())
+        while True:  # the real handshake: this host knows the code
+            events = shake.receive_data(await reader.read(65536))
+            for event in events:
+                if isinstance(event, Send):
+                    writer.write(event.data)
+            if any(isinstance(event, Done) for event in events):
+                break
+        [done] = [e for e in events if isinstance(e, Done)]
+        sealer = done.session.sealer
+        # a refuse instead of its hello (it proved the code: its refusal is authentic)
+        writer.write(sealer.seal(_frame({
+            "k": "refuse", "t": tid, "a": 0, "n": 1, "p": b"",
+            "b": {"code": "seated", "seats": None, "reason": "ignore me"}})))
         await writer.drain()
         await reader.read()
 
     server = await asyncio.start_server(serve, "127.0.0.1", 0)
     try:
         port = server.sockets[0].getsockname()[1]
-        async with Node(identity=Ed25519PrivateKey.generate(), name="Joe", code_key=key,
-                        table=tid, host="127.0.0.1") as joe:
+        async with Node(identity=Ed25519PrivateKey.generate(), name="Joe", code="7KQ4MX",
+                        table=None, host="127.0.0.1") as joe:
             with pytest.raises(JoinRefused) as info:
                 await joe.connect("127.0.0.1", port, role=Role.JOIN, timeout_s=2.0)
     finally:

@@ -15,6 +15,7 @@ from p2p8s.cli.words import PLAIN, Speaker, Template
 from p2p8s.cli.words.rules import describe_changes, describe_rules
 from p2p8s.codes import InviteProblem
 from p2p8s.errors import Code
+from p2p8s.net.channel import SessionCode
 from p2p8s.net.errors import CardCode, ConnectFailure, LobbyCode, NetCode, Reason
 from p2p8s.wire import Farewell, Refusal, Schema, WireCode
 
@@ -63,7 +64,7 @@ class Line(Code):
     NO_TABLE_FOUND = "no-table-found"  # code, timeout_s (a LocalError)
     TRYING_LAST = "trying-last"  # addresses: where the table was the last time
     NOT_AT_LAST = "not-at-last"  # code, timeout_s, addresses (a LocalError)
-    FOUND = "found"  # host, addresses
+    FOUND = "found"  # addresses
     SIT_DOWN = "sit-down"
     DID_NOT_SIT = "did-not-sit"
     REJOINING = "rejoining"  # seat, names, dots
@@ -306,14 +307,36 @@ _NODE: dict[NetCode, Template] = {
     NetCode.PORT_IN_USE: "port {port} is already in use; pick another --port (or 0 for any "
                          "free port)",
     NetCode.CANNOT_LISTEN: "cannot listen on port {port}: {error}",
-    NetCode.GAVE_WRONG_CODE: "{peer} gave a wrong code",
     NetCode.ALREADY_CONNECTED: "{peer} is already connected",
     NetCode.CLOSED_IN_HANDSHAKE: _peer(": closed the connection during the handshake"),
     NetCode.BEFORE_HELLO: _peer(": sent {kind} before hello"),
-    NetCode.ITSELF: _peer(": that is this node itself"),
-    NetCode.NO_PROOF: _peer(": sent {kind} instead of its proof"),
     NetCode.SEQUENCE: _peer(": sequence number {seq} after {last}"),
     NetCode.OTHER_TABLE: _peer(": message for another table"),
+}
+
+def _slowed(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    return speaker.format("{failures} wrong codes from {peer} — slowed down (no attempt "
+                          "from there for {wait_s:g} s)", **params)
+
+
+_SESSION: dict[SessionCode, Template] = {
+    SessionCode.RECORD_LENGTH: _peer(": sealed record of {length} bytes (expected "
+                                     "{low}..{high})"),
+    SessionCode.UNSEALED: _peer(": a sealed record does not open (changed on the way, or "
+                                "forged)"),
+    SessionCode.CUT_SHORT: _peer(": closed the connection in the middle of a record"),
+    SessionCode.VERSION: "{peer} speaks p2p8s protocol version {theirs}, this program "
+                         "speaks {ours}",
+    SessionCode.BAD_HELLO: _peer(": not a valid handshake hello"),
+    SessionCode.BAD_AUTH: _peer(": its identity signature over the handshake fails"),
+    SessionCode.BAD_CONFIRM: _peer(": its key confirmation fails"),
+    SessionCode.OTHER_TABLE: _peer(": it is another table"),
+    SessionCode.ITSELF: _peer(": that is this node itself"),
+    SessionCode.WRONG_CODE: _peer(": it does not know this table's code"),
+    SessionCode.SLOWED: _slowed,
+    # fixed words: nothing a node that did not prove the code sent is ever shown
+    SessionCode.NOT_THERE: "could not join there ({where}): it did not prove this table "
+                           "code (a wrong code, or not this table)",
 }
 
 _CONNECT: dict[ConnectFailure, Template] = {
@@ -415,7 +438,7 @@ _LINES: dict[Line, Template] = {
                             "nor at its addresses of the last time ({addresses}); ask the host "
                             "for the fallback command (p2p8s join {code}@ADDRESS:PORT)",
                             addresses=lambda sp, p: ", ".join(p["addresses"])),
-    Line.FOUND: _with("Found {host}'s table at {addresses}",
+    Line.FOUND: _with("Found tables at {addresses}; trying each for this code",
                       addresses=lambda sp, p: ", ".join(p["addresses"])),
     Line.SIT_DOWN: "Sit down at this table? [Y/n] ",
     Line.DID_NOT_SIT: "You did not sit down.",
@@ -438,7 +461,7 @@ _LINES: dict[Line, Template] = {
 }
 
 TEMPLATES: dict[Any, Template] = {
-    **_WIRE, **_SCHEMA, **_REFUSALS, **_FAREWELLS, **_NODE, **_CONNECT, **_LOBBY,
+    **_WIRE, **_SCHEMA, **_REFUSALS, **_FAREWELLS, **_NODE, **_SESSION, **_CONNECT, **_LOBBY,
     **_INVITES, **_LINES,
     CardCode.NOT_A_CARD: _not_a_card,
 }
