@@ -81,6 +81,9 @@ class Ctx:
         self.phase = Phase.CRYPTO
         self.failed: tev.Fault | None = None
         self.leaving = False
+        #: messages beyond a recovered seat's cut went in here: the table is void (no
+        #: fault; the runner rebuilds it from the others' log)
+        self.void = False
         self.restoring = False
         self.replaying = False
         self.catching_up = False
@@ -100,7 +103,7 @@ class Ctx:
     @property
     def going(self) -> bool:
         """True while the match runs on this node (no fault, not over)."""
-        return self.failed is None and not self.match.over
+        return self.failed is None and not self.match.over and not self.void
 
     def send(self, kind: int, body: bytes, to: int | None = None) -> None:
         """Queue a table payload of ``kind`` (:mod:`p2p8s.table.actions`)."""

@@ -166,6 +166,15 @@ class Table:
         return self._ctx.failed
 
     @property
+    def void(self) -> bool:
+        """True once messages of a seat beyond its cut went in here (its key was rebuilt
+        from escrow shares whose echoes count fewer of its messages: those are void on
+        every node; protocol/table.md "The cut"). Only the seat's own node (or an
+        observer of its log) sees it; no fault: the table stops, the runner rebuilds it
+        from the others' log."""
+        return self._ctx.void
+
+    @property
     def names(self) -> tuple[str, ...]:
         """Player names by seat."""
         return self.config.names

@@ -23,6 +23,7 @@ from p2p8s.table.actions import CRYPTO, WELCOME, encode_round
 from p2p8s.table.context import Ctx, Outgoing
 from p2p8s.table.errors import TableCode
 from p2p8s.table.events import InfoCode, PauseWhy
+from p2p8s.table.intake import Cuts
 from p2p8s.table.sessions import LocalSessions
 
 #: A node waits this long (seconds) after :meth:`Seats.lost` before it publishes its
@@ -69,6 +70,11 @@ class Seats:
         self.live: list[int] = []  #: the human seats not taken over at the round start
         self.cut = False  #: this node was cut off from most of the table this round
         self.restarted: set[int] = set()  # nodes that lost their keys of this round
+        #: how far into each recovered seat's messages its holders had read (the cut)
+        self.cuts = Cuts()
+        #: this node took in (or sent) messages of a seat beyond its cut: its table is
+        #: void from there, and the runner rebuilds it from the others' log
+        self.void = False
 
     # ------------------------------------------------------------------ queries
 
@@ -317,6 +323,14 @@ class Seats:
         this node's own seat: it goes silent and drops what it held back."""
         ctx, sessions = self._ctx, self._sessions
         self.recovered.add(ev.seat)
+        self.cuts.close(ev.seat)
+        cut = self.cuts.cut(ev.seat)
+        if cut is not None and sessions.primary.chain_heads()[ev.seat][0] > cut:
+            # messages of the seat went in here that no holder had read: void (only on
+            # the seat's own node, or an observer of its log; never a fault)
+            self.void = True
+            ctx.void = True
+            return
         if ev.seat == ctx.me:
             sessions.silent = True
             kept = [o for o in self.held if o.payload[:1] != bytes([CRYPTO])]
@@ -379,7 +393,10 @@ class Seats:
                 if sessions.primary_seat not in holders:
                     continue
                 self.asked.add(d)
-                sessions.emit(sessions.primary_seat, primary.recover(d))
+                out = primary.recover(d)
+                for msg in out.messages:
+                    self.cuts.shared(msg, self.holders)
+                sessions.emit(sessions.primary_seat, out)
                 sessions.drain()
                 changed = True
         return changed
