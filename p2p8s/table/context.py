@@ -84,6 +84,9 @@ class Ctx:
         #: messages beyond a recovered seat's cut went in here: the table is void (no
         #: fault; the runner rebuilds it from the others' log)
         self.void = False
+        #: then: the node whose share stated the cut (its log holds the seat's messages
+        #: up to it), the one to rebuild from
+        self.void_reader: int | None = None
         self.restoring = False
         self.replaying = False
         self.catching_up = False

@@ -175,6 +175,12 @@ class Table:
         return self._ctx.void
 
     @property
+    def void_reader(self) -> int | None:
+        """Once :attr:`void`: the node whose escrow share stated the cut (its log holds
+        the seat's messages up to the cut: rebuild from it); None otherwise."""
+        return self._ctx.void_reader
+
+    @property
     def names(self) -> tuple[str, ...]:
         """Player names by seat."""
         return self.config.names

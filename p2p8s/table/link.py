@@ -438,7 +438,8 @@ class Link:
         if self.table.void and reached:
             # moves of its seat beyond the cut of the takeover went in here: void on
             # every node; the others' log says what happened (protocol/table.md "The cut")
-            seat = reached[0]
+            reader = self.table.void_reader
+            seat = reader if reader in reached else reached[0]
             self._rebuild(seat, self.peers[seat], note(LinkCode.REBUILD_TAKEN, seat=seat))
 
     def _restored_events(self, now: float) -> None:

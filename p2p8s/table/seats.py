@@ -129,11 +129,13 @@ class Seats:
         return False
 
     def holding(self) -> bool:
-        """True while this node keeps what it sends (cut off, see :meth:`release`)."""
+        """True while this node keeps what it sends (see :meth:`release`): cut off, or
+        a share of its own seat's key was seen (its seat is being taken over: what it
+        sends now would be void, protocol/table.md "The cut")."""
         ctx, sessions = self._ctx, self._sessions
         if ctx.number == 0 or ctx.observing or sessions.primary_seat != ctx.me:
             return False
-        return self.isolated() or (self.cut and sessions.primary.recovering(ctx.me)
+        return self.isolated() or (sessions.primary.recovering(ctx.me)
                                    and ctx.me not in self.recovered)
 
     def stranded(self, keys_lost: int | None) -> frozenset[int]:
@@ -330,6 +332,7 @@ class Seats:
             # the seat's own node, or an observer of its log; never a fault)
             self.void = True
             ctx.void = True
+            ctx.void_reader = self.cuts.reader(ev.seat)
             return
         if ev.seat == ctx.me:
             sessions.silent = True
@@ -390,15 +393,32 @@ class Seats:
                             "seat": node, "left": node in self.left, "why": why},
                             seat=node, paused=True))
                     continue
-                if sessions.primary_seat not in holders:
-                    continue
-                self.asked.add(d)
-                out = primary.recover(d)
-                for msg in out.messages:
-                    self.cuts.shared(msg, self.holders)
-                sessions.emit(sessions.primary_seat, out)
-                sessions.drain()
-                changed = True
+                if sessions.primary_seat in holders:
+                    changed = self._publish(d)
+        return self._follow() or changed
+
+    def _publish(self, seat: int) -> bool:
+        """Publish this node's escrow share of ``seat``'s key (once); True."""
+        sessions = self._sessions
+        self.asked.add(seat)
+        out = sessions.primary.recover(seat)
+        for msg in out.messages:
+            self.cuts.shared(msg, self.holders)
+        sessions.emit(sessions.primary_seat, out)
+        sessions.drain()
+        return True
+
+    def _follow(self) -> bool:
+        """Publish this node's share of every seat's key of which a share was seen: a
+        takeover once begun is irrevocable, whether or not this node still hears the
+        seat, so the key is rebuilt and its cut fixed (protocol/table.md "The cut")."""
+        sessions = self._sessions
+        primary, me = sessions.primary, sessions.primary_seat
+        changed = False
+        for d in range(self._ctx.players):
+            if (d not in self.recovered and d not in self.asked and self.holders
+                    and me in self.holders[d] and primary.recovering(d)):
+                changed = self._publish(d)
         return changed
 
     def reveal_adopted(self) -> bool:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from table_helpers import drop_on_turn, quiet, until
 
 from p2p8s import wire
-from p2p8s.crypto.messages import Message, decode
+from p2p8s.crypto.messages import Message, ShareReveal, decode
 from p2p8s.crypto.rand import seeded
 from p2p8s.table import Table, intake
 from p2p8s.table import events as tev
@@ -222,6 +222,70 @@ def test_a_node_acting_while_everyone_takes_its_seat_over_accuses_nobody(seed: i
     assert len({n.transcript for n in net.nodes.values()}) == 1
     assert all(n.finished for n in net.nodes.values())
     for s in (1, 2, 3):
+        report = verify(net.frames[s])
+        assert report.ok, (s, report.fault)
+        assert report.totals == tuple(net.nodes[s].match.totals)
+
+
+def _shared(net: TableNet, dealer: int) -> set[int]:
+    """The nodes whose own log holds a share of ``dealer``'s key they published."""
+    holders = set()
+    for s in net.humans:
+        for frame in net.frames[s]:
+            message = wire.decode_body(frame[wire.PREFIX_LENGTH:]).message
+            payload = _payload(frame)
+            if message.seat == s and payload[:1] == bytes([CRYPTO]):
+                msg = decode(payload[1:], sender=s)
+                if isinstance(msg, ShareReveal) and msg.dealer == dealer:
+                    holders.add(s)
+    return holders
+
+
+@pytest.mark.parametrize("seen", [True, False])
+@pytest.mark.parametrize("seed", range(6))
+def test_one_holder_publishing_takes_the_seat_over_on_every_node(seed: int, seen: bool) -> None:
+    # only Bob lost Ann for longer than the grace and published his share of her key;
+    # Cat and Dan still hear her. They publish theirs at once (a takeover once begun is
+    # irrevocable), so her key is rebuilt and its cut fixed everywhere. Ann plays her
+    # turn after she saw Bob's share (``seen``: held, never sent, void) or before (it
+    # stands if a share counts it, else it is void alike on every node).
+    net = TableNet(_config(4, target=100), seed=b"follow%d" % seed, keys=KEYS,  # type: ignore[arg-type]
+                   order_seed=b"f%d" % seed)
+    net.start()
+    until(net, lambda: net.nodes[0].my_turn)
+    net._post(1, net.nodes[1].peer_lost(0, net.now))
+    net.now += TAKEOVER_GRACE_S + 0.1
+    net._post(1, net.nodes[1].handle_timer(net.now))
+    assert _shared(net, 0) == {1}
+    ann = net.nodes[0]
+    if seen:
+        while net.links[(1, 0)]:  # Bob's share reaches Ann
+            net._deliver_on((1, 0))
+        assert ann.my_turn  # it changes no turn
+    view = ann.view()
+    assert view is not None
+    net._post(0, ann.act(net.driver.choose(view, ann.legal_actions(), random.Random(seed)),
+                         net.now))
+    for _ in range(seed * 3):
+        net.deliver()
+    net._post(1, net.nodes[1].peer_back(0, net.now))
+    while not ann.void and net.step():
+        pass
+    if seen:
+        assert ann.void  # her play is beyond the cut: it never left her node
+    if ann.void:
+        assert ann.failed is None
+        old = _rebuilt(net, 0)
+        report = verify(old)  # her old log audits ok up to the cut, naming nobody
+        assert report.ok, report.fault
+    net.run()
+    assert _shared(net, 0) == {1, 2, 3}  # Cat and Dan followed, hearing Ann all along
+    for s in (1, 2, 3):
+        assert [e.seat for e in net.of(s, tev.SeatTakenOver)][:1] == [0]
+    assert net.faults() == {}
+    assert len({n.transcript for n in net.nodes.values()}) == 1
+    assert all(n.finished for n in net.nodes.values())
+    for s in (1, 2, 3) if ann.void else (0, 1, 2, 3):
         report = verify(net.frames[s])
         assert report.ok, (s, report.fault)
         assert report.totals == tuple(net.nodes[s].match.totals)
