@@ -169,6 +169,17 @@ def test_a_welcome_that_does_not_fit_is_a_no_op(number: int) -> None:
     assert net.nodes[0].finished
 
 
+def _plays_then_some_arrive(net: TableNet, seat: int, seed: int) -> None:
+    """``seat``'s node plays its turn, then ``3 * seed`` payloads in flight arrive."""
+    node = net.nodes[seat]
+    view = node.view()
+    assert view is not None
+    net._post(seat, node.act(net.driver.choose(view, node.legal_actions(),
+                                               random.Random(seed)), net.now))
+    for _ in range(seed * 3):
+        net.deliver()
+
+
 def _rebuilt(net: TableNet, seat: int) -> list[bytes]:
     """``seat``'s table went void (messages of it beyond its cut): rebuild it from every
     other node's records, as its runner does from their logs; returns its old log."""
@@ -203,12 +214,7 @@ def test_a_node_acting_while_everyone_takes_its_seat_over_accuses_nobody(seed: i
     for s in (1, 2, 3):
         net._post(s, net.nodes[s].handle_timer(net.now))
     ann = net.nodes[0]
-    view = ann.view()
-    assert view is not None
-    net._post(0, ann.act(net.driver.choose(view, ann.legal_actions(), random.Random(seed)),
-                         net.now))
-    for _ in range(seed * 3):
-        net.deliver()
+    _plays_then_some_arrive(net, 0, seed)
     for s in (1, 2, 3):
         net._post(s, net.nodes[s].peer_back(0, net.now))
     while not ann.void and net.step():
@@ -262,12 +268,7 @@ def test_one_holder_publishing_takes_the_seat_over_on_every_node(seed: int, seen
         while net.links[(1, 0)]:  # Bob's share reaches Ann
             net._deliver_on((1, 0))
         assert ann.my_turn  # it changes no turn
-    view = ann.view()
-    assert view is not None
-    net._post(0, ann.act(net.driver.choose(view, ann.legal_actions(), random.Random(seed)),
-                         net.now))
-    for _ in range(seed * 3):
-        net.deliver()
+    _plays_then_some_arrive(net, 0, seed)
     net._post(1, net.nodes[1].peer_back(0, net.now))
     while not ann.void and net.step():
         pass
