@@ -16,7 +16,7 @@ was taken over meanwhile. :meth:`Seats.get_timer` is when the next grace runs ou
 from __future__ import annotations
 
 from p2p8s.crypto.events import KeyRecovered
-from p2p8s.crypto.messages import decode
+from p2p8s.crypto.messages import Act, Message, PlayCards, decode
 from p2p8s.errors import MalformedInput
 from p2p8s.table import events as tev
 from p2p8s.table.actions import CRYPTO, WELCOME, encode_round
@@ -327,9 +327,16 @@ class Seats:
         self.recovered.add(ev.seat)
         self.cuts.close(ev.seat)
         cut = self.cuts.cut(ev.seat)
-        if cut is not None and sessions.primary.chain_heads()[ev.seat][0] > cut:
-            # messages of the seat went in here that no holder had read: void (only on
-            # the seat's own node, or an observer of its log; never a fault)
+        held = self._held_of(ev.seat)
+        # what this node holds never left it: nobody saw it, it voids nothing; but a
+        # held move its game applied (an Act, or the cards it shows) cannot be undone by
+        # the observer rebuild below, which redoes only the sessions
+        sent = sessions.primary.chain_heads()[ev.seat][0] - len(held)
+        moved = any(isinstance(m, (Act, PlayCards)) for m in held)
+        if cut is not None and (sent > cut or moved):
+            # messages of the seat went out from here that no holder had read, or its
+            # game moved on a held move: void (only on the seat's own node, or an
+            # observer of its log; never a fault), rebuilt from the holder's log
             self.void = True
             ctx.void = True
             ctx.void_reader = self.cuts.reader(ev.seat)
@@ -337,8 +344,7 @@ class Seats:
         if ev.seat == ctx.me:
             sessions.silent = True
             kept = [o for o in self.held if o.payload[:1] != bytes([CRYPTO])]
-            sessions.unsent += sum(decode(o.payload[1:], sender=None).seat == ctx.me
-                                   for o in self.held if o not in kept)
+            sessions.unsent += len(held)
             sessions.dropped.update(o.payload for o in self.held if o not in kept)
             sessions.rebuild = bool(sessions.dropped)
             self.held = kept
@@ -351,6 +357,12 @@ class Seats:
         code = InfoCode.HANDED_OVER if ev.seat in self.handed else InfoCode.REBUILT
         ctx.tell(tev.SeatTakenOver(code, {"seat": ev.seat, "by": proxy}, seat=ev.seat,
                                    by=proxy))
+
+    def _held_of(self, seat: int) -> list[Message]:
+        """The crypto messages of ``seat`` this node holds (see :meth:`release`)."""
+        held = (decode(o.payload[1:], sender=None) for o in self.held
+                if o.payload[:1] == bytes([CRYPTO]))
+        return [m for m in held if m.seat == seat]
 
     def release(self, messages: list[Outgoing]) -> list[Outgoing]:
         """What may go out now of ``messages``: nothing while cut off from most of the
