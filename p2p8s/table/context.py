@@ -81,6 +81,12 @@ class Ctx:
         self.phase = Phase.CRYPTO
         self.failed: tev.Fault | None = None
         self.leaving = False
+        #: messages beyond a recovered seat's cut went in here: the table is void (no
+        #: fault; the runner rebuilds it from the others' log)
+        self.void = False
+        #: then: the node whose share stated the cut (its log holds the seat's messages
+        #: up to it), the one to rebuild from
+        self.void_reader: int | None = None
         self.restoring = False
         self.replaying = False
         self.catching_up = False
@@ -100,7 +106,7 @@ class Ctx:
     @property
     def going(self) -> bool:
         """True while the match runs on this node (no fault, not over)."""
-        return self.failed is None and not self.match.over
+        return self.failed is None and not self.match.over and not self.void
 
     def send(self, kind: int, body: bytes, to: int | None = None) -> None:
         """Queue a table payload of ``kind`` (:mod:`p2p8s.table.actions`)."""

@@ -168,6 +168,21 @@ class Table:
         return self._ctx.failed
 
     @property
+    def void(self) -> bool:
+        """True once messages of a seat beyond its cut went in here (its key was rebuilt
+        from escrow shares whose echoes count fewer of its messages: those are void on
+        every node; protocol/table.md "The cut"). Only the seat's own node (or an
+        observer of its log) sees it; no fault: the table stops, the runner rebuilds it
+        from the others' log."""
+        return self._ctx.void
+
+    @property
+    def void_reader(self) -> int | None:
+        """Once :attr:`void`: the node whose escrow share stated the cut (its log holds
+        the seat's messages up to the cut: rebuild from it); None otherwise."""
+        return self._ctx.void_reader
+
+    @property
     def names(self) -> tuple[str, ...]:
         """Player names by seat."""
         return self.config.names

@@ -110,7 +110,7 @@ class RoundFlow:
         """Take every step that is possible now."""
         ctx, sessions, seats = self._ctx, self._sessions, self._seats
         progress = True
-        while progress and ctx.failed is None and ctx.number:
+        while progress and ctx.failed is None and not ctx.void and ctx.number:
             if sessions.rebuild:
                 sessions.rebuild_observer()
             if seats.recover_gone() or seats.reveal_adopted() or self._keys.step():

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from p2p8s.crypto.errors import CheatDetected
-from p2p8s.crypto.messages import Message, decode
+from p2p8s.crypto.messages import Message, ShareReveal, decode
 from p2p8s.table.context import Ctx
 from p2p8s.table.errors import TableCode, TableError
 from p2p8s.table.intake import Held, Slots, digest
@@ -91,6 +91,10 @@ class Inbox:
         if number == 0 or msg.round_no > number:
             self._hold(self._future, held)
         elif msg.round_no == number:
+            cuts = self._seats.cuts
+            if cuts.void(msg.seat, msg.seq):
+                return  # beyond the cut of a seat taken over: void on every node
+            cuts.shared(msg, self._seats.holders)
             if self._due(held, self._counts()):
                 self._take(held)
             else:
@@ -103,12 +107,16 @@ class Inbox:
         number = self._ctx.number
         self._held = [h for h in self._future if h.message.round_no == number]
         self._future = [h for h in self._future if h.message.round_no != number]
+        for held in self._held:
+            self._seats.cuts.shared(held.message, self._seats.holders)
 
     def release(self) -> bool:
         """Take in one message that waited and can go now; False when none can. Raises
         what taking it in raises."""
-        if self._ctx.failed is not None or not self._held:
+        if self._ctx.failed is not None or self._ctx.void or not self._held:
             return False
+        cuts = self._seats.cuts
+        self._held = [h for h in self._held if not cuts.void(h.message.seat, h.message.seq)]
         counts = self._counts()
         for i, held in enumerate(self._held):
             if self._due(held, counts):
@@ -155,10 +163,21 @@ class Inbox:
             return True
         if _lack(msg, own, counts) is not None:
             return False
-        if msg.seat in self._seats.recovered:
+        cuts = self._seats.cuts
+        bound = cuts.bound(msg.seat)
+        if (bound is not None and counts[msg.seat] != _ALL and cuts.cut(msg.seat) is None
+                and not self._of_mine(msg)):
+            return msg.seq <= bound  # its key is being rebuilt: beyond every share, wait
+        if msg.seat in self._seats.recovered and cuts.cut(msg.seat) is None:
             return any(h.message.seat != msg.seat and len(h.message.echo) > msg.seat
                        and h.message.echo[msg.seat][0] >= msg.seq for h in self._held)
         return True
+
+    def _of_mine(self, msg: Message) -> bool:
+        """A share of the key of a seat this node runs: it never waits for a cut (this
+        node's own share of the sender's key may be void, which it cannot know; its own
+        seat is taken over, so what it took in beyond any cut voids its table)."""
+        return isinstance(msg, ShareReveal) and self._seats.runner(msg.dealer) == self._ctx.me
 
     def _take(self, held: Held) -> None:
         """Give a message of this round to every local session, after checking that

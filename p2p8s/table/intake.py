@@ -14,6 +14,11 @@ and the facade (:class:`~p2p8s.table.Table`) decide on:
   for one slot — equivocation (:meth:`Slots.again`, ``TableCode.EQUIVOCATION`` naming
   that sender, the same seat and the same two frames the audit names:
   ``LogCode.EQUIVOCATION``).
+* :class:`Cuts` — for every seat whose key a recovery rebuilds this round, how far
+  into the seat's own messages the holders had read when they published their escrow
+  shares (each ``ShareReveal``'s echo of that seat): once the key is rebuilt, the
+  *cut* is the furthest of them, and every message of the seat beyond it is void on
+  every node (protocol/table.md, "Dropped nodes" → "The cut").
 * :class:`Held` — a message kept until it can be taken in: after a gap of its seat's
   sequence, before the messages its echo says its sender had seen (causal order), of a
   later round. At most :data:`MAX_HELD` wait at once; one more is a flood naming its
@@ -25,7 +30,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from p2p8s.crypto.messages import Message
+from p2p8s.crypto.messages import Message, ShareReveal
 from p2p8s.table.context import MAX_FUTURE
 from p2p8s.table.errors import TableCode, TableError
 
@@ -53,6 +58,77 @@ class Held:
         """``(round, seat, seq)`` of the message."""
         m = self.message
         return (m.round_no, m.seat, m.seq)
+
+
+class Cuts:
+    """How far into each recovered seat's messages its escrow holders had read (see the
+    module docstring); one round's, the same on every node that took in the same shares.
+    A share that is itself void (its sender's seat was cut before it) counts for nothing.
+
+    >>> c = Cuts()
+    >>> c.bound(2), c.cut(2)
+    (None, None)
+    >>> c.share(2, 5, sender=0, seq=9); c.share(2, 7, sender=1, seq=9)
+    >>> c.share(2, 6, sender=3, seq=4)
+    >>> c.bound(2), c.cut(2)
+    (7, None)
+    >>> c.close(2); c.cut(2), c.void(2, 7), c.void(2, 8), c.reader(2)
+    (7, False, True, 1)
+    >>> c.share(1, 4, sender=0, seq=11); c.bound(1)
+    4
+    >>> c.share(0, 10, sender=3, seq=6); c.close(0)  # seat 0's 11th message is void
+    >>> c.bound(1), c.void(0, 11)
+    (None, True)
+    """
+
+    def __init__(self) -> None:
+        #: seat -> (sender, its sequence number) of each share of its key -> count read
+        self._shares: dict[int, dict[tuple[int, int], int]] = {}
+        self._cut: dict[int, int] = {}
+
+    def share(self, seat: int, read: int, *, sender: int, seq: int) -> None:
+        """A holder's escrow share of ``seat``'s key (taken in, waiting, or this node's
+        own), message ``seq`` of ``sender``, was published after it had read ``read`` of
+        the seat's messages."""
+        self._shares.setdefault(seat, {})[sender, seq] = read
+
+    def shared(self, msg: Message, holders: tuple[tuple[int, ...], ...]) -> None:
+        """Note ``msg`` if it is a ``ShareReveal`` of one of the dealer's holders (its
+        echo counts the dealer's messages its sender had read)."""
+        if (isinstance(msg, ShareReveal) and 0 <= msg.dealer < len(holders)
+                and msg.seat in holders[msg.dealer] and len(msg.echo) > msg.dealer):
+            self.share(msg.dealer, msg.echo[msg.dealer][0], sender=msg.seat, seq=msg.seq)
+
+    def bound(self, seat: int) -> int | None:
+        """Messages of ``seat`` up to this count are in the cut whatever it becomes (the
+        furthest share seen so far that is not void); None while no such share of its
+        key was seen."""
+        return max((read for (sender, seq), read in self._shares.get(seat, {}).items()
+                    if not self.void(sender, seq)), default=None)
+
+    def reader(self, seat: int) -> int | None:
+        """The sender of a share stating :meth:`bound` (the lowest such seat): its log
+        holds every message of ``seat`` in the cut; None without a share."""
+        shares = self._shares.get(seat, {})
+        bound = self.bound(seat)
+        return min((sender for (sender, seq), read in shares.items()
+                    if read == bound and not self.void(sender, seq)), default=None)
+
+    def close(self, seat: int) -> None:
+        """``seat``'s key was rebuilt from every holder's share: its cut is fixed."""
+        bound = self.bound(seat)
+        if bound is not None:
+            self._cut[seat] = bound
+
+    def cut(self, seat: int) -> int | None:
+        """The cut of ``seat`` (its messages 1..cut stand), once its key was rebuilt from
+        the escrow; None otherwise (not recovered, or its key handed over)."""
+        return self._cut.get(seat)
+
+    def void(self, seat: int, seq: int) -> bool:
+        """True for message ``seq`` of ``seat`` beyond its cut."""
+        cut = self._cut.get(seat)
+        return cut is not None and seq > cut
 
 
 class Copies:

@@ -362,6 +362,13 @@ class Link(LinkState):
         self._out.extend(marks)
         if shown:
             self._show(*shown)
+        reached = sorted(s for s in self.peers if s not in self.away)
+        if self.table.void and reached:
+            # moves of its seat beyond the cut of the takeover went in here: void on
+            # every node; the others' log says what happened (protocol/table.md "The cut")
+            reader = self.table.void_reader
+            seat = reader if reader in reached else reached[0]
+            self._rebuild(seat, self.peers[seat], note(LinkCode.REBUILD_TAKEN, seat=seat))
 
     def _restored_events(self, now: float) -> None:
         """The first output of a table restored from the log: the rounds already played

@@ -16,13 +16,14 @@ was taken over meanwhile. :meth:`Seats.get_timer` is when the next grace runs ou
 from __future__ import annotations
 
 from p2p8s.crypto.events import KeyRecovered
-from p2p8s.crypto.messages import decode
+from p2p8s.crypto.messages import Act, Message, PlayCards, decode
 from p2p8s.errors import MalformedInput
 from p2p8s.table import events as tev
 from p2p8s.table.actions import CRYPTO, WELCOME, encode_round
 from p2p8s.table.context import Ctx, Outgoing
 from p2p8s.table.errors import TableCode
 from p2p8s.table.events import InfoCode, PauseWhy
+from p2p8s.table.intake import Cuts
 from p2p8s.table.sessions import LocalSessions
 
 #: A node waits this long (seconds) after :meth:`Seats.lost` before it publishes its
@@ -69,6 +70,11 @@ class Seats:
         self.live: list[int] = []  #: the human seats not taken over at the round start
         self.cut = False  #: this node was cut off from most of the table this round
         self.restarted: set[int] = set()  # nodes that lost their keys of this round
+        #: how far into each recovered seat's messages its holders had read (the cut)
+        self.cuts = Cuts()
+        #: this node took in (or sent) messages of a seat beyond its cut: its table is
+        #: void from there, and the runner rebuilds it from the others' log
+        self.void = False
 
     # ------------------------------------------------------------------ queries
 
@@ -123,11 +129,13 @@ class Seats:
         return False
 
     def holding(self) -> bool:
-        """True while this node keeps what it sends (cut off, see :meth:`release`)."""
+        """True while this node keeps what it sends (see :meth:`release`): cut off, or
+        a share of its own seat's key was seen (its seat is being taken over: what it
+        sends now would be void, protocol/table.md "The cut")."""
         ctx, sessions = self._ctx, self._sessions
         if ctx.number == 0 or ctx.observing or sessions.primary_seat != ctx.me:
             return False
-        return self.isolated() or (self.cut and sessions.primary.recovering(ctx.me)
+        return self.isolated() or (sessions.primary.recovering(ctx.me)
                                    and ctx.me not in self.recovered)
 
     def stranded(self, keys_lost: int | None) -> frozenset[int]:
@@ -317,11 +325,26 @@ class Seats:
         this node's own seat: it goes silent and drops what it held back."""
         ctx, sessions = self._ctx, self._sessions
         self.recovered.add(ev.seat)
+        self.cuts.close(ev.seat)
+        cut = self.cuts.cut(ev.seat)
+        held = self._held_of(ev.seat)
+        # what this node holds never left it: nobody saw it, it voids nothing; but a
+        # held move its game applied (an Act, or the cards it shows) cannot be undone by
+        # the observer rebuild below, which redoes only the sessions
+        sent = sessions.primary.chain_heads()[ev.seat][0] - len(held)
+        moved = any(isinstance(m, (Act, PlayCards)) for m in held)
+        if cut is not None and (sent > cut or moved):
+            # messages of the seat went out from here that no holder had read, or its
+            # game moved on a held move: void (only on the seat's own node, or an
+            # observer of its log; never a fault), rebuilt from the holder's log
+            self.void = True
+            ctx.void = True
+            ctx.void_reader = self.cuts.reader(ev.seat)
+            return
         if ev.seat == ctx.me:
             sessions.silent = True
             kept = [o for o in self.held if o.payload[:1] != bytes([CRYPTO])]
-            sessions.unsent += sum(decode(o.payload[1:], sender=None).seat == ctx.me
-                                   for o in self.held if o not in kept)
+            sessions.unsent += len(held)
             sessions.dropped.update(o.payload for o in self.held if o not in kept)
             sessions.rebuild = bool(sessions.dropped)
             self.held = kept
@@ -334,6 +357,12 @@ class Seats:
         code = InfoCode.HANDED_OVER if ev.seat in self.handed else InfoCode.REBUILT
         ctx.tell(tev.SeatTakenOver(code, {"seat": ev.seat, "by": proxy}, seat=ev.seat,
                                    by=proxy))
+
+    def _held_of(self, seat: int) -> list[Message]:
+        """The crypto messages of ``seat`` this node holds (see :meth:`release`)."""
+        held = (decode(o.payload[1:], sender=None) for o in self.held
+                if o.payload[:1] == bytes([CRYPTO]))
+        return [m for m in held if m.seat == seat]
 
     def release(self, messages: list[Outgoing]) -> list[Outgoing]:
         """What may go out now of ``messages``: nothing while cut off from most of the
@@ -376,12 +405,32 @@ class Seats:
                             "seat": node, "left": node in self.left, "why": why},
                             seat=node, paused=True))
                     continue
-                if sessions.primary_seat not in holders:
-                    continue
-                self.asked.add(d)
-                sessions.emit(sessions.primary_seat, primary.recover(d))
-                sessions.drain()
-                changed = True
+                if sessions.primary_seat in holders:
+                    changed = self._publish(d)
+        return self._follow() or changed
+
+    def _publish(self, seat: int) -> bool:
+        """Publish this node's escrow share of ``seat``'s key (once); True."""
+        sessions = self._sessions
+        self.asked.add(seat)
+        out = sessions.primary.recover(seat)
+        for msg in out.messages:
+            self.cuts.shared(msg, self.holders)
+        sessions.emit(sessions.primary_seat, out)
+        sessions.drain()
+        return True
+
+    def _follow(self) -> bool:
+        """Publish this node's share of every seat's key of which a share was seen: a
+        takeover once begun is irrevocable, whether or not this node still hears the
+        seat, so the key is rebuilt and its cut fixed (protocol/table.md "The cut")."""
+        sessions = self._sessions
+        primary, me = sessions.primary, sessions.primary_seat
+        changed = False
+        for d in range(self._ctx.players):
+            if (d not in self.recovered and d not in self.asked and self.holders
+                    and me in self.holders[d] and primary.recovering(d)):
+                changed = self._publish(d)
         return changed
 
     def reveal_adopted(self) -> bool:

@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 from table_helpers import drop_on_turn, quiet, until
 
 from p2p8s import wire
-from p2p8s.crypto.messages import Message, decode
+from p2p8s.crypto.messages import Message, ShareReveal, decode
+from p2p8s.crypto.rand import seeded
+from p2p8s.table import Table, intake
 from p2p8s.table import events as tev
-from p2p8s.table import intake
 from p2p8s.table.actions import CRYPTO, WELCOME, encode_round
 from p2p8s.table.errors import LogCode, TableCode
 from p2p8s.table.harness import TableNet, make_config, make_keys
@@ -168,13 +169,41 @@ def test_a_welcome_that_does_not_fit_is_a_no_op(number: int) -> None:
     assert net.nodes[0].finished
 
 
-@pytest.mark.xfail(strict=True, reason="issue #11 lead 1: an Act of a seat's own node "
-                   "concurrent with its takeover is not yet void alike on every node")
-@pytest.mark.parametrize("seed", [1, 6, 11, 13])  # SEAT_TAKEN, ACT_AGAIN, SECOND_ACTION, NOT_HELD
+def _plays_then_some_arrive(net: TableNet, seat: int, seed: int) -> None:
+    """``seat``'s node plays its turn, then ``3 * seed`` payloads in flight arrive."""
+    node = net.nodes[seat]
+    view = node.view()
+    assert view is not None
+    net._post(seat, node.act(net.driver.choose(view, node.legal_actions(),
+                                               random.Random(seed)), net.now))
+    for _ in range(seed * 3):
+        net.deliver()
+
+
+def _rebuilt(net: TableNet, seat: int) -> list[bytes]:
+    """``seat``'s table went void (messages of it beyond its cut): rebuild it from every
+    other node's records, as its runner does from their logs; returns its old log."""
+    old = net.frames[seat]
+    node = Table.restore(net.config, me=seat, records=net.nodes[1].resync_payload(),
+                         rand=seeded(b"rebuilt"), now=net.now, sign=net.signers[seat])
+    for other in net.humans:
+        if other not in (seat, 1):
+            node.receive(other, net.nodes[other].resync_payload(), net.now)
+    net.replace(seat, node)
+    net.frames[seat] = []
+    net.reconnect(seat)
+    net._post(seat, node.handle_timer(net.now))
+    return old
+
+
+@pytest.mark.parametrize("seed", range(40))
 def test_a_node_acting_while_everyone_takes_its_seat_over_accuses_nobody(seed: int) -> None:
     # every other node lost Ann for longer than the grace and published its share of her
     # key; Ann's node was not cut off (it lost nobody) and plays its turn meanwhile, then
-    # everyone has Ann back: her play is concurrent with the rebuild of her key
+    # everyone has Ann back: her play is concurrent with the rebuild of her key. The cut
+    # (the furthest of Ann's messages a share's echo counts) voids her play on every
+    # node alike (once SEAT_TAKEN, ACT_AGAIN, SECOND_ACTION, NOT_HELD about her); her
+    # own table goes void, no fault, and is rebuilt from the others' records.
     net = TableNet(_config(4, target=100), seed=b"race%d" % seed, keys=KEYS,  # type: ignore[arg-type]
                    order_seed=b"o%d" % seed)
     net.start()
@@ -185,16 +214,82 @@ def test_a_node_acting_while_everyone_takes_its_seat_over_accuses_nobody(seed: i
     for s in (1, 2, 3):
         net._post(s, net.nodes[s].handle_timer(net.now))
     ann = net.nodes[0]
-    view = ann.view()
-    assert view is not None
-    net._post(0, ann.act(net.driver.choose(view, ann.legal_actions(), random.Random(seed)),
-                         net.now))
-    for _ in range(seed * 3):
-        net.deliver()
+    _plays_then_some_arrive(net, 0, seed)
     for s in (1, 2, 3):
         net._post(s, net.nodes[s].peer_back(0, net.now))
+    while not ann.void and net.step():
+        pass
+    assert ann.failed is None and ann.void  # her play is beyond the cut
+    old = _rebuilt(net, 0)
     net.run()
-    _audited_ok(net)
+    report = verify(old)  # her old log audits ok up to the cut, naming nobody
+    assert report.ok, report.fault
+    assert net.faults() == {}
+    assert len({n.transcript for n in net.nodes.values()}) == 1
+    assert all(n.finished for n in net.nodes.values())
+    for s in (1, 2, 3):
+        report = verify(net.frames[s])
+        assert report.ok, (s, report.fault)
+        assert report.totals == tuple(net.nodes[s].match.totals)
+
+
+def _shared(net: TableNet, dealer: int) -> set[int]:
+    """The nodes whose own log holds a share of ``dealer``'s key they published."""
+    holders = set()
+    for s in net.humans:
+        for frame in net.frames[s]:
+            message = wire.decode_body(frame[wire.PREFIX_LENGTH:]).message
+            payload = _payload(frame)
+            if message.seat == s and payload[:1] == bytes([CRYPTO]):
+                msg = decode(payload[1:], sender=s)
+                if isinstance(msg, ShareReveal) and msg.dealer == dealer:
+                    holders.add(s)
+    return holders
+
+
+@pytest.mark.parametrize("seen", [True, False])
+@pytest.mark.parametrize("seed", range(6))
+def test_one_holder_publishing_takes_the_seat_over_on_every_node(seed: int, seen: bool) -> None:
+    # only Bob lost Ann for longer than the grace and published his share of her key;
+    # Cat and Dan still hear her. They publish theirs at once (a takeover once begun is
+    # irrevocable), so her key is rebuilt and its cut fixed everywhere. Ann plays her
+    # turn after she saw Bob's share (``seen``: held, never sent, void) or before (it
+    # stands if a share counts it, else it is void alike on every node).
+    net = TableNet(_config(4, target=100), seed=b"follow%d" % seed, keys=KEYS,  # type: ignore[arg-type]
+                   order_seed=b"f%d" % seed)
+    net.start()
+    until(net, lambda: net.nodes[0].my_turn)
+    net._post(1, net.nodes[1].peer_lost(0, net.now))
+    net.now += TAKEOVER_GRACE_S + 0.1
+    net._post(1, net.nodes[1].handle_timer(net.now))
+    assert _shared(net, 0) == {1}
+    ann = net.nodes[0]
+    if seen:
+        while net.links[(1, 0)]:  # Bob's share reaches Ann
+            net._deliver_on((1, 0))
+        assert ann.my_turn  # it changes no turn
+    _plays_then_some_arrive(net, 0, seed)
+    net._post(1, net.nodes[1].peer_back(0, net.now))
+    while not ann.void and net.step():
+        pass
+    if seen:
+        assert ann.void  # her play is beyond the cut: it never left her node
+    if ann.void:
+        assert ann.failed is None
+        old = _rebuilt(net, 0)
+        report = verify(old)  # her old log audits ok up to the cut, naming nobody
+        assert report.ok, report.fault
+    net.run()
+    assert _shared(net, 0) == {1, 2, 3}  # Cat and Dan followed, hearing Ann all along
+    for s in (1, 2, 3):
+        assert [e.seat for e in net.of(s, tev.SeatTakenOver)][:1] == [0]
+    assert net.faults() == {}
+    assert len({n.transcript for n in net.nodes.values()}) == 1
+    assert all(n.finished for n in net.nodes.values())
+    for s in (1, 2, 3) if ann.void else (0, 1, 2, 3):
+        report = verify(net.frames[s])
+        assert report.ok, (s, report.fault)
+        assert report.totals == tuple(net.nodes[s].match.totals)
 
 
 # ---------------------------------------------------------------------- real cheats
