@@ -24,7 +24,7 @@ from p2p8s.store.tablelog import FRAME, HEADER, MAGIC, TableLogWriter
 from p2p8s.table.harness import TableNet, make_config, make_keys
 from p2p8s.table.logverify import verify
 
-FUZZ = settings(max_examples=60, deadline=None,
+FUZZ = settings(max_examples=30, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,
                                        HealthCheck.too_slow])
 

@@ -26,6 +26,8 @@ from p2p8s.table.logverify import verify
 from p2p8s.table.seats import TAKEOVER_GRACE_S
 
 KEYS = make_keys(4)
+#: One round: the race is in the first round; the rest of a match tests nothing more here.
+TARGET = 1
 
 
 def _config(players: int, **kw: object) -> object:
@@ -204,7 +206,7 @@ def test_a_node_acting_while_everyone_takes_its_seat_over_accuses_nobody(seed: i
     # (the furthest of Ann's messages a share's echo counts) voids her play on every
     # node alike (once SEAT_TAKEN, ACT_AGAIN, SECOND_ACTION, NOT_HELD about her); her
     # own table goes void, no fault, and is rebuilt from the others' records.
-    net = TableNet(_config(4, target=100), seed=b"race%d" % seed, keys=KEYS,  # type: ignore[arg-type]
+    net = TableNet(_config(4, target=TARGET), seed=b"race%d" % seed, keys=KEYS,  # type: ignore[arg-type]
                    order_seed=b"o%d" % seed)
     net.start()
     until(net, lambda: net.nodes[0].my_turn)
@@ -255,7 +257,7 @@ def test_one_holder_publishing_takes_the_seat_over_on_every_node(seed: int, seen
     # irrevocable), so her key is rebuilt and its cut fixed everywhere. Ann plays her
     # turn after she saw Bob's share (``seen``: held, never sent, void) or before (it
     # stands if a share counts it, else it is void alike on every node).
-    net = TableNet(_config(4, target=100), seed=b"follow%d" % seed, keys=KEYS,  # type: ignore[arg-type]
+    net = TableNet(_config(4, target=TARGET), seed=b"follow%d" % seed, keys=KEYS,  # type: ignore[arg-type]
                    order_seed=b"f%d" % seed)
     net.start()
     until(net, lambda: net.nodes[0].my_turn)
