@@ -61,7 +61,6 @@ class Line(Code):
     TABLE_CLOSED = "table-closed"
     NO_MDNS_PLAY_CARD = "no-mdns-play-card"  # error
     LOOKING = "looking"  # code, dots
-    NO_TABLE_FOUND = "no-table-found"  # code, timeout_s (a LocalError)
     TRYING_LAST = "trying-last"  # addresses: where the table was the last time
     NOT_AT_LAST = "not-at-last"  # code, timeout_s, addresses (a LocalError)
     FOUND = "found"  # addresses
@@ -275,8 +274,6 @@ _SCHEMA: dict[Schema, Template] = {
 }
 
 _REFUSALS: dict[Refusal, Template] = {
-    Refusal.WRONG_CODE: "wrong table code: this table has a different code; check it and "
-                        "try again",
     Refusal.FULL: _full,
     Refusal.SEATED: "this player is already seated",
     Refusal.CLOSED: "the host has dealt; the lobby is closed",
@@ -429,9 +426,6 @@ _LINES: dict[Line, Template] = {
     Line.TABLE_CLOSED: "Table closed.",
     Line.NO_MDNS_PLAY_CARD: "(mDNS: could not advertise the table in play: {error})",
     Line.LOOKING: "Looking for table {code} on the local network{dots}",
-    Line.NO_TABLE_FOUND: "no table with code {code} answered on this network within "
-                         "{timeout_s:g} s; check the code, or ask the host for the fallback "
-                         "command (p2p8s join {code}@ADDRESS:PORT)",
     Line.TRYING_LAST: _with("No answer by mDNS; trying where the table was the last time: "
                             "{addresses}", addresses=lambda sp, p: ", ".join(p["addresses"])),
     Line.NOT_AT_LAST: _with("no table with code {code} answered by mDNS within {timeout_s:g} s "
