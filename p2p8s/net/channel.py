@@ -51,6 +51,7 @@ class SessionCode(Code):
     OTHER_TABLE = "hello-other-table"  # the peer's hello names another table
     ITSELF = "hello-itself"  # the peer holds this node's own identity key
     WRONG_CODE = "pake-failed"  # the peer's auth does not open: it holds another code
+    BUSY = "table-busy"  # retry_s (the acceptor's unsigned busy record, at most 30 s)
     SLOWED = "slowed"  # peer, failures, wait_s (a notice: wrong codes from one address)
     NOT_THERE = "not-there"  # where, wrong_code (a dialled node did not prove the code)
 

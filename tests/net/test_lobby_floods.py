@@ -16,7 +16,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2p8s.cli.words import PLAIN
 from p2p8s.errors import Note
 from p2p8s.net.admission import Limits
-from p2p8s.net.handshake import Done, Handshake, Side
+from p2p8s.net.channel import SessionCode
+from p2p8s.net.handshake import Done, Failed, Handshake, Side
 from p2p8s.net.node import Node, Unreachable
 from p2p8s.wire import Role
 
@@ -98,7 +99,8 @@ async def test_wrong_codes_from_one_address_are_slowed_down_and_said() -> None:
                     async with asyncio.timeout(1):
                         while data := await reader.read(65536):
                             events = shake.receive_data(data)
-                            if any(e.__class__.__name__ == "Failed" for e in events):
+                            if any(isinstance(e, Failed) and e.error.code is
+                                   SessionCode.WRONG_CODE for e in events):
                                 guesses += 1
                                 break
                             assert not any(isinstance(e, Done) for e in events)
@@ -134,16 +136,19 @@ async def test_many_honest_nodes_behind_one_address_are_not_slowed(
 
 
 async def test_a_joiner_turned_away_is_told_in_fixed_words_not_a_traceback() -> None:
-    """A slowed address is closed at once (a reset, the hello unread): the joiner says
-    "could not join there", as for a close; a reset after the hello too."""
+    """A wrong code: "could not join there"; then the slowed address gets a busy record
+    (fixed words, the wait it says); a reset after the hello: "could not join there"."""
     limits = Limits(free_failures=0, backoff_s=30.0)
     async with Node(identity=Ed25519PrivateKey.generate(), name="Ann", code=CODE, table=TID,
                     host="127.0.0.1", limits=limits) as ann, \
             _node("Eve", code="000000", table=None) as eve:
         ann.seat = 0
-        for _ in range(3):  # a wrong code, then turned away while slowed
-            with raises_saying(Unreachable, "could not join there"):
+        with raises_saying(Unreachable, "could not join there"):  # a wrong code
+            await eve.connect("127.0.0.1", ann.port, role=Role.JOIN, timeout_s=3.0)
+        for _ in range(2):  # then turned away while slowed: a busy record, fixed words
+            with raises_saying(Unreachable, "busy or slowing down new attempts") as info:
                 await eve.connect("127.0.0.1", ann.port, role=Role.JOIN, timeout_s=3.0)
+            assert 14 <= info.value.params["retry_s"] <= 15  # the back-off left
 
     async def reset(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.readexactly(4)  # some of the hello, the rest left unread

@@ -331,6 +331,9 @@ _SESSION: dict[SessionCode, Template] = {
     SessionCode.ITSELF: _peer(": that is this node itself"),
     SessionCode.WRONG_CODE: _peer(": it does not know this table's code"),
     SessionCode.SLOWED: _slowed,
+    # fixed words: the busy record is unsigned, only its wait (at most 30 s) is taken
+    SessionCode.BUSY: "the table at {where} is busy or slowing down new attempts from "
+                      "this address",
     # fixed words: nothing a node that did not prove the code sent is ever shown
     SessionCode.NOT_THERE: "could not join there ({where}): it did not prove this table "
                            "code (a wrong code, or not this table)",
