@@ -73,10 +73,10 @@ HelloFrame = Callable[[bytes], bytes]
 class Opened:
     """A confirmed connection whose peer sent its signed ``hello``: the ``session``
     (keys, the peer's identity), that ``hello`` and its frame (``first``), the frames
-    that came with it (``pending``), the ``decoder`` of the peer's frames and this
-    node's own sealed hello record (``my_hello``: an acceptor sends it once it keeps
-    the connection), the peer's IP ``address`` (as dialled, or as it connected from)
-    and the streams."""
+    that came with it (``pending``), the ``decoder`` of the peer's frames, this node's
+    own signed hello frame (``my_hello``, not yet sealed: an acceptor seals and sends it
+    once it keeps the connection, else its ``refuse`` is the first record), the peer's
+    IP ``address`` (as dialled, or as it connected from) and the streams."""
 
     session: Session
     hello: Hello
@@ -290,11 +290,12 @@ async def _open(shake: Handshake, reader: asyncio.StreamReader,
                 writer: asyncio.StreamWriter, *, hello: HelloFrame, where: str,
                 address: str, first: bytes = b"") -> Opened:
     """The handshake, then the signed hellos inside the channel (the dialler sends its
-    own first; the acceptor's waits in :attr:`Opened.my_hello`)."""
+    own first; the acceptor's waits in :attr:`Opened.my_hello`, unsealed: the records
+    of a direction open only in the order they were sealed)."""
     session = await _session(shake, reader, writer, first=first)
-    my_hello = session.sealer.seal(hello(session.table))
+    my_hello = hello(session.table)
     if shake.side is Side.DIALLER:
-        writer.write(my_hello)
+        writer.write(session.sealer.seal(my_hello))
     decoder = FrameDecoder(peer=where, expected_key=session.peer_key)
     opener = session.opener
     pending: list[Received] = []

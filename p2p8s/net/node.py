@@ -444,7 +444,7 @@ class Node:
             raise JoinRefused(NetCode.ALREADY_CONNECTED, refusal=Refusal.DUPLICATE,
                               peer=opened.decoder.peer)
         if not dialled:
-            writer.write(opened.my_hello)
+            writer.write(sealer.seal(opened.my_hello))
         conn = Connection(key=peer_key, hello=opened.hello, address=address,
                           dialled=dialled, decoder=opened.decoder, writer=writer,
                           reader=opened.reader, sealer=sealer, opener=session.opener,
