@@ -302,7 +302,7 @@ _SCHEMA: dict[Schema, Template] = {
 
 _REFUSALS: dict[Refusal, Template] = {
     Refusal.FULL: _full,
-    Refusal.SEATED: "your key already holds a seat at this table (another terminal?)",
+    Refusal.SEATED: "this player is already seated",
     Refusal.CLOSED: "the host has dealt; the lobby is closed",
     Refusal.IN_PLAY: "the game has started at this table",
     Refusal.IN_LOBBY: "this table is still in its lobby",
