@@ -56,6 +56,7 @@ class InviteProblem(Code):
     IPV6_FORM = "ipv6-form"  # original
     NOT_IPV6 = "not-ipv6"  # host, original
     NEEDS_PORT = "needs-port"  # address, original
+    NEEDS_HOST = "needs-host"  # port, original (``:PORT``: the host is missing)
     IPV6_BRACKETS = "ipv6-brackets"  # host, port
     COLONS = "address-colons"  # address, original (HOST:PORT with more than one colon)
     BAD_HOST = "bad-host"  # host
@@ -133,7 +134,9 @@ def _parse_address(address: str, *, original: str) -> tuple[str, int]:
                                  original=original) from None
     else:
         host, sep, port_text = address.rpartition(":")
-        if not sep or not host:
+        if sep and not host:
+            raise MalformedInput(InviteProblem.NEEDS_HOST, port=port_text, original=original)
+        if not sep:
             raise MalformedInput(InviteProblem.NEEDS_PORT, address=address, original=original)
         if ":" in host:
             try:

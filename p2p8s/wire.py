@@ -26,10 +26,10 @@ No English travels: a ``refuse`` carries a :class:`Refusal` code and a ``bye`` a
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, NoReturn, TypeVar
+from typing import Any, Generic, NoReturn, TypeVar
 
 import msgpack
 from cryptography.exceptions import InvalidSignature
@@ -70,7 +70,6 @@ class Kind(StrEnum):
     """Message kinds (protocol/wire.md, "Message kinds")."""
 
     HELLO = "hello"
-    PROOF = "proof"
     ROSTER = "roster"
     SIT = "sit"
     WELCOME = "welcome"
@@ -91,8 +90,8 @@ class Role(StrEnum):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Hello:
-    """First message on every connection, both ways: who I am and a fresh 32-byte nonce.
-
+    """First message on every connection, both ways (inside the sealed channel): who I
+    am, a fresh 32-byte ``nonce`` (random; unused since version 3, kept in the schema),
     ``port`` is the TCP port this node listens on (0: none).
     """
 
@@ -100,14 +99,6 @@ class Hello:
     nonce: bytes
     port: int
     role: Role
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Proof:
-    """Second message, both ways: the code proof answering the peer's ``nonce`` (``echo``)."""
-
-    echo: bytes
-    mac: bytes
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -169,7 +160,6 @@ class Refusal(Code):
     """Why a node refuses a connection (the ``code`` of :class:`Refuse`; protocol/wire.md,
     "Refusals"). The receiver says it in its own words."""
 
-    WRONG_CODE = "wrong-code"  # the code proof failed, or another table's id
     FULL = "full"  # every seat is taken (``seats`` says how many there are)
     SEATED = "seated"  # this identity key already holds a seat here
     CLOSED = "closed"  # the host has dealt: the lobby is closed
@@ -227,10 +217,10 @@ class Echo:
     digest: bytes
 
 
-Body = Hello | Proof | RosterBody | Sit | Welcome | Refuse | Heartbeat | Bye | Game | Echo
+Body = Hello | RosterBody | Sit | Welcome | Refuse | Heartbeat | Bye | Game | Echo
 
 _KIND_OF: dict[type[Any], Kind] = {
-    Hello: Kind.HELLO, Proof: Kind.PROOF, RosterBody: Kind.ROSTER, Sit: Kind.SIT,
+    Hello: Kind.HELLO, RosterBody: Kind.ROSTER, Sit: Kind.SIT,
     Welcome: Kind.WELCOME, Refuse: Kind.REFUSE, Heartbeat: Kind.HEARTBEAT, Bye: Kind.BYE,
     Game: Kind.GAME, Echo: Kind.ECHO,
 }
@@ -292,8 +282,6 @@ def _body_obj(body: Body) -> dict[str, Any]:
         case Hello():
             return {"name": body.name, "nonce": body.nonce, "port": body.port,
                     "role": str(body.role)}
-        case Proof():
-            return {"echo": body.echo, "mac": body.mac}
         case RosterBody():
             return {"roster": _roster_obj(body.roster)}
         case Welcome():
@@ -471,9 +459,6 @@ def _body(kind: Kind, obj: Mapping[str, Any]) -> Body:
             return Hello(name=_text(obj, "name", limit=MAX_NAME, empty=False),
                          nonce=_bytes(obj, "nonce", NONCE_LENGTH),
                          port=_int(obj, "port", 0, 65535), role=_code(obj, "role", Role))
-        case Kind.PROOF:
-            return Proof(echo=_bytes(obj, "echo", NONCE_LENGTH),
-                         mac=_bytes(obj, "mac", HASH_LENGTH))
         case Kind.ROSTER:
             return RosterBody(roster=_roster(obj.get("roster")))
         case Kind.SIT:
@@ -565,13 +550,87 @@ def decode_body(body: bytes, *, expected_key: bytes | None = None, peer: str = "
     return Received(message=message, key=bytes(key), digest=message_hash(body), body=body)
 
 
+_T = TypeVar("_T")
+_E = TypeVar("_E", bound=RemoteError)
+
+
+class Splitter(Generic[_T, _E]):
+    """Sans-IO splitter of ``u32 length ‖ record`` streams, shared by
+    :class:`FrameDecoder` (signed frames) and :class:`~p2p8s.net.channel.Opener`
+    (sealed records).
+
+    A length outside ``low..high`` is refused (``too_long(length)``, an ``error``)
+    before the record is read; at most one incomplete record is buffered; ``record(
+    prefix, body)`` turns each complete record into a value or raises ``error``. After
+    an error the splitter stays failed: values completed before it in the same bytes
+    are returned first, the error is in :attr:`error` at once and raised by the next
+    call. A stream that ends mid-record raises ``cut_short()``.
+    """
+
+    def __init__(self, *, low: int, high: int, record: Callable[[bytes, bytes], _T],
+                 error: type[_E], too_long: Callable[[int], _E],
+                 cut_short: Callable[[], _E]) -> None:
+        self._low, self._high = low, high
+        self._record, self._error_type = record, error
+        self._too_long, self._cut_short = too_long, cut_short
+        self._buffer = bytearray()
+        self._error: _E | None = None
+
+    @property
+    def buffered(self) -> int:
+        """Bytes received but not yet part of a complete record."""
+        return len(self._buffer)
+
+    @property
+    def error(self) -> _E | None:
+        """The error that failed this splitter, or None."""
+        return self._error
+
+    def receive_data(self, data: bytes) -> list[_T]:
+        """Feed bytes; the value of every record they complete, in order (raises
+        ``error`` as the class says)."""
+        if self._error is not None:
+            raise self._error
+        self._buffer += data
+        out: list[_T] = []
+        buf = self._buffer
+        try:
+            while len(buf) >= PREFIX_LENGTH:
+                length = int.from_bytes(buf[:PREFIX_LENGTH], "big")
+                if not self._low <= length <= self._high:
+                    raise self._too_long(length)
+                if len(buf) < PREFIX_LENGTH + length:
+                    break
+                prefix = bytes(buf[:PREFIX_LENGTH])
+                body = bytes(buf[PREFIX_LENGTH:PREFIX_LENGTH + length])
+                del buf[:PREFIX_LENGTH + length]
+                out.append(self._record(prefix, body))
+        except self._error_type as exc:
+            self._error = exc
+            buf.clear()
+            if not out:
+                raise
+        return out
+
+    def receive_eof(self) -> None:
+        """The peer closed the stream; raises ``cut_short()`` if it stopped mid-record
+        (or the splitter's error if it had failed)."""
+        if self._error is not None:
+            raise self._error
+        if self._buffer:
+            self._error = self._cut_short()
+            self._buffer.clear()
+            raise self._error
+
+
 class FrameDecoder:
     """Sans-IO reader of one connection: bytes in, verified :class:`Received` out.
 
     ``peer`` (an address, for messages) and ``seat`` name the other end in errors;
     ``expected_key`` pins its identity key once known (all three may be set later).
     Memory is bounded: an oversize length is refused before its body is read, and at
-    most one incomplete frame is buffered. After an error the decoder stays failed.
+    most one incomplete frame is buffered. After an error the decoder stays failed
+    (:class:`Splitter`).
     """
 
     def __init__(self, *, peer: str = "a peer", seat: int | None = None,
@@ -579,19 +638,24 @@ class FrameDecoder:
         self.peer = peer
         self.seat = seat
         self.expected_key = expected_key
-        self._max_frame = max_frame
-        self._buffer = bytearray()
-        self._error: WireError | None = None
+        self._frames: Splitter[Received, WireError] = Splitter(
+            low=MIN_BODY, high=max_frame, error=WireError,
+            record=lambda prefix, body: decode_body(
+                body, expected_key=self.expected_key, peer=self.peer, seat=self.seat),
+            too_long=lambda length: WireError(
+                WireCode.FRAME_LENGTH, peer=self.peer, seat=self.seat, length=length,
+                low=MIN_BODY, high=max_frame),
+            cut_short=lambda: WireError(WireCode.CUT_SHORT, peer=self.peer, seat=self.seat))
 
     @property
     def buffered(self) -> int:
         """Bytes received but not yet part of a complete frame."""
-        return len(self._buffer)
+        return self._frames.buffered
 
     @property
     def error(self) -> WireError | None:
         """The error that failed this decoder, or None."""
-        return self._error
+        return self._frames.error
 
     def receive_data(self, data: bytes) -> list[Received]:
         """Feed bytes; return every message completed by them, in order.
@@ -601,39 +665,12 @@ class FrameDecoder:
         :attr:`error` at once and is raised by the next call (:meth:`receive_data` or
         :meth:`receive_eof`).
         """
-        if self._error is not None:
-            raise self._error
-        self._buffer += data
-        out: list[Received] = []
-        try:
-            while len(self._buffer) >= PREFIX_LENGTH:
-                length = int.from_bytes(self._buffer[:PREFIX_LENGTH], "big")
-                if not MIN_BODY <= length <= self._max_frame:
-                    self._buffer.clear()
-                    raise WireError(WireCode.FRAME_LENGTH, peer=self.peer, seat=self.seat,
-                                    length=length, low=MIN_BODY, high=self._max_frame)
-                if len(self._buffer) < PREFIX_LENGTH + length:
-                    break
-                body = bytes(self._buffer[PREFIX_LENGTH:PREFIX_LENGTH + length])
-                del self._buffer[:PREFIX_LENGTH + length]
-                out.append(decode_body(body, expected_key=self.expected_key, peer=self.peer,
-                                       seat=self.seat))
-        except WireError as exc:
-            self._error = exc
-            self._buffer.clear()
-            if not out:
-                raise
-        return out
+        return self._frames.receive_data(data)
 
     def receive_eof(self) -> None:
         """The peer closed the stream; raises WireError if it stopped mid-frame (or the
         decoder had failed)."""
-        if self._error is not None:
-            raise self._error
-        if self._buffer:
-            self._error = WireError(WireCode.CUT_SHORT, peer=self.peer, seat=self.seat)
-            self._buffer.clear()
-            raise self._error
+        self._frames.receive_eof()
 
 
 ROSTER_TAG = b"p2p8s/v1/roster"

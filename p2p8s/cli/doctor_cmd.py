@@ -5,22 +5,31 @@ checks; :mod:`p2p8s.cli.words.doctor` says them)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import click
 
 from p2p8s.cli.terminal import Terminal
 from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words.doctor import DoctorLine, mark, status_mark
-from p2p8s.codes import format_address, parse_address, parse_invite
+from p2p8s.codes import format_address, normalize_code, parse_address, parse_invite
+from p2p8s.errors import MalformedInput
 from p2p8s.net.doctor import Report, Section, Status
 from p2p8s.net.doctor_probes import diagnose
 
 
 def _target(text: str | None) -> tuple[str, int] | None:
     """``(host, port)`` of ``HOST:PORT``, ``CODE@HOST:PORT`` or a ``p2p8s://`` link;
-    raises MalformedInput (exit 2) when it is none of them."""
+    raises MalformedInput (exit 2) when it is none of them (a table code alone: it says
+    where nothing is, so the words ask for the address)."""
     if text is None:
         return None
+    if "@" not in text and ":" not in text:
+        code: str | None = None
+        with contextlib.suppress(MalformedInput):
+            code = normalize_code(text)
+        if code is not None:
+            raise MalformedInput(DoctorLine.CODE_ONLY, code=code)
     if "@" not in text:
         return parse_address(text)
     invite = parse_invite(text)

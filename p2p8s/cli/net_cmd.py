@@ -39,6 +39,7 @@ from p2p8s.codes import (
     parse_invite,
 )
 from p2p8s.errors import LocalError, Note
+from p2p8s.net.channel import SessionCode
 from p2p8s.net.discovery import (
     Advertiser,
     MdnsHandle,
@@ -53,7 +54,7 @@ from p2p8s.net.discovery import (
     with_free,
 )
 from p2p8s.net.lobby import GameRunner, Mesh, Seating, host_lobby, join_lobby
-from p2p8s.net.node import JoinRefused, Node, Reason, Unreachable
+from p2p8s.net.node import JoinRefused, NetCode, Node, Reason, Unreachable
 from p2p8s.net.redial import Finder
 from p2p8s.net.runner import EOF_MARK, Options, play_table
 from p2p8s.rules import Ruleset, default_target
@@ -73,6 +74,24 @@ FIND_PEER_S = 5.0
 LOBBY_WORDS = ("deal", "d", "start", "quit", "q", "exit")
 #: Bytes of a table id (random, chosen by the host: it says nothing about the code).
 TABLE_ID_BYTES = 8
+#: Seconds ``join`` waits in all for tables that turn its attempts away (busy, or
+#: slowing down an address after wrong codes) before it gives up.
+BUSY_PATIENCE_S = 45.0
+
+
+def busy_wait(exc: Unreachable) -> int | None:
+    """Seconds to wait before trying again when a table turned the attempt away
+    (``table-busy``: the longest wait any address said, each at most 30 s), or None."""
+    failures = exc.params.get("failures", (exc,)) if exc.code is NetCode.NONE_REACHED \
+        else (exc,)
+    waits = [f.params["retry_s"] for f in failures if f.code is SessionCode.BUSY]
+    return max(waits) if waits else None
+
+
+def _tables_at(cards: Sequence[TableCard]) -> tuple[tuple[str, ...], ...]:
+    """The addresses of each table heard (one tuple per table id)."""
+    return tuple(tuple(format_address(a, c.port) for c in group for a in c.addresses)
+                 for group in by_table(cards))
 
 
 def where_key(code: str) -> bytes:
@@ -223,8 +242,11 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
         options = Options(auto=bot, rounds=rounds, auto_delay_s=term.pace_s if bot else 0.0,
                           remember=functools.partial(
                               save_where, mesh.node.table if code is None else where_key(code)))
-        if code is not None:
-            where = format_address(lan_addresses()[0], mesh.node.port)
+        if code is not None:  # how a lost player comes back: through this node, at the
+            # address the table reached it at (the roster's), where it listens
+            entry = mesh.roster.entry(mesh.seat)
+            host = entry.addrs[0] if entry is not None and entry.addrs else lan_addresses()[0]
+            where = format_address(host, mesh.node.port)
             options.come_back = PLAIN.say(Line.COME_BACK if mdns or aiozc is not None
                                           else Line.COME_BACK_LINK, code=code, where=where)
         advertising: asyncio.Task[None] | None = None
@@ -552,7 +574,7 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
                 # the code says which table only once a node proves it: try them all
                 # (names on a card are nobody's word yet: none is shown)
                 addresses = [(a, c.port) for c in cards for a in c.addresses]
-                _say(Line.FOUND, addresses=tuple(format_address(*a) for a in addresses))
+                _say(Line.FOUND, tables=_tables_at(cards))
 
         async def confirm(roster: Roster) -> bool:
             if yes:
@@ -568,20 +590,38 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
                         port=port) as node:
             _say(Line.YOUR_KEY, fingerprint=identity_fingerprint(identity))
             view = _TerminalView(me=node.key, ascii=ascii_)
-            for attempt in range(REJOIN_TRIES):
+            duplicates, waited = 0, 0.0
+            while True:
                 try:
                     mesh = await join_lobby(node, addresses, view=view, confirm=confirm)
                     break
-                except Unreachable:
-                    if not last:
-                        raise
-                    raise LocalError(Line.NOT_AT_LAST, code=code, timeout_s=timeout_s,
-                                     addresses=last) from None
+                except Unreachable as exc:
+                    wait = busy_wait(exc)
+                    if wait is not None and waited + wait <= BUSY_PATIENCE_S:
+                        # the table turned the attempt away (fixed words: it is unsigned)
+                        _say(Line.BUSY_RETRY, wait_s=wait)
+                        await asyncio.sleep(wait)
+                        waited += wait
+                        continue
+                    if last:
+                        raise LocalError(Line.NOT_AT_LAST, code=code, timeout_s=timeout_s,
+                                         addresses=last) from None
+                    if cards:
+                        raise LocalError(Line.NO_TABLE_ANSWERED, code=code,
+                                         tables=_tables_at(cards)) from None
+                    raise
                 except JoinRefused as exc:
                     # back after a crash: the table has not noticed the old connection
-                    # die yet (at most a few seconds of missing heartbeats)
-                    if exc.refusal is not Refusal.DUPLICATE or attempt == REJOIN_TRIES - 1:
+                    # die yet (at most a few seconds of missing heartbeats) — or this
+                    # key is at the table from another terminal
+                    if exc.refusal is not Refusal.DUPLICATE:
                         raise
+                    duplicates += 1
+                    if duplicates == REJOIN_TRIES:
+                        raise LocalError(Line.ALREADY_HERE,
+                                         fingerprint=identity_fingerprint(identity)) from None
+                    if duplicates == 1:
+                        _say(Line.ALREADY_HERE_WAIT, seconds=REJOIN_TRIES - 1, dots=dots)
                     await asyncio.sleep(1.0)
             if mesh is None:
                 _say(Line.DID_NOT_SIT)

@@ -49,9 +49,11 @@ TABLE_HELP = (
 
 
 def seats_line(names: Sequence[str], me: int, *, computers: dict[int, str],
-               gone: dict[int, str], host: str, taken: frozenset[int] = frozenset()) -> str:
+               gone: dict[int, str], host: str, taken: frozenset[int] = frozenset(),
+               back: frozenset[int] = frozenset()) -> str:
     """Who sits where and who is connected: ``Seats: Ann (you) · Bob · Hanna (computer)``;
-    ``taken``: seats the computer plays for a player whose node went (hand open)."""
+    ``taken``: seats the computer plays for a player whose node went (hand open): ``gone``
+    while its node is, ``back`` once it came back after that, else ``left``."""
     parts = []
     for s, name in enumerate(names):
         if s == me:
@@ -59,8 +61,8 @@ def seats_line(names: Sequence[str], me: int, *, computers: dict[int, str],
         elif s in computers:
             parts.append(f"{name} (computer, on {host}'s node)")
         elif s in taken:
-            parts.append(f"{name} ({'gone' if s in gone else 'back'}; the computer plays, "
-                         "hand open)")
+            state = "gone" if s in gone else "back" if s in back else "left"
+            parts.append(f"{name} ({state}; the computer plays, hand open)")
         elif s in gone:
             parts.append(f"{name} (gone)")
         else:
@@ -143,6 +145,7 @@ class TableScreen:
         self.names: list[str] = []
         self.computers: dict[int, str] = {}
         self.gone: dict[int, str] = {}
+        self.back: set[int] = set()  # seats whose node came back after it was gone
         self.host = ""
         self.auto: Bot | None = None
         self.round_number = 0
@@ -185,7 +188,7 @@ class TableScreen:
             return []
         taken = table.taken_over - {self.me}
         lines = [seats_line(self.names, self.me, computers=self.computers, gone=self.gone,
-                            host=self.host, taken=taken)]
+                            host=self.host, taken=taken, back=frozenset(self.back))]
         rnd = table.round
         for s in sorted(taken):  # its key was rebuilt: every node sees the hand
             hand = rnd.hands[s] if rnd is not None else []
@@ -291,9 +294,11 @@ class TableScreen:
         """A node left, was lost, or came back (``reason`` says how)."""
         line = presence_line(self._words(), seat, name, reason)
         if connected:
-            self.gone.pop(seat, None)
+            if self.gone.pop(seat, None) is not None:
+                self.back.add(seat)
             self.say(line)
         else:
+            self.back.discard(seat)
             self.gone[seat] = _reason(reason)
             self.say(self.look.paint(line, "yellow"))
 

@@ -26,6 +26,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
 from p2p8s.errors import Code, RemoteError
+from p2p8s.wire import Splitter
 
 __all__ = ["MAX_RECORD", "TAG_LENGTH", "Opener", "Sealer", "SessionCode", "SessionError"]
 
@@ -50,6 +51,7 @@ class SessionCode(Code):
     OTHER_TABLE = "hello-other-table"  # the peer's hello names another table
     ITSELF = "hello-itself"  # the peer holds this node's own identity key
     WRONG_CODE = "pake-failed"  # the peer's auth does not open: it holds another code
+    BUSY = "table-busy"  # retry_s (the acceptor's unsigned busy record, at most 30 s)
     SLOWED = "slowed"  # peer, failures, wait_s (a notice: wrong codes from one address)
     NOT_THERE = "not-there"  # where, wrong_code (a dialled node did not prove the code)
 
@@ -92,59 +94,41 @@ class Opener:
     Memory is bounded: a length outside ``16..MAX_RECORD`` is refused before the record
     is read, and at most one incomplete record is buffered. After an error the opener
     stays failed; records that opened before it in the same bytes are returned first and
-    the error is in :attr:`error` (raised by the next call), as
-    :class:`~p2p8s.wire.FrameDecoder` does.
+    the error is in :attr:`error` (raised by the next call): the length-prefixed
+    :class:`~p2p8s.wire.Splitter` that :class:`~p2p8s.wire.FrameDecoder` uses too.
     """
 
     def __init__(self, key: bytes, *, peer: str, counter: int = 0) -> None:
         self._aead = ChaCha20Poly1305(key)
         self._counter = counter
         self.peer = peer
-        self._buffer = bytearray()
-        self._error: SessionError | None = None
+        self._records: Splitter[bytes, SessionError] = Splitter(
+            low=TAG_LENGTH, high=MAX_RECORD, record=self._open, error=SessionError,
+            too_long=lambda length: SessionError(
+                SessionCode.RECORD_LENGTH, peer=self.peer, length=length, low=TAG_LENGTH,
+                high=MAX_RECORD),
+            cut_short=lambda: SessionError(SessionCode.CUT_SHORT, peer=self.peer))
 
     @property
     def error(self) -> SessionError | None:
         """The error that failed this opener, or None."""
-        return self._error
+        return self._records.error
+
+    def _open(self, prefix: bytes, sealed: bytes) -> bytes:
+        try:
+            plain: bytes = self._aead.decrypt(_nonce(self._counter), sealed, prefix)
+        except InvalidTag:
+            raise SessionError(SessionCode.UNSEALED, peer=self.peer) from None
+        self._counter += 1
+        return plain
 
     def receive_data(self, data: bytes) -> list[bytes]:
         """Feed bytes; return the plaintext of every record they complete, in order.
 
         Raises :class:`SessionError` (``record-length``, ``unsealed``) on bad data.
         """
-        if self._error is not None:
-            raise self._error
-        self._buffer += data
-        out: list[bytes] = []
-        try:
-            while len(self._buffer) >= _PREFIX:
-                length = int.from_bytes(self._buffer[:_PREFIX], "big")
-                if not TAG_LENGTH <= length <= MAX_RECORD:
-                    raise SessionError(SessionCode.RECORD_LENGTH, peer=self.peer,
-                                       length=length, low=TAG_LENGTH, high=MAX_RECORD)
-                if len(self._buffer) < _PREFIX + length:
-                    break
-                prefix = bytes(self._buffer[:_PREFIX])
-                sealed = bytes(self._buffer[_PREFIX:_PREFIX + length])
-                del self._buffer[:_PREFIX + length]
-                try:
-                    out.append(self._aead.decrypt(_nonce(self._counter), sealed, prefix))
-                except InvalidTag:
-                    raise SessionError(SessionCode.UNSEALED, peer=self.peer) from None
-                self._counter += 1
-        except SessionError as exc:
-            self._error = exc
-            self._buffer.clear()
-            if not out:
-                raise
-        return out
+        return self._records.receive_data(data)
 
     def receive_eof(self) -> None:
         """The peer closed the stream; raises SessionError if it stopped mid-record."""
-        if self._error is not None:
-            raise self._error
-        if self._buffer:
-            self._error = SessionError(SessionCode.CUT_SHORT, peer=self.peer)
-            self._buffer.clear()
-            raise self._error
+        self._records.receive_eof()

@@ -405,11 +405,10 @@ def causes(findings: Iterable[Finding], env: Env) -> tuple[Cause, ...]:
                               DoctorCode.SELF_NOT_SEEN, DoctorCode.SELF_ERROR,
                               DoctorCode.LISTEN_ERROR})
     unheard = DoctorCode.NO_TABLES in codes
-    if mdns_broken or unheard or failed:
-        if env.wsl:
-            out.append(Cause.WSL)
-        if env.container:
-            out.append(Cause.CONTAINER)
+    if env.wsl and (mdns_broken or unheard or failed):
+        out.append(Cause.WSL)
+    if env.container and failed:  # a container with the host's network passes them all
+        out.append(Cause.CONTAINER)
     if mdns_broken and not (env.wsl or env.container or Cause.NOT_CONNECTED in out):
         out.append(Cause.LOCAL_FIREWALL)
     if unheard and not mdns_broken:

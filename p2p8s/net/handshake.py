@@ -14,6 +14,12 @@ Both ends run the same machine, one as the ``dialler`` (``d``), one as the
 3. ``confirm`` (sealed, counter 1): ``HMAC-SHA-256(confirm key of its direction,
    "p2p8s/v3/confirm" ‖ T2)``.
 
+An acceptor that turns a connection away before its handshake (admission: busy, too
+fast, slowed after wrong codes) sends instead one ``busy`` record, in clear (7 bytes):
+``u32 3 ‖ u8 version ‖ u16 retry_after_s`` (:func:`busy_record`), then closes. It is
+unauthenticated: a dialler shows it only as fixed local words and waits at most
+:data:`MAX_RETRY_S` before trying again (``Failed`` with ``table-busy``).
+
 Key schedule (``H`` = SHA-256, HKDF = RFC 5869 with SHA-256, ``K`` the SPAKE2 key)::
 
     T  = H("p2p8s/v3/transcript" ‖ hello_d ‖ hello_a)          (hellos without prefix)
@@ -57,8 +63,9 @@ from spake2.spake2 import SPAKEError
 from p2p8s.net.channel import TAG_LENGTH, Opener, Sealer, SessionCode, SessionError
 from p2p8s.wire import VERSION, public_key_bytes
 
-__all__ = ["HELLO_LENGTH", "Done", "Failed", "Handshake", "HandshakeEvent", "Heard",
-           "Send", "Session", "Side", "hint_for"]
+__all__ = ["BUSY_LENGTH", "HELLO_LENGTH", "MAX_RETRY_S", "Done", "Failed", "Handshake",
+           "HandshakeEvent", "Heard", "Send", "Session", "Side", "busy_record",
+           "hint_for", "hinted_key"]
 
 PAKE_ID = b"p2p8s/v3/pake"
 PAKE_LENGTH = 33
@@ -66,6 +73,10 @@ TABLE_LENGTH = 8
 HINT_LENGTH = 16
 #: Bytes of a ``hello`` after its length prefix.
 HELLO_LENGTH = 1 + PAKE_LENGTH + TABLE_LENGTH + HINT_LENGTH
+#: Bytes of a ``busy`` record after its length prefix.
+BUSY_LENGTH = 3
+#: The longest wait (seconds) a dialler takes from a ``busy`` record (it is unsigned).
+MAX_RETRY_S = 30
 _PREFIX = 4
 _AUTH_LENGTH = 32 + 64
 _CONFIRM_LENGTH = 32
@@ -136,6 +147,27 @@ def hint_for(pake: bytes, key: bytes) -> bytes:
     ``H("p2p8s/v3/hint" ‖ pake ‖ key)[:16]`` (16 bytes). It shows the acceptor a key it
     knows (a seat of the final roster: priority) without naming it to anyone else."""
     return hashlib.sha256(b"p2p8s/v3/hint" + pake + key).digest()[:HINT_LENGTH]
+
+
+def busy_record(retry_after_s: float) -> bytes:
+    """The ``busy`` record of an acceptor turning a connection away: try again in
+    ``retry_after_s`` seconds (rounded up, 1 to 65535)."""
+    wait = max(1, min(0xFFFF, -int(-retry_after_s // 1)))
+    return BUSY_LENGTH.to_bytes(_PREFIX, "big") + bytes([VERSION]) + wait.to_bytes(2, "big")
+
+
+def hinted_key(record: bytes, keys: Iterable[bytes]) -> bytes | None:
+    """The key of ``keys`` whose rejoin hint the ``hello`` ``record`` (its length prefix
+    and :data:`HELLO_LENGTH` bytes, as read from the dialler) carries; None when it is
+    no hello of this version or carries no such hint. Lets an acceptor give a seat's
+    rejoin priority before it answers (before any guess of the code is checked)."""
+    if (len(record) != _PREFIX + HELLO_LENGTH or int.from_bytes(record[:_PREFIX], "big")
+            != HELLO_LENGTH or record[_PREFIX] != VERSION):
+        return None
+    pake, hint = record[_PREFIX + 1:_PREFIX + 1 + PAKE_LENGTH], record[-HINT_LENGTH:]
+    if hint == NO_HINT:
+        return None
+    return next((k for k in keys if hmac.compare_digest(hint, hint_for(pake, k))), None)
 
 
 def _hkdf(key: bytes, salt: bytes, info: bytes, length: int) -> bytes:
@@ -244,6 +276,13 @@ class Handshake:
             if len(buf) < _PREFIX + 1:
                 return None
             length = int.from_bytes(buf[:_PREFIX], "big")
+            if length == BUSY_LENGTH and self.side is Side.DIALLER:
+                if len(buf) < _PREFIX + BUSY_LENGTH:
+                    return None
+                if buf[_PREFIX] != VERSION:
+                    return self._fail(SessionCode.VERSION, theirs=buf[_PREFIX], ours=VERSION)
+                wait = int.from_bytes(buf[_PREFIX + 1:_PREFIX + BUSY_LENGTH], "big")
+                return self._fail(SessionCode.BUSY, retry_s=max(1, min(MAX_RETRY_S, wait)))
             if buf[_PREFIX] != VERSION and (length == HELLO_LENGTH
                                             or _OLD_FRAME[0] <= length <= _OLD_FRAME[1]):
                 # a node of another version (its first frame, or its hello)

@@ -291,6 +291,7 @@ async def host_lobby(node: Node, seating: Seating, *, view: LobbyView,
                     del shown[conn.key]
                     seated[conn.key] = conn
                     conn.set_seat(entry.seat)
+                    node.members = frozenset(e.key for e in seating.roster.seats)
                     node.send(conn, Welcome(seat=entry.seat, roster=seating.roster))
                     node.broadcast(RosterBody(roster=seating.roster),
                                    peers=[c for k, c in seated.items() if k != conn.key])
@@ -303,6 +304,7 @@ async def host_lobby(node: Node, seating: Seating, *, view: LobbyView,
                     shown.pop(conn.key, None)
                     if seated.pop(conn.key, None) is not None:
                         gone = seating.leave(conn.key)
+                        node.members = frozenset(e.key for e in seating.roster.seats)
                         if gone is not None:
                             node.broadcast(RosterBody(roster=seating.roster),
                                            peers=seated.values())
@@ -337,6 +339,7 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
     inbox = _Inbox(node, None)
     echoes: dict[bytes, bytes] = {}
     roster: Roster | None = None
+    shown: Roster | None = None  # the table as shown before sitting down
     dialling: dict[bytes, asyncio.Task[None]] = {}
     try:
         while True:
@@ -355,10 +358,13 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
                                                   timeout_s=REJOIN_DIAL_S)
                     if isinstance(body, Welcome):
                         node.seat = body.seat
-                        roster = _follow(node, roster, body.roster, view, dialling)
+                        # who sat down while this person looked at the table is said too
+                        roster = _follow(node, roster or shown, body.roster, view,
+                                         dialling)
                     elif isinstance(body, RosterBody):
                         if roster is None and node.seat is None:
                             view.table(body.roster)
+                            shown = body.roster
                             answer = asyncio.ensure_future(confirm(body.roster))
                             try:  # a person is answering: no timeout, but host news ends it
                                 if not await _while_connected(answer, host):
@@ -450,6 +456,7 @@ def _follow(node: Node, old: Roster | None, new: Roster, view: LobbyView,
     higher seats (the lower seat dials)."""
     before = {e.key: e for e in old.seats} if old is not None else {}
     after = {e.key: e for e in new.seats}
+    node.members = frozenset(after)
     for key, entry in after.items():
         if key not in before and (old is not None or key == node.key):
             view.sat_down(entry)

@@ -1,16 +1,18 @@
 """A node: one TCP listener and the signed connections to the other players' nodes.
 
 Every connection, dialled or accepted, starts with the same handshake
-(protocol/wire.md, "Handshake"; the machine is :mod:`p2p8s.net.handshake`): SPAKE2 on
-the table code, both identity keys signed into the transcript, key confirmation both
-ways. A peer that does not prove the code is closed without a word (nothing it sent is
-shown). Everything after is sealed (:mod:`p2p8s.net.channel`): both ends send the
-signed ``hello`` frame (name, listening port, role) inside the channel, and every later
-frame must be signed by the identity key the handshake confirmed.
+(protocol/wire.md, "Handshake"; the machine is :mod:`p2p8s.net.handshake`, driven over
+the streams by :mod:`p2p8s.net.connecting`): SPAKE2 on the table code, both identity
+keys signed into the transcript, key confirmation both ways. A peer that does not prove
+the code is closed without a word (nothing it sent is shown). Everything after is
+sealed (:mod:`p2p8s.net.channel`): both ends send the signed ``hello`` frame (name,
+listening port, role) inside the channel, and every later frame must be signed by the
+identity key the handshake confirmed.
 
 Accepted connections pass :class:`~p2p8s.net.admission.Admission` first (per-address
-and overall limits, back-off after wrong codes, reserved slots for seats of the final
-roster); a ``slowed`` notice goes to :attr:`Node.on_notice`.
+and overall limits, back-off after wrong codes, priority for the seats it knows:
+:attr:`Node.seats` and :attr:`Node.members`); a ``slowed`` notice goes to
+:attr:`Node.on_notice`.
 
 The :class:`Node` reports what happens as :data:`NetEvent` values from
 :meth:`Node.next_event`: :class:`Connected`, :class:`Incoming` (a verified message that
@@ -35,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import functools
 import logging
 import secrets
 import socket
@@ -44,10 +47,10 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2p8s.codes import format_address
 from p2p8s.errors import Note, RemoteError
-from p2p8s.net.admission import Admission, Limits, Verdict
+from p2p8s.net.admission import Limits
 from p2p8s.net.channel import Opener, Sealer, SessionCode, SessionError
+from p2p8s.net.connecting import HANDSHAKE_TIMEOUT_S, Door, Opened
 from p2p8s.net.errors import (
     CannotListen,
     ConnectFailure,
@@ -59,9 +62,7 @@ from p2p8s.net.errors import (
     Reason,
     Unreachable,
     conn_params,
-    connect_failure,
 )
-from p2p8s.net.handshake import Done, Failed, Handshake, Heard, Send, Session, Side
 from p2p8s.net.heartbeat import DEAD_AFTER_S, HEARTBEAT_INTERVAL_S, Heartbeats
 from p2p8s.wire import (
     NONCE_LENGTH,
@@ -89,11 +90,6 @@ __all__ = ["CannotListen", "ConnectFailure", "Connected", "Connection", "Incomin
 
 log = logging.getLogger(__name__)
 
-#: Seconds a connection may take to connect and finish the handshake.
-HANDSHAKE_TIMEOUT_S = 5.0
-#: Seconds an accepted connection has to send its first message (``hello``); an idle
-#: connection is closed after this.
-FIRST_MESSAGE_S = 3.0
 #: Most accepted connections that may be in their handshake at once (besides the slots
 #: reserved for the seats of the final roster, :class:`~p2p8s.net.admission.Limits`).
 MAX_HANDSHAKES = Limits().total
@@ -193,11 +189,8 @@ class Node:
         self.name = name
         self._table = table
         self.seat: int | None = None
-        self._code = code
-        self._admission = Admission(limits or Limits())
-        self._slot_freed = asyncio.Event()  # set (and replaced) when a handshake ends
-        #: Called with each notice for the person at this node (a ``slowed`` address).
-        self.on_notice: Callable[[Note], None] | None = None
+        self._door = Door(code=code, identity=identity, limits=limits or Limits(),
+                          keys=lambda: {*self.seats, *self.members})
         self._listen = (host, port)
         self._heartbeats: Heartbeats[Connection] = Heartbeats(interval_s=heartbeat_s,
                                                               timeout_s=dead_after_s)
@@ -215,6 +208,18 @@ class Node:
         #: ``seats``: each key's seat in the final roster.
         self.replace_old = False
         self.seats: Mapping[bytes, int] = {}
+        #: The keys seated at the table in its lobby (kept by the lobby): like the seats
+        #: of the final roster, their rejoin hint passes an address's limits.
+        self.members: frozenset[bytes] = frozenset()
+
+    @property
+    def on_notice(self) -> Callable[[Note], None] | None:
+        """Called with each notice for the person at this node (a ``slowed`` address)."""
+        return self._door.on_notice
+
+    @on_notice.setter
+    def on_notice(self, notice: Callable[[Note], None] | None) -> None:
+        self._door.on_notice = notice
 
     @property
     def table(self) -> bytes:
@@ -372,36 +377,18 @@ class Node:
         Raises :class:`JoinRefused` if the peer, once it proved the code, refuses (full
         table ...); :class:`Unreachable` if no connection can be made or the peer does
         not prove the code (``not-there``: nothing it sent is shown; ``not-a-table``;
-        ``handshake-version``); :class:`~p2p8s.errors.RemoteError` if a peer that
-        proved the code misbehaves.
+        ``handshake-version``; ``table-busy``: it turned the attempt away, try again
+        later); :class:`~p2p8s.errors.RemoteError` if a peer that proved the code
+        misbehaves.
         """
-        where = format_address(host, port)
+        opened = await self._door.dial(host, port, table=self._table, hint_key=self.key,
+                                       hello=functools.partial(self._hello, role),
+                                       timeout_s=timeout_s)
         try:
-            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port),
-                                                    timeout_s)
-        except (OSError, TimeoutError) as exc:
-            raise Unreachable(NetCode.CANNOT_REACH, where=where,
-                              **connect_failure(exc)) from None
-        shake = Handshake(side=Side.DIALLER, code=self._code, identity=self.identity,
-                          table=self._table, peer=where, hint_key=self.key)
-        try:
-            conn = await asyncio.wait_for(
-                self._handshake(shake, reader, writer, address=host, where=where,
-                                role=role), timeout_s)
-        except TimeoutError:
-            writer.close()
-            raise Unreachable(NetCode.HANDSHAKE_TIMEOUT, where=where) from None
-        except SessionError as exc:
-            writer.close()
-            raise _not_there(exc, where=where) from None
-        except OSError as exc:  # e.g. a broken pipe while writing
-            writer.close()
-            raise Unreachable(NetCode.CANNOT_REACH, where=where,
-                              **connect_failure(exc)) from None
+            return self._keep(opened, address=opened.address, dialled=True)
         except BaseException:
-            writer.close()
+            opened.writer.close()
             raise
-        return conn
 
     async def connect_any(self, addresses: Iterable[tuple[str, int]], *, role: Role,
                           timeout_s: float = HANDSHAKE_TIMEOUT_S) -> Connection:
@@ -419,133 +406,32 @@ class Node:
                 failures.append(exc)
         raise Unreachable(NetCode.NONE_REACHED, failures=tuple(failures))
 
+    def _hello(self, role: Role | None, table: bytes) -> bytes:
+        """This node's signed ``hello`` frame (a joiner learns its table id here)."""
+        if self._table is None:
+            self._table = table  # a joiner learns its table from the host
+        my_role = role if role is not None else (Role.HOST if self.seat == 0 else Role.PEER)
+        return self.frame(Hello(name=self.name, nonce=secrets.token_bytes(NONCE_LENGTH),
+                                port=self.port, role=my_role))
+
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        peer = writer.get_extra_info("peername")
-        host = str(peer[0]) if peer else "?"
-        where = format_address(host, int(peer[1])) if peer else "?"
-        loop = asyncio.get_running_loop()
         if self._table is None:  # a joiner not yet at a table has nothing to offer
             writer.transport.abort()
             return
-        verdict = self._admission.arrive(host, now=loop.time())
-        if verdict is Verdict.WAIT:
-            try:
-                verdict = await self._wait_for_slot(host)
-            except asyncio.CancelledError:  # the node is closing
-                writer.close()
-                return
-        if not verdict.admitted:
-            log.info("turned %s away: %s", where, verdict)
-            writer.transport.abort()
+        opened = await self._door.accept(reader, writer, table=self._table,
+                                         hello=functools.partial(self._hello, None))
+        if opened is None:
             return
-        shake = Handshake(side=Side.ACCEPTOR, code=self._code, identity=self.identity,
-                          table=self.table, peer=where)
         try:
-            await asyncio.wait_for(
-                self._handshake(shake, reader, writer, address=host, where=where,
-                                role=None, reserved=verdict is Verdict.RESERVED),
-                HANDSHAKE_TIMEOUT_S)
-        except (RemoteError, JoinRefused, OSError, TimeoutError,
-                asyncio.IncompleteReadError) as exc:
-            log.info("handshake with %s failed: %s", where, exc)
-            writer.transport.abort()
-        except asyncio.CancelledError:
-            # The node or the program is closing. End quietly: Python 3.11's
-            # start_server callback would log a cancelled task with a traceback.
-            writer.close()
-        finally:
-            self._admission.leave(host, verdict, confirmed=shake.confirmed)
-            self._slot_freed.set()  # wake the connections waiting for a slot
-            self._slot_freed = asyncio.Event()
-            if shake.guessed:
-                notice = self._admission.failed(host, now=loop.time())
-                if notice is not None and self.on_notice is not None:
-                    self.on_notice(notice)
+            self._keep(opened, address=opened.address, dialled=False)
+        except JoinRefused as exc:
+            log.info("refused %s: %s", opened.decoder.peer, exc)
+            writer.close()  # a close, not a reset: the peer reads the refuse first
 
-    async def _wait_for_slot(self, host: str) -> Verdict:
-        """Wait (at most :data:`FIRST_MESSAGE_S`) until admission lets a connection
-        that was told to wait in; the verdict then (``busy`` when the time is up)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + FIRST_MESSAGE_S
-        verdict = Verdict.WAIT
-        while verdict is Verdict.WAIT:
-            try:
-                await asyncio.wait_for(self._slot_freed.wait(), deadline - loop.time())
-            except TimeoutError:
-                self._admission.give_up(host)
-                return Verdict.BUSY
-            except asyncio.CancelledError:
-                self._admission.give_up(host)
-                raise
-            verdict = self._admission.retry(host, now=loop.time())
-        return verdict
-
-    async def _session(self, shake: Handshake, reader: asyncio.StreamReader,
-                       writer: asyncio.StreamWriter, *, reserved: bool) -> Session:
-        """Run the handshake machine over the stream until it is confirmed; raises
-        :class:`SessionError` when it fails (the peer did not prove the code, …)."""
-        writer.write(shake.start())
-        heard = False
-        while True:
-            if not heard and shake.side is Side.ACCEPTOR:
-                try:
-                    data = await asyncio.wait_for(_read(reader), FIRST_MESSAGE_S)
-                except TimeoutError:
-                    raise SessionError(SessionCode.CUT_SHORT, peer=shake.peer) from None
-            else:
-                data = await _read(reader)
-            for event in shake.receive_data(data) if data else shake.receive_eof():
-                match event:
-                    case Send(data=out):
-                        writer.write(out)
-                    case Heard():
-                        heard = True
-                        if reserved and not shake.hint_matches(self.seats):
-                            raise SessionError(SessionCode.BAD_HELLO, peer=shake.peer,
-                                               cause="no-slot")
-                    case Failed(error=error):
-                        raise error
-                    case Done(session=session):
-                        return session
-
-    async def _handshake(self, shake: Handshake, reader: asyncio.StreamReader,
-                         writer: asyncio.StreamWriter, *, address: str, where: str,
-                         role: Role | None, reserved: bool = False) -> Connection:
-        dialled = shake.side is Side.DIALLER
-        session = await self._session(shake, reader, writer, reserved=reserved)
-        if self._table is None:
-            self._table = session.table  # a joiner learns its table from the host
-        my_role = role if role is not None else (Role.HOST if self.seat == 0 else Role.PEER)
-        hello_frame = session.sealer.seal(self.frame(Hello(
-            name=self.name, nonce=secrets.token_bytes(NONCE_LENGTH), port=self.port,
-            role=my_role)))
-        if dialled:  # the acceptor answers the dialler's hello with its own, or a refuse
-            writer.write(hello_frame)
-        decoder = FrameDecoder(peer=where, expected_key=session.peer_key)
-        opener = session.opener
-        pending: list[Received] = []
-        data = session.leftover
-        while not pending:
-            if data:
-                for plain in opener.receive_data(data):
-                    pending.extend(decoder.receive_data(plain))
-                if decoder.error is not None and not pending:
-                    raise decoder.error
-                if pending:
-                    break
-            data = await _read(reader)
-            if not data:
-                opener.receive_eof()
-                decoder.receive_eof()
-                raise RemoteError(NetCode.CLOSED_IN_HANDSHAKE, peer=where)
-        first = pending.pop(0)
-        if isinstance(first.message.body, Refuse):
-            raise _refused(first.message.body)
-        if not isinstance(first.message.body, Hello):
-            raise RemoteError(NetCode.BEFORE_HELLO, peer=where, kind=first.message.kind)
-        if first.message.table != self.table:
-            raise RemoteError(NetCode.OTHER_TABLE, peer=where)
-        hello = first.message.body
+    def _keep(self, opened: Opened, *, address: str, dialled: bool) -> Connection:
+        """Keep a connection that proved the code (or refuse it: ``duplicate``, raised
+        as :class:`JoinRefused`), report it and start reading it."""
+        session, writer = opened.session, opened.writer
         peer_key = session.peer_key
         old = self.peers.get(peer_key)
         now = asyncio.get_running_loop().time()
@@ -556,19 +442,20 @@ class Node:
         elif old is not None:
             writer.write(sealer.seal(self.frame(Refuse(code=Refusal.DUPLICATE))))
             raise JoinRefused(NetCode.ALREADY_CONNECTED, refusal=Refusal.DUPLICATE,
-                              peer=where)
+                              peer=opened.decoder.peer)
         if not dialled:
-            writer.write(hello_frame)
-        conn = Connection(key=peer_key, hello=hello, address=address, dialled=dialled,
-                          decoder=decoder, writer=writer, reader=reader, sealer=sealer,
-                          opener=opener, last_seq=first.message.seq)
+            writer.write(sealer.seal(opened.my_hello))
+        conn = Connection(key=peer_key, hello=opened.hello, address=address,
+                          dialled=dialled, decoder=opened.decoder, writer=writer,
+                          reader=opened.reader, sealer=sealer, opener=session.opener,
+                          last_seq=opened.first.message.seq)
         self.peers[peer_key] = conn
         self._heartbeats.add(conn, now=now)
         self._wake.set()
         self._events.put_nowait(Connected(conn))
         # Frames that came with the hello are checked by the read loop, so a bad one
         # loses the connection like any later frame (not a half-dead peer).
-        conn.task = self._spawn(self._read_loop(conn, pending))
+        conn.task = self._spawn(self._read_loop(conn, opened.pending))
         return conn
 
     def _new_wins(self, old: Connection, *, dialled: bool, now: float) -> bool:
@@ -694,33 +581,3 @@ class Node:
             delay = None if deadline is None else max(0.0, deadline - loop.time())
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), delay)
-
-
-async def _read(reader: asyncio.StreamReader) -> bytes:
-    """The next bytes of a connection in its handshake; b"" at its end, whether the peer
-    closed it or reset it (a node that turns a connection away resets it: to the
-    dialler that is the same as a close before the peer proved the code)."""
-    try:
-        return await reader.read(_READ_SIZE)
-    except ConnectionResetError:
-        return b""
-
-
-def _refused(refuse: Refuse) -> JoinRefused:
-    """The error for a peer's ``refuse`` in the handshake (sent once it proved the code,
-    signed and sealed)."""
-    return JoinRefused(refuse.code, refusal=refuse.code, seats=refuse.seats)
-
-
-def _not_there(exc: SessionError, *, where: str) -> Unreachable:
-    """The error for a dialled node that did not prove the code: fixed words, nothing of
-    what it sent (protocol/wire.md, "Nothing unauthenticated on screen"). A node that
-    does not speak this handshake at all is ``not-a-table``; one of another version says
-    its version number (``handshake-version``)."""
-    if exc.code is SessionCode.VERSION:
-        return Unreachable(SessionCode.VERSION, where=where, peer=where,
-                           theirs=exc.params.get("theirs"), ours=exc.params.get("ours"))
-    if exc.code is SessionCode.BAD_HELLO and exc.params.get("cause") == "length":
-        return NotATable(NetCode.NOT_A_TABLE, peer=where)
-    return Unreachable(SessionCode.NOT_THERE, where=where,
-                       wrong_code=exc.code is SessionCode.WRONG_CODE)

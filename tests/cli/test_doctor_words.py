@@ -132,3 +132,27 @@ def test_the_target_is_an_address_or_an_invite() -> None:
     assert _target("p2p8s://QZ7K2M@[fd00::7]:4242") == ("fd00::7", 4242)
     with pytest.raises(MalformedInput):
         _target("192.168.1.7")
+
+
+def test_a_target_without_a_host_or_a_bare_code_says_what_is_missing() -> None:
+    with pytest.raises(MalformedInput) as info:
+        _target(":35021")
+    assert PLAIN.error(info.value) == ("the address needs a host before the port, like "
+                                       "192.168.1.20:35021 (in ':35021')")
+    with pytest.raises(MalformedInput) as info:
+        _target("qz7k2m")
+    assert PLAIN.error(info.value).startswith(
+        "QZ7K2M is a table code, not an address: give HOST:PORT or CODE@HOST:PORT")
+    with pytest.raises(MalformedInput) as info:
+        _target("localhost")  # a host name alone still asks for the port
+    assert PLAIN.error(info.value).startswith("the address needs a port")
+
+
+def test_container_advice_only_when_a_check_failed() -> None:
+    boxed = Env(system="Linux", container=True)
+    fine = [*check_interfaces([Iface("lo", ("127.0.0.1",)),
+                               Iface("eth0", ("192.168.1.20",))]),
+            check_self_test(seen_s=0.1, error=None)]
+    assert Cause.CONTAINER not in causes([*fine, *check_tables([], listen_s=3.0)], boxed)
+    assert causes([*fine, check_reach("192.168.1.7", 4242, Reach.REFUSED)], boxed) == (
+        Cause.CONTAINER, Cause.NOTHING_LISTENS)

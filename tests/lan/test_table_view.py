@@ -82,9 +82,13 @@ def test_ascii_mode_writes_no_tick_and_a_lost_player_line_says_the_reason_once()
 
 def test_the_seats_line_says_who_the_computer_plays_for() -> None:
     line = seats_line(["Ann", "Bob", "Cat"], 0, computers={}, gone={1: "closed"}, host="Ann",
-                      taken=frozenset({1, 2}))
+                      taken=frozenset({1, 2}), back=frozenset({2}))
     assert line == ("Seats: Ann (you) · Bob (gone; the computer plays, hand open) · "
                     "Cat (back; the computer plays, hand open)")
+    # a seat taken over whose node this screen never saw come back: it left
+    line = seats_line(["Ann", "Bob"], 0, computers={}, gone={}, host="Ann",
+                      taken=frozenset({1}))
+    assert line == "Seats: Ann (you) · Bob (left; the computer plays, hand open)"
 
 
 # ---------------------------------------------------------------- a real table, in memory

@@ -65,7 +65,6 @@ from p2p8s.wire import (
     Heartbeat,
     Hello,
     Message,
-    Proof,
     Refusal,
     Refuse,
     Role,
@@ -190,11 +189,10 @@ ROSTER = Roster(size=4, rules=Ruleset.classic(target=200), open=True, seats=(
 
 WIRE_BODIES: list[Body] = [
     Hello(name="Ann", nonce=b"n" * 32, port=4242, role=Role.JOIN),
-    Proof(echo=b"e" * 32, mac=b"m" * 32),
     RosterBody(roster=ROSTER),
     Sit(),
     Welcome(seat=3, roster=ROSTER),
-    Refuse(code=Refusal.WRONG_CODE),
+    Refuse(code=Refusal.SEATED),
     Refuse(code=Refusal.FULL, seats=7),
     Heartbeat(),
     Bye(code=Farewell.LEFT),

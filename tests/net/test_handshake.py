@@ -15,8 +15,19 @@ from hypothesis import strategies as st
 
 from p2p8s.net import admission, channel
 from p2p8s.net.admission import Admission, Limits, Verdict
-from p2p8s.net.channel import Opener, Sealer, SessionError
-from p2p8s.net.handshake import Done, Failed, Handshake, HandshakeEvent, Send, Side
+from p2p8s.net.channel import Opener, Sealer, SessionCode, SessionError
+from p2p8s.net.handshake import (
+    MAX_RETRY_S,
+    Done,
+    Failed,
+    Handshake,
+    HandshakeEvent,
+    Send,
+    Side,
+    busy_record,
+    hinted_key,
+)
+from p2p8s.wire import public_key_bytes
 
 VECTORS = Path(__file__).parents[2] / "protocol" / "vectors" / "wire_handshake.json"
 TID = bytes.fromhex("5a1e0c7d2b9f4e01")
@@ -198,3 +209,53 @@ def test_admission_backs_off_exponentially_after_five_wrong_codes() -> None:
     assert [n.params["wait_s"] for n in notes[4:] if n is not None] == [1.0, 2.0, 4.0]
     assert gate.arrive("192.0.2.9", now=3.9) is Verdict.SLOWED
     assert gate.arrive("192.0.2.9", now=4.1) is Verdict.ADMIT
+
+
+def test_a_busy_record_says_the_wait_and_fails_the_dialler_in_fixed_words() -> None:
+    assert busy_record(2.2) == bytes.fromhex("00000003" "03" "0003")  # rounded up
+    d = Handshake(side=Side.DIALLER, code="7KQ4MX", identity=D_KEY, table=None, peer="a")
+    d.start()
+    [failed] = d.receive_data(busy_record(1.0)[:5]) + d.receive_data(busy_record(1.0)[5:])
+    assert isinstance(failed, Failed) and failed.error.code is SessionCode.BUSY
+    assert failed.error.params["retry_s"] == 1 and not d.guessed
+    # an unsigned wait is taken only up to MAX_RETRY_S
+    d = Handshake(side=Side.DIALLER, code="7KQ4MX", identity=D_KEY, table=None, peer="a")
+    [failed] = d.receive_data(busy_record(65535))
+    assert isinstance(failed, Failed) and failed.error.params["retry_s"] == MAX_RETRY_S
+    # an acceptor never takes one
+    a = Handshake(side=Side.ACCEPTOR, code="7KQ4MX", identity=A_KEY, table=TID, peer="d")
+    [failed] = a.receive_data(busy_record(1.0))
+    assert isinstance(failed, Failed) and failed.error.code is SessionCode.BAD_HELLO
+
+
+def test_the_rejoin_hint_of_a_hello_names_the_key_before_any_answer() -> None:
+    d = Handshake(side=Side.DIALLER, code="7KQ4MX", identity=D_KEY, table=None, peer="a",
+                  hint_key=public_key_bytes(D_KEY))
+    hello = d.start()
+    mine, other = public_key_bytes(D_KEY), public_key_bytes(A_KEY)
+    assert hinted_key(hello, [other, mine]) == mine
+    assert hinted_key(hello, [other]) is None
+    assert hinted_key(hello[:-1], [mine]) is None
+    plain = Handshake(side=Side.DIALLER, code="7KQ4MX", identity=D_KEY, table=None,
+                      peer="a").start()
+    assert hinted_key(plain, [mine]) is None
+
+
+def test_admission_a_known_keys_hint_passes_its_address_with_its_own_budget() -> None:
+    gate = Admission(Limits(free_failures=1, backoff_s=4.0))
+    assert gate.failed("10.0.0.1", now=0.0) is not None  # the address is slowed 4 s
+    assert gate.arrive("10.0.0.1", now=1.0) is Verdict.SLOWED
+    assert gate.retry_after("10.0.0.1", Verdict.SLOWED, now=1.0) == 3.0
+    key = b"k" * 32
+    assert gate.priority(key, now=1.0) is Verdict.PRIORITY
+    assert gate.priority(key, now=1.0) is Verdict.BUSY  # one at a time per key
+    gate.leave("10.0.0.1", Verdict.PRIORITY, confirmed=False, key=key)
+    gate.failed("10.0.0.1", now=1.0, key=key)  # someone who knows the key guessed wrong
+    gate.failed("10.0.0.1", now=1.0, key=key)
+    assert gate.priority(key, now=1.5) is Verdict.SLOWED  # the key's own back-off
+    assert gate.priority(key, now=9.5) is Verdict.PRIORITY
+    gate.leave("10.0.0.1", Verdict.PRIORITY, confirmed=True, key=key)
+    # a confirmed handshake cleared the address's failures and back-off
+    assert gate.arrive("10.0.0.1", now=9.5) is Verdict.ADMIT
+    assert gate.failed("10.0.0.1", now=9.5) is not None  # free_failures=1: slowed again
+    assert gate.retry_after("10.0.0.2", Verdict.BUSY, now=9.5) == 1.0

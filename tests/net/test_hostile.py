@@ -31,6 +31,7 @@ import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+import p2p8s.net.connecting as connecting
 import p2p8s.net.node as node_module
 from p2p8s.bots.registry import get_bot
 from p2p8s.cli.words import PLAIN
@@ -40,7 +41,7 @@ from p2p8s.engine import DRAW, PASS, Action, Play
 from p2p8s.errors import Error
 from p2p8s.net.admission import Limits
 from p2p8s.net.channel import Opener, Sealer
-from p2p8s.net.handshake import Done, Failed, Handshake, Send, Side
+from p2p8s.net.handshake import Done, Failed, Handshake, Send, Side, busy_record
 from p2p8s.net.lobby import Mesh
 from p2p8s.net.node import (
     MAX_HANDSHAKES,
@@ -661,7 +662,7 @@ async def test_half_open_handshakes_time_out_and_memory_returns(
     baseline and the honest pair never notices. (A maximal frame's length is refused at
     its first 5 bytes now: only a hello may come before the handshake.)"""
     _quiet_handshake_log(caplog)
-    monkeypatch.setattr(node_module, "FIRST_MESSAGE_S", 1.0)
+    monkeypatch.setattr(connecting, "FIRST_MESSAGE_S", 1.0)
     loop = asyncio.get_running_loop()
     chunk = Handshake(side=Side.DIALLER, code=CODE, identity=Ed25519PrivateKey.generate(),
                       table=None, peer="x").start()[:30]
@@ -717,8 +718,8 @@ async def test_connections_beyond_the_per_address_cap_are_turned_away_at_once(
     closed at once (named in the log), while a newcomer from another address gets in
     at once."""
     caplog.set_level(logging.INFO, logger="p2p8s.net.node")
-    monkeypatch.setattr(node_module, "HANDSHAKE_TIMEOUT_S", 60.0)  # none frees its slot
-    monkeypatch.setattr(node_module, "FIRST_MESSAGE_S", 60.0)
+    monkeypatch.setattr(connecting, "HANDSHAKE_TIMEOUT_S", 60.0)  # none frees its slot
+    monkeypatch.setattr(connecting, "FIRST_MESSAGE_S", 60.0)
     per_source, queue = Limits().per_source, Limits().queue
     async with asyncio.timeout(20):
         held = await _open_from("127.0.0.2", honest.ann.port, per_source)
@@ -731,8 +732,8 @@ async def test_connections_beyond_the_per_address_cap_are_turned_away_at_once(
         held += waiting
         [(reader, writer)] = await _open_from("127.0.0.2", honest.ann.port, 1)
         where = f"127.0.0.2:{writer.get_extra_info('sockname')[1]}"
-        with contextlib.suppress(ConnectionResetError):
-            assert await reader.read() == b""  # not even a hello
+        with contextlib.suppress(ConnectionResetError):  # not even a hello: a busy record
+            assert await reader.read() == busy_record(1.0)
         assert any(r.getMessage() == f"turned {where} away: busy" for r in caplog.records)
         async with _node("Cat") as cat:
             conn = await cat.connect("127.0.0.1", honest.ann.port, role=Role.PEER,

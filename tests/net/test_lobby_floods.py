@@ -16,9 +16,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2p8s.cli.words import PLAIN
 from p2p8s.errors import Note
 from p2p8s.net.admission import Limits
-from p2p8s.net.handshake import Done, Handshake, Side
-from p2p8s.net.node import Node, Unreachable
-from p2p8s.wire import Role
+from p2p8s.net.channel import SessionCode
+from p2p8s.net.handshake import Done, Failed, Handshake, Side
+from p2p8s.net.node import JoinRefused, Node, Unreachable
+from p2p8s.wire import Refusal, Role
 
 from .said import raises_saying
 
@@ -98,7 +99,8 @@ async def test_wrong_codes_from_one_address_are_slowed_down_and_said() -> None:
                     async with asyncio.timeout(1):
                         while data := await reader.read(65536):
                             events = shake.receive_data(data)
-                            if any(e.__class__.__name__ == "Failed" for e in events):
+                            if any(isinstance(e, Failed) and e.error.code is
+                                   SessionCode.WRONG_CODE for e in events):
                                 guesses += 1
                                 break
                             assert not any(isinstance(e, Done) for e in events)
@@ -134,16 +136,19 @@ async def test_many_honest_nodes_behind_one_address_are_not_slowed(
 
 
 async def test_a_joiner_turned_away_is_told_in_fixed_words_not_a_traceback() -> None:
-    """A slowed address is closed at once (a reset, the hello unread): the joiner says
-    "could not join there", as for a close; a reset after the hello too."""
+    """A wrong code: "could not join there"; then the slowed address gets a busy record
+    (fixed words, the wait it says); a reset after the hello: "could not join there"."""
     limits = Limits(free_failures=0, backoff_s=30.0)
     async with Node(identity=Ed25519PrivateKey.generate(), name="Ann", code=CODE, table=TID,
                     host="127.0.0.1", limits=limits) as ann, \
             _node("Eve", code="000000", table=None) as eve:
         ann.seat = 0
-        for _ in range(3):  # a wrong code, then turned away while slowed
-            with raises_saying(Unreachable, "could not join there"):
+        with raises_saying(Unreachable, "could not join there"):  # a wrong code
+            await eve.connect("127.0.0.1", ann.port, role=Role.JOIN, timeout_s=3.0)
+        for _ in range(2):  # then turned away while slowed: a busy record, fixed words
+            with raises_saying(Unreachable, "busy or slowing down new attempts") as info:
                 await eve.connect("127.0.0.1", ann.port, role=Role.JOIN, timeout_s=3.0)
+            assert 14 <= info.value.params["retry_s"] <= 15  # the back-off left
 
     async def reset(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.readexactly(4)  # some of the hello, the rest left unread
@@ -160,3 +165,75 @@ async def test_a_joiner_turned_away_is_told_in_fixed_words_not_a_traceback() -> 
     finally:
         server.close()
         await server.wait_closed()
+
+
+async def _wrong_guesses(port: int, source: str, n: int) -> int:
+    """``n`` handshakes with a wrong code from ``source``; how many got a guess checked."""
+    guesses = 0
+    for _ in range(n):
+        shake = Handshake(side=Side.DIALLER, code="000000",
+                          identity=Ed25519PrivateKey.generate(), table=None, peer="ann")
+        reader, writer = await asyncio.open_connection("127.0.0.1", port,
+                                                       local_addr=(source, 0))
+        writer.write(shake.start())
+        with contextlib.suppress(OSError, TimeoutError):
+            async with asyncio.timeout(2):
+                while data := await reader.read(65536):
+                    if any(isinstance(e, Failed) and e.error.code is SessionCode.WRONG_CODE
+                           for e in shake.receive_data(data)):
+                        guesses += 1
+                        break
+        writer.transport.abort()
+        await asyncio.sleep(0.05)  # the node counts the guess when its handshake ends
+    return guesses
+
+
+async def test_after_wrong_codes_an_honest_join_from_that_address_waits_then_gets_in(
+        ) -> None:
+    """Six wrong codes from 127.0.0.1, where the nodes dial from (5 free, then the
+    back-off): an honest joiner from the same address with the right code is told to
+    wait (a busy record, a second), then gets in; its success clears the address's
+    failures; once slowed again, an unknown key is turned away but a seat of the table
+    (its rejoin hint) gets in at once."""
+    async with _node("Ann") as ann, _node("Bob", table=None) as bob, \
+            _node("Cat", table=None) as cat:
+        ann.seat = 0
+        notes: list[Note] = []
+        ann.on_notice = notes.append
+        # 5 free guesses, then the 6th attempt is turned away (back-off 1 s)
+        assert await _wrong_guesses(ann.port, "127.0.0.1", 6) == 5
+        assert [n.params["wait_s"] for n in notes] == [1.0]
+        with raises_saying(Unreachable, "busy or slowing down new attempts") as info:
+            await bob.connect("127.0.0.1", ann.port, role=Role.JOIN, timeout_s=3.0)
+        wait = info.value.params["retry_s"]
+        assert wait == 1
+        await asyncio.sleep(wait)
+        conn = await bob.connect("127.0.0.1", ann.port, role=Role.JOIN, timeout_s=3.0)
+        assert conn.key == ann.key
+        # a confirmed handshake gave the address a fresh budget: 5 more are free
+        assert await _wrong_guesses(ann.port, "127.0.0.1", 5) == 5
+        assert len(notes) == 2
+        # the address is slowed again; a key the table does not know is turned away ...
+        ann.members = frozenset({ann.key, cat.key})
+        async with _node("Dan", table=None) as dan:
+            with raises_saying(Unreachable, "busy or slowing down"):
+                await dan.connect("127.0.0.1", ann.port, role=Role.JOIN, timeout_s=3.0)
+        # ... but Cat, a seat of the table, rejoins from it at once (its rejoin hint)
+        again = await cat.connect("127.0.0.1", ann.port, role=Role.JOIN, timeout_s=3.0)
+        assert again.key == ann.key and cat.key in ann.peers
+
+
+async def test_a_second_connection_of_a_seated_key_is_told_it_is_already_there() -> None:
+    """The same identity from a second terminal: a signed refusal (``duplicate``) that
+    arrives (a close, not a reset), not "could not join there"."""
+    key = Ed25519PrivateKey.generate()
+    async with _node("Ann") as ann, \
+            Node(identity=key, name="Bob", code=CODE, table=None, host="127.0.0.1") as bob, \
+            Node(identity=key, name="Bob", code=CODE, table=None, host="127.0.0.1") as bob2:
+        ann.seat = 0
+        await bob.connect("127.0.0.1", ann.port, role=Role.JOIN, timeout_s=3.0)
+        for _ in range(3):
+            with raises_saying(JoinRefused, "already connected to this table") as info:
+                await bob2.connect("127.0.0.1", ann.port, role=Role.JOIN, timeout_s=3.0)
+            assert info.value.refusal is Refusal.DUPLICATE
+        assert len(ann.peers) == 1

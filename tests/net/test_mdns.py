@@ -67,7 +67,7 @@ def test_join_by_code_over_mdns_and_play_a_round(lan: Lan, procs: list[Proc],
                       home=tmp_path / name, prefix=lan.prefix(i))
         procs.append(joiner)
         # the card's names are nobody's word until a node proves the code: none shown
-        joiner.expect(rf"^Found tables at {lan.addresses[0]}:\d+; trying each for this "
+        joiner.expect(rf"^Found a table at {lan.addresses[0]}:\d+; trying it for this "
                       "code$", timeout_s=12)
         joiner.expect(r"^Ann's table: table rules, multi-play, draw limit 3, target 100$")
         host.expect(rf"^{name} \[key .*\] sat down at seat {i}$")

@@ -80,8 +80,7 @@ def test_codes_of_two_enums_with_one_value_keep_their_own_words() -> None:
 
 def test_no_sentence_travels_in_a_refuse_or_a_bye() -> None:
     for body, packed in ((Refuse(code=Refusal.FULL, seats=4), {"code": "full", "seats": 4}),
-                         (Refuse(code=Refusal.WRONG_CODE), {"code": "wrong-code",
-                                                             "seats": None}),
+                         (Refuse(code=Refusal.SEATED), {"code": "seated", "seats": None}),
                          (Bye(code=Farewell.DONE), {"code": "done"})):
         payload = encode_payload(Message(table=TABLE, seat=0, seq=0, body=body))
         assert msgpack.unpackb(payload)["b"] == packed

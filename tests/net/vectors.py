@@ -25,7 +25,6 @@ from p2p8s.wire import (
     Heartbeat,
     Hello,
     Message,
-    Proof,
     Refusal,
     Refuse,
     Role,
@@ -60,8 +59,6 @@ def body_from_json(kind: str, obj: dict[str, Any]) -> Body:
         case "hello":
             return Hello(name=obj["name"], nonce=bytes.fromhex(obj["nonce_hex"]),
                          port=obj["port"], role=Role(obj["role"]))
-        case "proof":
-            return Proof(echo=bytes.fromhex(obj["echo_hex"]), mac=bytes.fromhex(obj["mac_hex"]))
         case "roster":
             return RosterBody(roster=_roster(obj["roster"]))
         case "sit":

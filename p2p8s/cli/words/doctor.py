@@ -26,6 +26,7 @@ class DoctorLine(Code):
     FAILED = "doctor-failed"  # n (checks failed)
     JOIN_NOTHING = "join-nothing-found"  # code, timeout_s (a LocalError)
     JOIN_DIRECT = "join-direct"  # where (HOST:PORT)
+    CODE_ONLY = "doctor-code-only"  # code (a MalformedInput: no address to check)
 
 
 _MARKS = {Status.OK: ("✓", "ok"), Status.WARN: ("!", "!!"), Status.FAIL: ("✗", "XX")}
@@ -174,6 +175,9 @@ _LINES: dict[Any, Template] = {
                              "p2p8s join {code}@HOST:PORT\n"
                              "  To see why this network hides tables, run: p2p8s doctor",
     DoctorLine.JOIN_DIRECT: "Going straight to {where} (no mDNS look-up).",
+    DoctorLine.CODE_ONLY: "{code} is a table code, not an address: give HOST:PORT or "
+                          "CODE@HOST:PORT (the line on the host's screen), like "
+                          "{code}@192.168.1.20:4242",
 }
 
 TEMPLATES: dict[Any, Template] = {**_SECTIONS, **_FINDINGS, **_CAUSES, **_LINES}

@@ -61,10 +61,13 @@ class Line(Code):
     TABLE_CLOSED = "table-closed"
     NO_MDNS_PLAY_CARD = "no-mdns-play-card"  # error
     LOOKING = "looking"  # code, dots
-    NO_TABLE_FOUND = "no-table-found"  # code, timeout_s (a LocalError)
     TRYING_LAST = "trying-last"  # addresses: where the table was the last time
     NOT_AT_LAST = "not-at-last"  # code, timeout_s, addresses (a LocalError)
-    FOUND = "found"  # addresses
+    FOUND = "found"  # tables (each table's addresses)
+    NO_TABLE_ANSWERED = "no-table-answered"  # code, tables (tried; a LocalError)
+    BUSY_RETRY = "busy-retry"  # wait_s
+    ALREADY_HERE_WAIT = "already-here-wait"  # seconds, dots
+    ALREADY_HERE = "already-here"  # fingerprint (a LocalError)
     SIT_DOWN = "sit-down"
     DID_NOT_SIT = "did-not-sit"
     REJOINING = "rejoining"  # seat, names, dots
@@ -230,6 +233,29 @@ def _in_play(speaker: Speaker, params: Mapping[str, Any]) -> str:
                           where=where)
 
 
+def _found(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    tables: Sequence[Sequence[str]] = params["tables"]
+    where = "; ".join(", ".join(t) for t in tables)
+    if len(tables) == 1:
+        return speaker.format("Found a table at {where}; trying it for this code",
+                              where=where)
+    return speaker.format("Found {n} tables, at {where}; trying each for this code",
+                          n=len(tables), where=where)
+
+
+def _no_table_answered(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    tables: Sequence[Sequence[str]] = params["tables"]
+    lines = [speaker.format("no table here answered to code {code}; tried {n} table{n:s}, "
+                            "none proved this code (a wrong code, or the table is not "
+                            "among them):", code=params["code"], n=len(tables))]
+    lines += [speaker.format("  - {where}", where=", ".join(t)) for t in tables]
+    lines.append(speaker.format("  Check the code with the host, or type the line its "
+                                "screen shows: p2p8s join {code}@HOST:PORT", **params))
+    lines.append(speaker.format("  To see why this network hides tables, run: p2p8s "
+                                "doctor"))
+    return "\n".join(lines)
+
+
 def _dealing(speaker: Speaker, params: Mapping[str, Any]) -> str:
     people, computers = params["people"], params["computers"]
     cast = speaker.format("{n} person" if people == 1 else "{n} people", n=people)
@@ -275,15 +301,14 @@ _SCHEMA: dict[Schema, Template] = {
 }
 
 _REFUSALS: dict[Refusal, Template] = {
-    Refusal.WRONG_CODE: "wrong table code: this table has a different code; check it and "
-                        "try again",
     Refusal.FULL: _full,
     Refusal.SEATED: "this player is already seated",
     Refusal.CLOSED: "the host has dealt; the lobby is closed",
     Refusal.IN_PLAY: "the game has started at this table",
     Refusal.IN_LOBBY: "this table is still in its lobby",
     Refusal.NOT_SEATED: "not seated at this table",
-    Refusal.DUPLICATE: "you are already connected",
+    Refusal.DUPLICATE: "your key is already connected to this table (another terminal, or "
+                       "an old connection not timed out yet)",
 }
 
 _FAREWELLS: dict[Farewell, Template] = {
@@ -334,6 +359,9 @@ _SESSION: dict[SessionCode, Template] = {
     SessionCode.ITSELF: _peer(": that is this node itself"),
     SessionCode.WRONG_CODE: _peer(": it does not know this table's code"),
     SessionCode.SLOWED: _slowed,
+    # fixed words: the busy record is unsigned, only its wait (at most 30 s) is taken
+    SessionCode.BUSY: "the table at {where} is busy or slowing down new attempts from "
+                      "this address",
     # fixed words: nothing a node that did not prove the code sent is ever shown
     SessionCode.NOT_THERE: "could not join there ({where}): it did not prove this table "
                            "code (a wrong code, or not this table)",
@@ -376,6 +404,9 @@ _INVITES: dict[InviteProblem, Template] = {
     InviteProblem.NEEDS_PORT: _with("the address needs a port, like {address}:4242 (in "
                                     "{original})",
                                     address=lambda sp, p: p["address"] or "HOST",
+                                    original=lambda sp, p: repr(p["original"])),
+    InviteProblem.NEEDS_HOST: _with("the address needs a host before the port, like "
+                                    "192.168.1.20:{port} (in {original})",
                                     original=lambda sp, p: repr(p["original"])),
     InviteProblem.IPV6_BRACKETS: "write an IPv6 address in brackets, like [{host}]:{port}",
     InviteProblem.COLONS: _quoted("an address is HOST:PORT with one colon, like "
@@ -429,17 +460,21 @@ _LINES: dict[Line, Template] = {
     Line.TABLE_CLOSED: "Table closed.",
     Line.NO_MDNS_PLAY_CARD: "(mDNS: could not advertise the table in play: {error})",
     Line.LOOKING: "Looking for table {code} on the local network{dots}",
-    Line.NO_TABLE_FOUND: "no table with code {code} answered on this network within "
-                         "{timeout_s:g} s; check the code, or ask the host for the fallback "
-                         "command (p2p8s join {code}@ADDRESS:PORT)",
     Line.TRYING_LAST: _with("No answer by mDNS; trying where the table was the last time: "
                             "{addresses}", addresses=lambda sp, p: ", ".join(p["addresses"])),
     Line.NOT_AT_LAST: _with("no table with code {code} answered by mDNS within {timeout_s:g} s "
                             "nor at its addresses of the last time ({addresses}); ask the host "
                             "for the fallback command (p2p8s join {code}@ADDRESS:PORT)",
                             addresses=lambda sp, p: ", ".join(p["addresses"])),
-    Line.FOUND: _with("Found tables at {addresses}; trying each for this code",
-                      addresses=lambda sp, p: ", ".join(p["addresses"])),
+    Line.FOUND: _found,
+    Line.NO_TABLE_ANSWERED: _no_table_answered,
+    Line.BUSY_RETRY: "The table is busy or slowing down new attempts from this address; "
+                     "trying again in {wait_s} s.",
+    Line.ALREADY_HERE_WAIT: "Your key is already at this table (another terminal, or an "
+                            "old connection of this one not timed out yet); trying again "
+                            "for {seconds} s{dots}",
+    Line.ALREADY_HERE: "you are already at this table from another terminal (your key "
+                       "{fingerprint} is connected there); play there, or leave it first",
     Line.SIT_DOWN: "Sit down at this table? [Y/n] ",
     Line.DID_NOT_SIT: "You did not sit down.",
     Line.REJOINING: _with("This table is in play and your key holds seat {seat}: rejoining "
