@@ -18,10 +18,12 @@ from enum import Enum
 from typing import Any
 
 import pytest
+from test_mp_claims import play_round  # beside this file
 
+from p2p8s.actions import EngineCode
 from p2p8s.crypto import escrow, group, shuffle_proof
 from p2p8s.crypto import events as ev
-from p2p8s.crypto.audit import audit_round
+from p2p8s.crypto.audit import audit_round, check_claims
 from p2p8s.crypto.deck import permutation
 from p2p8s.crypto.errors import Cheat, CheatDetected, Fault
 from p2p8s.crypto.group import Point, Scalar
@@ -39,6 +41,8 @@ from p2p8s.crypto.messages import (
 )
 from p2p8s.crypto.rand import seeded
 from p2p8s.crypto.session import Session
+from p2p8s.engine import Draw
+from p2p8s.rules import Ruleset
 
 HAND = 3
 
@@ -229,6 +233,23 @@ def test_a_card_not_held_is_caught_at_once_naming_the_player() -> None:
 
     caught = run(table(3, rewrite(PlayCards, 1, change)))
     assert_caught(caught, Phase.PLAY, 1, Fault.BAD_PLAY, by=range(3), code=Cheat.PLAY_PROOF)
+
+
+def test_a_false_no_playable_card_is_caught_at_the_audit_naming_the_drawer() -> None:
+    """Seat 1 draws while holding a playable card (R-DRAW, ``draw_when_playable`` off):
+    its peers cannot see its hand, so the round goes on (every strip and play checks
+    out); the audit's replay with every card known names it, at that Draw."""
+    rules = Ruleset(draw_when_playable=False)
+    net, actions, _, _ = play_round(rules, 3, cheat_draw=True)  # raises on any live fault
+    net.call_all(lambda s: s.end_round())
+    net.roundtrip_until_done()
+    report = net.sessions[0].audit()  # every card was dealt and shown right
+    with pytest.raises(CheatDetected) as info:
+        check_claims(report, rules, players=3, dealer=0, actions=actions)
+    err = info.value
+    assert (err.seat, err.fault) == (1, Fault.ILLEGAL_CLAIM)
+    assert err.params["action"] == Draw()
+    assert err.params["cause"].code is EngineCode.PLAYABLE_NO_DRAW
 
 
 def test_a_wrong_key_at_reveal_is_caught_at_once_naming_the_seat() -> None:
