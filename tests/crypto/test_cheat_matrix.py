@@ -393,3 +393,26 @@ def test_collusion_is_never_caught_and_opens_only_what_all_holders_hold() -> Non
     s1, s2 = (group.scalar_to_int(two[r]) for r in (1, 2))
     line = (s1 * x2 - s2 * x1) * pow(x2 - x1, -1, group.ORDER) % group.ORDER
     assert group.scalar_from_int(line) != secret
+
+
+def test_a_sessions_audit_may_skip_the_proven_strips_but_not_their_order() -> None:
+    """``strips_proven``: a session's record holds only strips whose proof it checked,
+    so the audit gives the same report without re-multiplying them; a strip out of its
+    fixed order (a forged record) is still named, and without the flag a wrong value."""
+    net = table(3)
+    for _, step in _phases(net)[:-1]:
+        step(net)
+    assert net.failures == {}
+    record = net.sessions[0].record()
+    secrets = [net.sessions[s]._key for s in range(3)]
+    assert audit_round(record, secrets, strips_proven=True) == audit_round(record, secrets)
+    pr = next(p for p in record.positions if len(p.strips) == 2)
+    (a, va), (b, vb) = pr.strips
+    for forged, proven, code in ((((b, vb), (a, va)), True, Cheat.STRIP_ORDER),
+                                 (((a, known(b"x")), (b, vb)), False, Cheat.STRIP_WRONG)):
+        bad = dataclasses.replace(record, positions=tuple(
+            dataclasses.replace(p, strips=forged) if p is pr else p
+            for p in record.positions))
+        with pytest.raises(CheatDetected) as info:
+            audit_round(bad, secrets, strips_proven=proven)
+        assert info.value.code is code and info.value.fault is Fault.BAD_STRIP
