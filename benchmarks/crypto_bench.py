@@ -41,6 +41,7 @@ import rbcl
 from nacl import bindings as nacl
 
 from p2p8s.crypto import group, shuffle_proof
+from p2p8s.crypto.audit import audit_round
 from p2p8s.crypto.deck import card_points, shuffle_step
 from p2p8s.crypto.harness import FakeNetwork, deal_hands, new_table
 from p2p8s.crypto.rand import seeded
@@ -120,6 +121,9 @@ class Figures:
     draw_muls: Counts  #: per draw, all seats
     play_muls: Counts  #: per played card, all seats
     audit_muls: Counts  #: all seats
+    proven_total: float  #: the audit with ``strips_proven`` (the strips not re-multiplied)
+    proven_one: float
+    proven_muls: Counts
 
 
 def _reset(net: FakeNetwork) -> None:
@@ -180,10 +184,20 @@ def measure(players: int, deck: int, hand: int) -> Figures:
     with counting() as audit_muls:
         for s in net.sessions:
             s.audit()
+    # the same records, the strips proven on receipt not multiplied again
+    jobs = [(s.record(), [k for k in s._secrets if k is not None]) for s in net.sessions]
+    t0 = time.perf_counter()
+    for record, keys in jobs:
+        audit_round(record, keys, strips_proven=True)
+    proven_total = (time.perf_counter() - t0) * 1e3
+    with counting() as proven_muls:
+        for record, keys in jobs:
+            audit_round(record, keys, strips_proven=True)
 
     return Figures(setup_cpu, setup_crit, deal_cpu, deal_crit, draw_cpu, draw_crit,
                    play_cpu, play_crit, audit_total, audit_one, setup_muls, deal_muls,
-                   draw_muls.per(draws), play_muls.per(plays), audit_muls)
+                   draw_muls.per(draws), play_muls.per(plays), audit_muls,
+                   proven_total, proven_total / players, proven_muls)
 
 
 def _verdict(value: float, goal: float) -> str:
@@ -212,6 +226,8 @@ def report(players: int, deck: int, hand: int, goal_ms: float, raw: Figures,
          raw.play_muls.per(n)),
         ("audit (every seat audits on its own)", raw.audit_total, raw.audit_one, ".1f",
          raw.audit_muls.per(n)),
+        ("audit, strips_proven (proven on receipt)", raw.proven_total, raw.proven_one,
+         ".1f", raw.proven_muls.per(n)),
     ]
     print(f"\n{players} seats, {deck} cards, {hand} cards each + starter   "
           f"(calibration {cal_us:.0f} µs/mul; scale factor {REFERENCE_MUL_US:.0f}/{cal_us:.0f}"
