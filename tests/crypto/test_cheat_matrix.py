@@ -153,20 +153,38 @@ def assert_caught(caught: Caught | None, phase: Phase, culprit: int, fault: Faul
         assert code is None or err.code is code, (seat, err)
 
 
-def rewrite(kind: type[Message], seat: int, change: Callable[[Any], Message], *,
-            only_to: int | None = None) -> Tamper:
-    """``seat``'s first message of ``kind`` altered (to ``only_to`` alone: equivocation)."""
+def equivocate(kind: type[Message], seat: int, change: Callable[[Any], Message], *,
+               only_to: int) -> Tamper:
+    """A wire hook: ``seat``'s first message of ``kind`` altered on its way to ``only_to``
+    alone (the others get the bytes ``seat`` hashed into its own chain)."""
     done: list[int] = []
 
     def hook(sender: int, recipient: int, msg: Message, data: bytes) -> bytes | None:
-        if sender != seat or not isinstance(msg, kind) or (done and done[0] != msg.seq):
+        if (sender, recipient) != (seat, only_to) or not isinstance(msg, kind) or done:
             return data
-        if only_to is not None and recipient != only_to:
-            return data
-        done[:] = [msg.seq]
+        done.append(msg.seq)
         return change(msg).encode()
 
     return hook
+
+
+Body = dict[str, Any]
+
+
+def liar(kind: type[Message], change: Callable[[Session, Body], Body]) -> type[Session]:
+    """A seat whose first message of ``kind`` says ``change(session, body)`` instead: a
+    cheat of its own (its chain, hence its echo, is of what it sent, as a patched node's
+    would be)."""
+    class Liar(Session):
+        lied = False
+
+        def _send(self, cls: type[Message], **body: Any) -> None:
+            if cls is kind and not self.lied:
+                self.lied = True
+                body = change(self, body)
+            super()._send(cls, **body)
+
+    return Liar
 
 
 def known(tag: bytes) -> Point:
@@ -178,27 +196,27 @@ def known(tag: bytes) -> Point:
 
 
 def test_wrong_strip_is_caught_at_once_naming_the_stripper() -> None:
-    def change(m: Strip) -> Message:
-        (e, i, _), *rest = m.items
-        return dataclasses.replace(m, items=((e, i, known(b"strip")), *rest))
+    def change(session: Session, body: Body) -> Body:
+        (e, i, _), *rest = body["items"]
+        return {**body, "items": ((e, i, known(b"strip")), *rest)}
 
-    caught = run(table(3, rewrite(Strip, 2, change)))
+    caught = run(table(3, cheater=(2, liar(Strip, change))))
     assert_caught(caught, Phase.DEAL, 2, Fault.BAD_STRIP, by=range(3), code=Cheat.STRIP_PROOF)
 
 
 def test_bad_point_in_a_shuffle_is_caught_at_once_naming_the_shuffler() -> None:
-    def change(m: Shuffle) -> Message:
-        return dataclasses.replace(m, points=(Point(bytes(32)), *m.points[1:]))
+    def change(session: Session, body: Body) -> Body:
+        return {**body, "points": (Point(bytes(32)), *body["points"][1:])}
 
-    caught = run(table(3, rewrite(Shuffle, 1, change)))
+    caught = run(table(3, cheater=(1, liar(Shuffle, change))))
     assert_caught(caught, Phase.SETUP, 1, Fault.BAD_POINT, by=range(3))
 
 
 def test_duplicate_point_in_a_shuffle_is_caught_at_once_naming_the_shuffler() -> None:
-    def change(m: Shuffle) -> Message:
-        return dataclasses.replace(m, points=(m.points[1], *m.points[1:]))
+    def change(session: Session, body: Body) -> Body:
+        return {**body, "points": (body["points"][1], *body["points"][1:])}
 
-    caught = run(table(3, rewrite(Shuffle, 2, change)))
+    caught = run(table(3, cheater=(2, liar(Shuffle, change))))
     assert_caught(caught, Phase.SETUP, 2, Fault.DUPLICATE_POINT, by=range(3))
 
 
@@ -227,11 +245,11 @@ def test_substitution_in_the_shuffle_is_caught_at_once_naming_the_shuffler() -> 
 
 
 def test_a_card_not_held_is_caught_at_once_naming_the_player() -> None:
-    def change(m: PlayCards) -> Message:
-        (e, i, k), = m.items
-        return dataclasses.replace(m, items=((e, i, (k + 1) % 52),))
+    def change(session: Session, body: Body) -> Body:
+        (e, i, k), = body["items"]
+        return {**body, "items": ((e, i, (k + 1) % 52),)}
 
-    caught = run(table(3, rewrite(PlayCards, 1, change)))
+    caught = run(table(3, cheater=(1, liar(PlayCards, change))))
     assert_caught(caught, Phase.PLAY, 1, Fault.BAD_PLAY, by=range(3), code=Cheat.PLAY_PROOF)
 
 
@@ -253,10 +271,10 @@ def test_a_false_no_playable_card_is_caught_at_the_audit_naming_the_drawer() -> 
 
 
 def test_a_wrong_key_at_reveal_is_caught_at_once_naming_the_seat() -> None:
-    def change(m: KeyReveal) -> Message:
-        return dataclasses.replace(m, key=group.scalar_from_int(12345))
+    def change(session: Session, body: Body) -> Body:
+        return {**body, "key": group.scalar_from_int(12345)}
 
-    caught = run(table(3, rewrite(KeyReveal, 2, change)))
+    caught = run(table(3, cheater=(2, liar(KeyReveal, change))))
     assert_caught(caught, Phase.REVEAL, 2, Fault.BAD_KEY, by=range(3),
                   code=Cheat.KEY_MISMATCH)
 
@@ -280,7 +298,7 @@ def test_equivocation_is_caught_at_the_next_echo_naming_the_sender() -> None:
     def change(m: Commit) -> Message:
         return dataclasses.replace(m, box_key=bytes(31) + b"\x09")
 
-    caught = run(table(3, rewrite(Commit, 0, change, only_to=2)))
+    caught = run(table(3, equivocate(Commit, 0, change, only_to=2)))
     assert_caught(caught, Phase.SETUP, 0, Fault.EQUIVOCATION, by=(1, 2),
                   code=Cheat.SAW_DIFFERENT)
 
@@ -288,16 +306,15 @@ def test_equivocation_is_caught_at_the_next_echo_naming_the_sender() -> None:
 def test_a_bad_escrow_share_is_caught_at_once_naming_the_dealer() -> None:
     """Dealer 2 seals for seat 0 a share that decrypts but is not ``f(1)``: seat 0
     accuses, and every session settles it from public data and names the dealer."""
-    def change(m: KeyAnnounce) -> Message:
-        dealer = net.sessions[2]
+    def change(dealer: Session, body: Body) -> Body:
         wrong = escrow.seal_share(
             group.scalar_from_int(7), dealer=2, recipient=0, box_secret=dealer._box_secret,
-            recipient_box_key=net.sessions[0]._box_key, commitments=m.commitments,
+            recipient_box_key=net.sessions[0]._box_key, commitments=body["commitments"],
             ctx=dealer._ctx())
-        (r0, _), *rest = m.shares
-        return dataclasses.replace(m, shares=((r0, wrong), *rest))
+        (r0, _), *rest = body["shares"]
+        return {**body, "shares": ((r0, wrong), *rest)}
 
-    net = table(3, rewrite(KeyAnnounce, 2, change))
+    net = table(3, cheater=(2, liar(KeyAnnounce, change)))
     caught = run(net)
     assert_caught(caught, Phase.SETUP, 2, Fault.BAD_SHARE, by=range(3),
                   code=Cheat.SHARE_FELDMAN)
@@ -305,10 +322,10 @@ def test_a_bad_escrow_share_is_caught_at_once_naming_the_dealer() -> None:
 
 
 def test_a_bad_share_at_recovery_is_caught_at_once_naming_the_holder() -> None:
-    def change(m: ShareReveal) -> Message:
-        return dataclasses.replace(m, share=group.scalar_from_int(7))
+    def change(session: Session, body: Body) -> Body:
+        return {**body, "share": group.scalar_from_int(7)}
 
-    net = table(3, rewrite(ShareReveal, 1, change))
+    net = table(3, cheater=(1, liar(ShareReveal, change)))
     _call(net, lambda s: s.start_round())
     assert net.failures == {}
     for s in (0, 1):  # seat 2 is gone: its holders publish their shares
