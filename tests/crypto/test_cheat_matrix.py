@@ -1,12 +1,12 @@
 """The cheat matrix (protocol/mental-poker.md, "The cheat matrix"; issue #13 §6).
 
-One test per row: a patched seat (a tamper hook on its messages, or a Session subclass)
-cheats over the real sessions, the round runs phase by phase (:class:`Phase`), and the
-test asserts the phase in which the cheat was caught — the moment — and the seat every
-honest session named. Rows the matrix marks "never" test what is true instead (nobody is
-named, and what the cheaters do get). Rows at the table layer (a false "no playable
-card", a steering host, the accusation on every node) are backed by the table tests the
-doc names.
+One test per row: a patched seat (a Session subclass that lies in its own messages; a
+wire hook for the replay and the equivocation) cheats over the real sessions, the round
+runs phase by phase (:class:`Phase`), and the test asserts the phase in which the cheat
+was caught — the moment — and the seat every honest session named. Rows the matrix marks
+"never" test what is true instead (nobody is named, and what the cheaters do get). The
+steering host, and the accusation on every node, are backed by the table tests the doc
+names.
 """
 
 from __future__ import annotations
