@@ -41,6 +41,7 @@ import rbcl
 from nacl import bindings as nacl
 
 from p2p8s.crypto import group, shuffle_proof
+from p2p8s.crypto.audit import audit_round
 from p2p8s.crypto.deck import card_points, shuffle_step
 from p2p8s.crypto.harness import FakeNetwork, deal_hands, new_table
 from p2p8s.crypto.rand import seeded
@@ -53,20 +54,29 @@ REFERENCE_MUL_US = 78.0
 
 @dataclass(slots=True)
 class Counts:
-    """Scalar multiplications counted while :func:`counting` is on."""
+    """Group operations counted while :func:`counting` is on: scalar multiplications
+    (variable base, fixed base) and point additions/subtractions (each decodes two
+    points and encodes one: about a quarter of a multiplication with ristretto255)."""
 
     var: int = 0
     fixed: int = 0
+    adds: int = 0
 
     def __str__(self) -> str:
-        return f"{self.var} var + {self.fixed} fixed"
+        return f"{self.var} var + {self.fixed} fixed mul, {self.adds} add"
+
+    def per(self, k: int) -> Counts:
+        """The counts divided by ``k`` (per seat, per operation)."""
+        return Counts(self.var // k, self.fixed // k, self.adds // k)
 
 
 @contextmanager
 def counting() -> Iterator[Counts]:
-    """Count :func:`group.mul` (variable base) and :func:`group.base_mul` calls."""
+    """Count :func:`group.mul` (variable base), :func:`group.base_mul` and
+    :func:`group.add` / :func:`group.sub` calls (the group module's own functions,
+    wrapped while on; nothing is counted, and nothing costs, when off)."""
     counts = Counts()
-    mul, base_mul = group.mul, group.base_mul
+    mul, base_mul, add, sub = group.mul, group.base_mul, group.add, group.sub
 
     def counted_mul(s: Any, p: Any) -> Any:
         counts.var += 1
@@ -75,11 +85,21 @@ def counting() -> Iterator[Counts]:
     def counted_base(s: Any) -> Any:
         counts.fixed += 1
         return base_mul(s)
+
+    def counted_add(p: Any, q: Any) -> Any:
+        counts.adds += 1
+        return add(p, q)
+
+    def counted_sub(p: Any, q: Any) -> Any:
+        counts.adds += 1
+        return sub(p, q)
     group.mul, group.base_mul = counted_mul, counted_base  # type: ignore[assignment]
+    group.add, group.sub = counted_add, counted_sub  # type: ignore[assignment]
     try:
         yield counts
     finally:
-        group.mul, group.base_mul = mul, base_mul  # type: ignore[assignment]
+        group.mul, group.base_mul, group.add, group.sub = (  # type: ignore[assignment]
+            mul, base_mul, add, sub)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +118,12 @@ class Figures:
     audit_one: float
     setup_muls: Counts
     deal_muls: Counts
+    draw_muls: Counts  #: per draw, all seats
+    play_muls: Counts  #: per played card, all seats
+    audit_muls: Counts  #: all seats
+    proven_total: float  #: the audit with ``strips_proven`` (the strips not re-multiplied)
+    proven_one: float
+    proven_muls: Counts
 
 
 def _reset(net: FakeNetwork) -> None:
@@ -130,18 +156,20 @@ def measure(players: int, deck: int, hand: int) -> Figures:
 
     draws = 6
     _reset(net)
-    for d in range(draws):
-        net.call_all(lambda s, d=d: s.draw((0, top + 1 + d), d % players))
-        net.roundtrip_until_done()
+    with counting() as draw_muls:
+        for d in range(draws):
+            net.call_all(lambda s, d=d: s.draw((0, top + 1 + d), d % players))
+            net.roundtrip_until_done()
     draw_cpu, draw_crit = (x / draws for x in _phase(net))
 
     _reset(net)
     plays = 0
-    for seat in range(players):
-        pos = sorted(net.sessions[seat].hand())[0]
-        net.call(seat, lambda s, pos=pos: s.play([pos]))
-        net.roundtrip_until_done()
-        plays += 1
+    with counting() as play_muls:
+        for seat in range(players):
+            pos = sorted(net.sessions[seat].hand())[0]
+            net.call(seat, lambda s, pos=pos: s.play([pos]))
+            net.roundtrip_until_done()
+            plays += 1
     play_cpu, _ = (x / plays for x in _phase(net))
     play_crit = max(net.ready_s) * 1e3 / plays  # plays were sequential
 
@@ -153,9 +181,23 @@ def measure(players: int, deck: int, hand: int) -> Figures:
         s.audit()
     audit_total = (time.perf_counter() - t0) * 1e3
     audit_one = audit_total / players
+    with counting() as audit_muls:
+        for s in net.sessions:
+            s.audit()
+    # the same records, the strips proven on receipt not multiplied again
+    jobs = [(s.record(), [k for k in s._secrets if k is not None]) for s in net.sessions]
+    t0 = time.perf_counter()
+    for record, keys in jobs:
+        audit_round(record, keys, strips_proven=True)
+    proven_total = (time.perf_counter() - t0) * 1e3
+    with counting() as proven_muls:
+        for record, keys in jobs:
+            audit_round(record, keys, strips_proven=True)
 
     return Figures(setup_cpu, setup_crit, deal_cpu, deal_crit, draw_cpu, draw_crit,
-                   play_cpu, play_crit, audit_total, audit_one, setup_muls, deal_muls)
+                   play_cpu, play_crit, audit_total, audit_one, setup_muls, deal_muls,
+                   draw_muls.per(draws), play_muls.per(plays), audit_muls,
+                   proven_total, proven_total / players, proven_muls)
 
 
 def _verdict(value: float, goal: float) -> str:
@@ -168,14 +210,24 @@ def report(players: int, deck: int, hand: int, goal_ms: float, raw: Figures,
     the mean of the calibrations taken just before and just after the measurement."""
     cal_us = (cal_before + cal_after) / 2
     k = REFERENCE_MUL_US / cal_us
+    n = players
+    both = Counts(raw.setup_muls.var + raw.deal_muls.var,
+                  raw.setup_muls.fixed + raw.deal_muls.fixed,
+                  raw.setup_muls.adds + raw.deal_muls.adds)
     rows = [
-        ("nonces + keys + escrow + shuffle", raw.setup_cpu, raw.setup_crit, ".1f"),
-        ("deal (batched, n-1 hops) + starter", raw.deal_cpu, raw.deal_crit, ".1f"),
+        ("nonces + keys + escrow + shuffle", raw.setup_cpu, raw.setup_crit, ".1f",
+         raw.setup_muls.per(n)),
+        ("deal (batched, n-1 hops) + starter", raw.deal_cpu, raw.deal_crit, ".1f",
+         raw.deal_muls.per(n)),
         ("shuffle + deal (incl. keys)", raw.setup_cpu + raw.deal_cpu,
-         raw.setup_crit + raw.deal_crit, ".1f"),
-        ("per draw", raw.draw_cpu, raw.draw_crit, ".2f"),
-        ("per played card (prove + n-1 verifies)", raw.play_cpu, raw.play_crit, ".2f"),
-        ("audit (every seat audits on its own)", raw.audit_total, raw.audit_one, ".1f"),
+         raw.setup_crit + raw.deal_crit, ".1f", both.per(n)),
+        ("per draw", raw.draw_cpu, raw.draw_crit, ".2f", raw.draw_muls.per(n)),
+        ("per played card (prove + n-1 verifies)", raw.play_cpu, raw.play_crit, ".2f",
+         raw.play_muls.per(n)),
+        ("audit (every seat audits on its own)", raw.audit_total, raw.audit_one, ".1f",
+         raw.audit_muls.per(n)),
+        ("audit, strips_proven (proven on receipt)", raw.proven_total, raw.proven_one,
+         ".1f", raw.proven_muls.per(n)),
     ]
     print(f"\n{players} seats, {deck} cards, {hand} cards each + starter   "
           f"(calibration {cal_us:.0f} µs/mul; scale factor {REFERENCE_MUL_US:.0f}/{cal_us:.0f}"
@@ -186,15 +238,10 @@ def report(players: int, deck: int, hand: int, goal_ms: float, raw: Figures,
     print(f"  {'':<40}{'--- raw (this machine, now) ---':>34}"
           f"{'--- scaled to reference ---':>34}")
     print(f"  {'phase':<40}{'total CPU':>16}{'per seat (crit.)':>18}"
-          f"{'total CPU':>16}{'per seat (crit.)':>18}")
-    for name, cpu, crit, fmt in rows:
+          f"{'total CPU':>16}{'per seat (crit.)':>18}   group operations per seat")
+    for name, cpu, crit, fmt, ops in rows:
         print(f"  {name:<40}{cpu:>14{fmt}}ms{crit:>16{fmt}}ms"
-              f"{cpu * k:>14{fmt}}ms{crit * k:>16{fmt}}ms")
-    n = players
-    print(f"  scalar multiplications, all seats: setup {raw.setup_muls} "
-          f"(per seat {raw.setup_muls.var // n} + {raw.setup_muls.fixed // n}); "
-          f"deal {raw.deal_muls} (per seat {raw.deal_muls.var // n} + "
-          f"{raw.deal_muls.fixed // n})")
+              f"{cpu * k:>14{fmt}}ms{crit * k:>16{fmt}}ms   [{ops}]")
     for what, cpu, crit, goal in (
         ("shuffle + deal", raw.setup_cpu + raw.deal_cpu, raw.setup_crit + raw.deal_crit,
          goal_ms),
@@ -271,14 +318,23 @@ def bench_proof(cards: int) -> None:
     cal_before = mul_us()
     with counting() as pc:
         proof = shuffle_proof.prove(t(), key, perm, inputs, outputs, rand)
+    assert shuffle_proof.verify(t(), Y, inputs, outputs, proof)  # Σ H_j, once per size
     with counting() as vc:
         assert shuffle_proof.verify(t(), Y, inputs, outputs, proof)
     prove_ms = _us(lambda: shuffle_proof.prove(t(), key, perm, inputs, outputs, rand), 5) / 1e3
     verify_ms = _us(lambda: shuffle_proof.verify(t(), Y, inputs, outputs, proof), 5) / 1e3
+
+    def uncached() -> bool:  # before: Σ H_j added up again at every verification
+        shuffle_proof._generator_sum.cache_clear()
+        return shuffle_proof.verify(t(), Y, inputs, outputs, proof)
+    with counting() as vc_before:
+        assert uncached()
+    before_ms = _us(uncached, 5) / 1e3
     k = REFERENCE_MUL_US / ((cal_before + mul_us()) / 2)
     goal = 80.0
     print(f"\nshuffle proof, one step of {cards} cards (scale factor {k:.2f})")
-    for name, ms, counts in (("prove", prove_ms, pc), ("verify", verify_ms, vc)):
+    for name, ms, counts in (("prove", prove_ms, pc), ("verify", verify_ms, vc),
+                             ("(before)", before_ms, vc_before)):
         print(f"  {name:<8}{ms:>8.1f} ms raw{ms * k:>8.1f} ms scaled   [{counts}]"
               f"   goal <= {goal:.0f} ms: raw {_verdict(ms, goal)}, "
               f"scaled {_verdict(ms * k, goal)}")

@@ -14,6 +14,16 @@ Times are ``time.monotonic()``, which is one system-wide clock on Linux, so the
 processes' timestamps compare directly. Goals: deal <= 1.0 s (4) and <= 3.0 s (7);
 move p95 <= 50 ms. Run: ``python benchmarks/table_bench.py [--rounds R]``.
 
+Beside the deal, the group operations one node spent on it (scalar multiplications,
+variable and fixed base, and point additions; ``crypto_bench.counting``). Each node
+also runs a probe on its event loop (a 1 ms sleep, :func:`_probe`) and reports its
+**longest loop stall**: over the whole run, and overlapping a round end (from the
+round's last move to its ``RoundOver``, where the audit runs). Every table size runs
+twice in one go: *before*, the nodes handling game messages on the loop
+(``runner.OFF_LOOP`` off), and *after*, in a worker thread (issue #13 §7). With
+``P2P8S_BENCH_PROFILE=DIR`` each node process writes a cProfile of its deal to
+``DIR/<n>.prof``.
+
 ``--bot-audit`` measures instead, in one process (in-memory nodes), the round end's
 replay of the computer seats' bots (:mod:`p2p8s.table.botaudit`, issue #13): per round
 and node, the time spent asking the bots again, and per computer move — with the
@@ -32,6 +42,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -42,12 +53,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from crypto_bench import REFERENCE_MUL_US, mul_us  # the one calibration, beside this script
+from crypto_bench import (  # the one calibration and counter, beside this script
+    REFERENCE_MUL_US,
+    Counts,
+    counting,
+    mul_us,
+)
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p8s.bots.base import Bot, View
 from p2p8s.bots.registry import get_bot
 from p2p8s.engine import Action, Draw, Take
+from p2p8s.net import runner
 from p2p8s.net.lobby import LobbyView, Seating, host_lobby, join_lobby
 from p2p8s.net.node import Node
 from p2p8s.net.runner import Options, play_table
@@ -57,6 +74,13 @@ from p2p8s.table import events as tev
 from p2p8s.wire import Roster, SeatEntry
 
 CODE = "BENCH1"
+#: set to a directory: each node process profiles its deal (cProfile) into ``<n>.prof``
+PROFILE_ENV = "P2P8S_BENCH_PROFILE"
+#: set (to anything): the node handles game messages on the loop (``runner.OFF_LOOP``
+#: off) — the "before" of the worker-thread change, measured in the same run
+ON_LOOP_ENV = "P2P8S_BENCH_ON_LOOP"
+#: the loop-stall probe's sleep (s): a stall is how much later than this it wakes
+PROBE_S = 0.001
 GOALS_DEAL_S = {4: 1.0, 7: 3.0}
 GOAL_MOVE_P95_S = 0.050
 
@@ -87,9 +111,10 @@ class _TimedBot:
 class _Recorder:
     """A runner frontend that only notes times: round starts and every applied action."""
 
-    def __init__(self, record: dict[str, Any]) -> None:
+    def __init__(self, record: dict[str, Any], counts: Counts) -> None:
         self._r = record
         self._index = 0
+        self._counts = counts
 
     def started(self, table: Table, config: TableConfig, **_: object) -> None:
         self._r["started"] = time.monotonic()
@@ -100,10 +125,19 @@ class _Recorder:
             if isinstance(e, tev.RoundStarted):
                 self._r["round"] = e.number
                 self._r["dealt"].append([e.number, t])
+                if e.number == 1:  # the group operations of the deal, this node
+                    c = self._counts
+                    self._r["deal_ops"] = [c.var, c.fixed, c.adds]
+                if "profiler" in self._r:  # the deal only
+                    profiler, where = self._r.pop("profiler")
+                    profiler.disable()
+                    profiler.dump_stats(where)
                 self._index = 0
             elif isinstance(e, tev.Applied):
                 self._r["applied"].append([self._r["round"], self._index, t])
                 self._index += 1
+            elif isinstance(e, tev.RoundOver):
+                self._r["over"].append(t)
             elif isinstance(e, tev.Fault):
                 self._r["faults"].append(e.message)
 
@@ -114,10 +148,35 @@ class _Recorder:
     def finished(self, table: Table, why: str) -> None: ...
 
 
+async def _probe(stalls: list[list[float]]) -> None:
+    """Note every time the loop woke more than 2 ms late: ``[end, stall]`` (s)."""
+    while True:
+        t0 = time.monotonic()
+        await asyncio.sleep(PROBE_S)
+        t1 = time.monotonic()
+        if t1 - t0 - PROBE_S > 0.002:
+            stalls.append([t1, t1 - t0 - PROBE_S])
+
+
 async def _node(role: str, seats: int, rounds: int, port_file: Path, out: Path) -> None:
+    if os.environ.get(ON_LOOP_ENV):
+        runner.OFF_LOOP = False
+    with counting() as counts:
+        await _node_counted(role, seats, rounds, port_file, out, counts)
+
+
+async def _node_counted(role: str, seats: int, rounds: int, port_file: Path, out: Path,
+                        counts: Counts) -> None:
     tid = b"benchtab"
     record: dict[str, Any] = {"round": 0, "decided": [], "applied": [], "dealt": [],
-                              "faults": []}
+                              "faults": [], "over": [], "stalls": []}
+    probe = asyncio.ensure_future(_probe(record["stalls"]))
+    profile = os.environ.get(PROFILE_ENV)
+    if profile:
+        import cProfile
+        profiler = cProfile.Profile()
+        profiler.enable()
+        record["profiler"] = (profiler, Path(profile) / f"{out.stem}.prof")
     name = f"{role}{random.randrange(1000)}"
     async with Node(identity=Ed25519PrivateKey.generate(), name=name[:32], code=CODE,
                     table=tid, host="127.0.0.1") as node:
@@ -143,8 +202,9 @@ async def _node(role: str, seats: int, rounds: int, port_file: Path, out: Path) 
         assert mesh is not None
         record["seat"] = mesh.seat
         bot = _TimedBot(get_bot("karl"), record)
-        await play_table(mesh, _Recorder(record),
+        await play_table(mesh, _Recorder(record, counts),
                          options=Options(auto=bot, rounds=rounds, write_log=False))
+    probe.cancel()
     out.write_text(json.dumps(record))
 
 
@@ -153,19 +213,34 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def run(nodes: int, rounds: int) -> dict[str, Any]:
-    """Play ``rounds`` rounds on ``nodes`` processes; returns the figures."""
+def _stalls(record: dict[str, Any]) -> tuple[float, float]:
+    """(longest loop stall of the node, longest one overlapping a round end — from the
+    round's last applied move to its RoundOver, where the audit runs), in s."""
+    ends = []
+    for over in record["over"]:
+        last = max((t for _, _, t in record["applied"] if t <= over), default=over)
+        ends.append((last, over))
+    worst = max((lag for _, lag in record["stalls"]), default=0.0)
+    at_end = max((lag for end, lag in record["stalls"]
+                  for a, b in ends if end - lag <= b and end >= a), default=0.0)
+    return worst, at_end
+
+
+def run(nodes: int, rounds: int, *, on_loop: bool = False) -> dict[str, Any]:
+    """Play ``rounds`` rounds on ``nodes`` processes; returns the figures (``on_loop``:
+    the nodes handle game messages on the loop, as before the worker thread)."""
+    env = dict(os.environ, **({ON_LOOP_ENV: "1"} if on_loop else {}))
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         port = d / "port"
         me = [sys.executable, __file__, "--node"]
         procs = [subprocess.Popen([*me, "host", str(nodes), str(rounds), str(port),
-                                   str(d / "0.json")])]
+                                   str(d / "0.json")], env=env)]
         while not port.exists() or not port.read_text():
             time.sleep(0.01)
         for i in range(1, nodes):
             procs.append(subprocess.Popen([*me, "join", str(nodes), str(rounds), str(port),
-                                           str(d / f"{i}.json")]))
+                                           str(d / f"{i}.json")], env=env))
             time.sleep(0.05)  # in seat order
         for p in procs:
             if p.wait(300) != 0:
@@ -188,7 +263,14 @@ def run(nodes: int, rounds: int) -> dict[str, Any]:
             if (rnd, idx) in accepted:
                 lat[kind].append(accepted[(rnd, idx)] - t)
     every = lat["play"] + lat["draw"]
+    stalls = [_stalls(r) for r in records]
+    ops = [r["deal_ops"] for r in records]
     return {"nodes": nodes, "deal_s": deal_s, "mesh_s": mesh_s, "moves": len(every),
+            "stall_s": statistics.median(w for w, _ in stalls),
+            "stall_max_s": max(w for w, _ in stalls),
+            "end_stall_s": statistics.median(e for _, e in stalls),
+            "end_stall_max_s": max(e for _, e in stalls),
+            "deal_ops": Counts(*(sum(o[k] for o in ops) // len(ops) for k in range(3))),
             "median_s": statistics.median(every), "p95_s": _pct(every, 0.95),
             "play_p95_s": _pct(lat["play"], 0.95) if lat["play"] else 0.0,
             "draw_p95_s": _pct(lat["draw"], 0.95) if lat["draw"] else 0.0}
@@ -262,20 +344,33 @@ def main() -> None:
           "first,\nthen the same scaled to the reference machine (raw x reference/"
           "calibration, approximate); goals are judged on both.")
     for n in args.nodes:
-        cal_before = mul_us()
-        f = run(n, args.rounds)
-        cal_after = mul_us()
-        goal = GOALS_DEAL_S.get(n)
-        ok = "ok" if goal is None or f["deal_s"] <= goal else "MISSED"
-        goal_ms = goal * 1e3 if goal else 0.0
-        print(f"{n} nodes: deal {f['deal_s'] * 1e3:7.1f} ms (goal <= {goal_ms:.0f} ms, {ok}); "
-              f"of which connecting the mesh {f['mesh_s'] * 1e3:.1f} ms")
-        ok = "ok" if f["p95_s"] <= GOAL_MOVE_P95_S else "MISSED"
-        print(f"         move to acceptance on every node ({f['moves']} moves): median "
-              f"{f['median_s'] * 1e3:5.1f} ms, p95 {f['p95_s'] * 1e3:5.1f} ms "
-              f"(goal p95 <= {GOAL_MOVE_P95_S * 1e3:.0f} ms, {ok}); plays p95 "
-              f"{f['play_p95_s'] * 1e3:.1f} ms, draws p95 {f['draw_p95_s'] * 1e3:.1f} ms")
-        _scaled(f, goal, cal_before, cal_after)
+        for label, on_loop in (("before: game messages handled on the loop", True),
+                               ("after: in a worker thread (runner.OFF_LOOP)", False)):
+            cal_before = mul_us()
+            f = run(n, args.rounds, on_loop=on_loop)
+            cal_after = mul_us()
+            _report(f"{n} nodes, {label}", f, cal_before, cal_after)
+
+
+def _report(title: str, f: dict[str, Any], cal_before: float, cal_after: float) -> None:
+    """Print one run's figures, raw, then scaled."""
+    n = f["nodes"]
+    goal = GOALS_DEAL_S.get(n)
+    ok = "ok" if goal is None or f["deal_s"] <= goal else "MISSED"
+    goal_ms = goal * 1e3 if goal else 0.0
+    print(f"{title}\n"
+          f"         deal {f['deal_s'] * 1e3:7.1f} ms (goal <= {goal_ms:.0f} ms, {ok}); "
+          f"of which connecting the mesh {f['mesh_s'] * 1e3:.1f} ms; "
+          f"per node [{f['deal_ops']}]")
+    ok = "ok" if f["p95_s"] <= GOAL_MOVE_P95_S else "MISSED"
+    print(f"         move to acceptance on every node ({f['moves']} moves): median "
+          f"{f['median_s'] * 1e3:5.1f} ms, p95 {f['p95_s'] * 1e3:5.1f} ms "
+          f"(goal p95 <= {GOAL_MOVE_P95_S * 1e3:.0f} ms, {ok}); plays p95 "
+          f"{f['play_p95_s'] * 1e3:.1f} ms, draws p95 {f['draw_p95_s'] * 1e3:.1f} ms")
+    print(f"         longest loop stall per node: median {f['stall_s'] * 1e3:.1f} ms, "
+          f"max {f['stall_max_s'] * 1e3:.1f} ms; at the round end (the audit): median "
+          f"{f['end_stall_s'] * 1e3:.1f} ms, max {f['end_stall_max_s'] * 1e3:.1f} ms")
+    _scaled(f, goal, cal_before, cal_after)
 
 
 def _scaled(f: dict[str, Any], goal: float | None, cal_before: float,

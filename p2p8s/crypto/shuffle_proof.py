@@ -101,6 +101,13 @@ def generators(count: int) -> tuple[Point, tuple[Point, ...]]:
                     for j in range(count))
 
 
+@lru_cache(maxsize=4)
+def _generator_sum(count: int) -> Point:
+    """``Σ H_j`` over :func:`generators` ``(count)`` (the verifier's ``C̄``), once per deck
+    size."""
+    return _sum(generators(count)[1])
+
+
 def _s(value: int) -> Scalar:
     return Scalar((value % _L).to_bytes(32, "little"))
 
@@ -230,7 +237,7 @@ def verify(t: Transcript, key: Point, inputs: Sequence[Point], outputs: Sequence
     neg_c = _s(-_i(c))
     s_bar, s_hat, s_tilde, s_s, s_e = proof.responses
     try:
-        c_bar = group.sub(_sum(proof.commitments), _sum(gens))
+        c_bar = group.sub(_sum(proof.commitments), _generator_sum(n))
         c_hat = group.sub(proof.chain[-1], group.mul(_s(_product(u)), h))
         c_tilde = group.combine([_s(x) for x in u], proof.commitments)
         folded = group.combine([_s(x) for x in u], outputs)

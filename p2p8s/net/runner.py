@@ -9,7 +9,8 @@ clock and typed lines (a reader thread fills the queue), and carries out what th
 puts out: signing and sending (``prev`` chained to the last game message handled), the
 table log (:mod:`p2p8s.net.catchup`), dialling (:mod:`p2p8s.net.redial`), the
 :class:`Frontend`, which does all the talking. The bots think in a worker thread
-(:class:`Think`) on a snapshot; the table is only ever touched by the loop.
+(:class:`Think`) on a snapshot; the table is only ever touched by the run's coroutine —
+on the loop, or for a game message in a worker thread while it waits (:data:`OFF_LOOP`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import os
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +58,9 @@ TICK_S = 0.5
 QUIT_WORDS = frozenset({"quit", "q", "exit"})
 #: Put on a lines queue at the end of input.
 EOF_MARK = "\x04"
+#: The table handles each game message in a worker thread, so the loop keeps serving
+#: the sockets while it checks a shuffle step's proof (30-70 ms) or audits the round.
+OFF_LOOP = True
 #: Seconds a node whose match is over keeps answering the nodes still away, so a player
 #: who comes back is told the result (protocol/table.md, "Coming back").
 LINGER_S = 60.0
@@ -186,6 +191,7 @@ class _Run:
                              away=lambda s: s in self.link.away and (
                                  self.link.done is None or s in self.link.owed))
         self.linger_until: float | None = None
+        self.working: asyncio.Future[list[lo.Out]] | None = None  # see OFF_LOOP
 
         self.link = Link(
             self.table, peers={s: self._conn(s, c) for s, c in mesh.peers.items()},
@@ -342,15 +348,21 @@ class _Run:
 
     # --- the network ---------------------------------------------------------------------
 
-    def incoming(self, event: object) -> None:
+    async def incoming(self, event: object) -> None:
         if isinstance(event, Incoming):
             rec = event.received
             body = rec.message.body
             if isinstance(body, Game):  # else: late lobby echoes, roster repeats
                 seat = rec.message.seat if rec.message.seat is not None else event.peer.seat
-                self.execute(self.link.received(seat, self._id(event.peer), body,
-                                                frame=rec.body, digest=rec.digest,
-                                                now=self.now()))
+                work = partial(self.link.received, seat, self._id(event.peer), body,
+                               frame=rec.body, digest=rec.digest, now=self.now())
+                if OFF_LOOP:  # only this coroutine touches the table: it waits meanwhile
+                    self.working = working = asyncio.ensure_future(asyncio.to_thread(work))
+                    outs = await asyncio.shield(working)
+                    self.working = None
+                else:
+                    outs = work()
+                self.execute(outs)
         elif isinstance(event, Lost):
             self.execute(self.link.lost(event.peer.seat, self._id(event.peer),
                                         event.reason, self.now(), error=event.error))
@@ -441,11 +453,14 @@ class _Run:
                     elif isinstance(item, str):
                         self.typed(item)
                     else:
-                        self.incoming(item)
+                        await self.incoming(item)
                     if (wake := self.next_wake()) is not None and wake <= self.now():
                         self.on_wake()
                 self.decision_point()
         except asyncio.CancelledError:
+            if self.working is not None:  # the table's work in hand ends first
+                with contextlib.suppress(Exception):
+                    self.execute(await self.working)
             self.leave(quietly=True)  # Ctrl-C / SIGTERM: the others take the seat over
             raise
         finally:
