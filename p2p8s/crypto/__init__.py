@@ -11,7 +11,12 @@ Pure and sans-IO: no sockets, no clock, randomness passed in. Modules, one thing
 * :mod:`~p2p8s.crypto.escrow` — Feldman VSS of keys with encrypted shares;
 * :mod:`~p2p8s.crypto.messages` — message dataclasses and their canonical msgpack bytes;
 * :mod:`~p2p8s.crypto.events` — what a session reports to its table layer;
-* :mod:`~p2p8s.crypto.session` — the per-seat state machine;
+* :mod:`~p2p8s.crypto.derive` — nonce commitments, round ids, round keys, message chains;
+* :mod:`~p2p8s.crypto.config` — a session's seats, deck and escrow holders;
+* :mod:`~p2p8s.crypto.session` — the per-seat state machine, built from
+  :mod:`~p2p8s.crypto.state` (its data), :mod:`~p2p8s.crypto.intake` (received
+  messages), :mod:`~p2p8s.crypto.escrow_steps` (escrow, accusations, recovery) and
+  :mod:`~p2p8s.crypto.steps` (its own steps);
 * :mod:`~p2p8s.crypto.audit` — the round-end audit and the hidden-claim replay;
 * :mod:`~p2p8s.crypto.harness` — an in-memory network of sessions (tests, benchmarks);
 * :mod:`~p2p8s.crypto.errors` — CheatDetected (names the seat) and ProtocolMisuse.

@@ -43,8 +43,8 @@ import functools
 from collections.abc import Callable, Sequence
 
 from p2p8s.bots.base import View, view_of
+from p2p8s.crypto.derive import KEY_SEED_BYTES
 from p2p8s.crypto.group import Rand
-from p2p8s.crypto.session import KEY_SEED_BYTES
 from p2p8s.engine import Action, Round, parse_action
 from p2p8s.errors import IllegalAction, LocalError, MalformedInput, RemoteError
 from p2p8s.match import Match
@@ -102,7 +102,7 @@ class Table:
     when it was taken over and the node is back (signed choices); without it the
     computer plays the seat until the next round. ``key_secret`` (32 bytes, kept by the
     runner for this table and seat): the round keys of the seats this node runs derive
-    from it (:func:`~p2p8s.crypto.session.round_key`), so after a restart
+    from it (:func:`~p2p8s.crypto.derive.round_key`), so after a restart
     (:meth:`restore` with the same secret) the node sends them back and its seats go on
     as after an escrow recovery — also with two people. ``me=OBSERVER`` makes a
     passive table that plays no seat and sends nothing: it checks every message and

@@ -2,7 +2,7 @@
 
 A node whose player leaves gives its round keys up first; a node restored with its
 per-table key secret recomputes the keys of the seats it runs
-(:func:`~p2p8s.crypto.session.round_key`). Either way the keys go out in an ``ownkey``
+(:func:`~p2p8s.crypto.derive.round_key`). Either way the keys go out in an ``ownkey``
 payload (protocol/table.md, "Coming back" → "Restart"): every node checks each key
 against the seat's ``Y``, takes it into its sessions as after an escrow recovery (the
 seat is taken over, its hand open) and relays it once, before anything it sends for the
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from p2p8s.crypto.derive import round_key
 from p2p8s.crypto.group import Scalar, base_mul, is_canonical_scalar
-from p2p8s.crypto.session import round_key
 from p2p8s.table.actions import OWNKEY, decode_ownkey, encode_ownkey
 from p2p8s.table.context import OBSERVER, Ctx
 from p2p8s.table.decoding import BadPayload

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from p2p8s.crypto import group
 from p2p8s.crypto.deck import card_points
+from p2p8s.crypto.derive import round_key
 from p2p8s.crypto.harness import FakeNetwork, deal_hands, finish, start
 from p2p8s.crypto.rand import seeded
-from p2p8s.crypto.session import Session, SessionConfig, round_key
+from p2p8s.crypto.session import Session, SessionConfig
 
 TABLE = b"same code"  # the table id depends only on the code the host chose
 VICTIM_SECRET = bytes(range(32))  # the victim's secret file of that (table, seat)

@@ -8,11 +8,12 @@ import pytest
 
 from p2p8s.cli.words import PLAIN
 from p2p8s.crypto import group
+from p2p8s.crypto.derive import round_key
 from p2p8s.crypto.errors import ProtocolMisuse
 from p2p8s.crypto.events import KeyRecovered
 from p2p8s.crypto.harness import FakeNetwork, deal_hands, finish, start
 from p2p8s.crypto.rand import seeded
-from p2p8s.crypto.session import Session, SessionConfig, round_key
+from p2p8s.crypto.session import Session, SessionConfig
 
 SEED = bytes(range(32))
 

@@ -18,10 +18,10 @@ import pytest
 
 from p2p8s.crypto import escrow, group, proofs, shuffle_proof
 from p2p8s.crypto.deck import DECK_SIZES, card_face, card_point, shuffle_step
+from p2p8s.crypto.derive import round_key
 from p2p8s.crypto.harness import deal_hands, new_table, start
 from p2p8s.crypto.messages import Reveal, decode
 from p2p8s.crypto.rand import permutation, seeded
-from p2p8s.crypto.session import round_key
 from p2p8s.crypto.transcript import Context, Transcript
 
 VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors"

@@ -14,9 +14,9 @@ from table_helpers import said, texts, until
 from p2p8s import wire
 from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words import table as words
+from p2p8s.crypto.derive import round_key
 from p2p8s.crypto.group import base_mul, scalar_add, scalar_from_int
 from p2p8s.crypto.rand import seeded
-from p2p8s.crypto.session import round_key
 from p2p8s.table import Table
 from p2p8s.table import events as tev
 from p2p8s.table.actions import CHOICE, OWNKEY, RESTARTED, decode_ownkey, encode_ownkey
