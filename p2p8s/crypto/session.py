@@ -422,11 +422,16 @@ class Session(Intake, EscrowSteps, OwnSteps):
         """Audit the round with every key known (revealed or recovered).
 
         Returns the :class:`~p2p8s.crypto.audit.AuditReport`; raises CheatDetected naming
-        the seat at fault, or ProtocolMisuse if keys are still missing.
+        the seat at fault, or ProtocolMisuse if keys are still missing. Every strip in
+        the record passed its DLEQ proof on receipt (or is this session's own), so the
+        strips are not multiplied again (``strips_proven``; the offline audit of a log,
+        :mod:`p2p8s.table.logverify`, replays it through sessions, which check each
+        strip's proof as it comes in).
         """
         if any(s is None for s in self._secrets):
             raise ProtocolMisuse(Misuse.AUDIT_KEYS)
-        return audit_round(self.record(), [s for s in self._secrets if s is not None])
+        return audit_round(self.record(), [s for s in self._secrets if s is not None],
+                           strips_proven=True)
 
     # ------------------------------------------------------------------ receiving
 
