@@ -194,7 +194,9 @@ class Seats:
         for seat in range(n):
             home = config.node_of(seat)
             self.cands[seat] = {adopter, home} if seat in taken else {home}
-        if adopter == me:
+        if adopter == me and not ctx.restoring:
+            # (restoring, it replays a peer's log as an observer does: whether it
+            # welcomed a node back or adopted its seats then, the first message decides)
             for seat in sorted(taken):
                 home = config.node_of(seat)
                 if home in self.gone or home == adopter:
