@@ -386,11 +386,16 @@ class Link(LinkState):
                    head: bytes | None = None) -> None:
         """A game payload of ``seat``'s node, received or relayed (``frame``: its signed
         frame; ``head``: its hash, the chain's head now, when received): count it for
-        ``sync``, log it, keep a crypto broadcast to relay, give it to the table."""
+        ``sync`` (received only: a relayed frame need not be the next of that node's
+        stream to this one — it may follow a gap, or skip payloads no relay carries —
+        so it is not counted, and its node's resend brings it again as a copy), log it,
+        keep a crypto broadcast to relay, give it to the table."""
         if self.stopped:
             return
-        self.got[seat] += 1
-        ack_now = self.acks.due[seat].heard(self.got[seat], now)
+        ack_now = False
+        if head is not None:
+            self.got[seat] += 1
+            ack_now = self.acks.due[seat].heard(self.got[seat], now)
         self.last_round[seat] = max(self.last_round.get(seat, 0), round_of(body.payload))
         self.relays.heard(seat, frame, body)
         self._emit(lo.Log(frame=frame, head=head))
