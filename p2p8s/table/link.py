@@ -130,6 +130,8 @@ class Link(LinkState):
             if old is not None and old != conn.id:
                 self._emit(lo.Drop(seat=seat, conn=old))
         self.pending[seat] = conn.id
+        if seat in self.answers:
+            self._ask_log_again(seat)
         if self.freeze.asleep:
             self.freeze.unsynced[seat] = conn.id  # its sync first: was it taken over?
         else:
@@ -445,6 +447,19 @@ class Link(LinkState):
             received=self.got[seat], posted=len(self.acks.posted[seat]),
             restarted=seat in self.restart_to, taken=taken).payload()))
 
+    def _ask_log_again(self, seat: int) -> None:
+        """A restored node whose ``seat``'s log answer was not complete when its connection
+        ended: its ``sync`` on the new one says ``restarted`` again, so that peer starts
+        both counts again and sends its whole log anew (the parts had are dropped); this
+        node resends what that peer has not acknowledged, counted from 0."""
+        self.answers[seat] = LogAnswer()
+        self.restart_to.add(seat)
+        self.fresh.pop(seat, None)
+        self.expect.pop(seat, None)
+        self.got[seat] = 0
+        self.acks.restart(seat)
+        self.counts["log_asked_again"] = self.counts.get("log_asked_again", 0) + 1
+
     def _use(self, seat: int, conn: int) -> None:
         self.peers[seat] = conn
         self.acks.forget(seat)  # what waits now waits on this connection
@@ -476,6 +491,11 @@ class Link(LinkState):
         elif kind == ACK:
             self._on_ack(conn, seat, Ack.parse(body))
         elif kind == LOG_PART:
+            if conn not in (self.peers.get(seat), self.pending.get(seat)):
+                # a part of an answer on a connection replaced: asked again on the new
+                # one, which brings every part (never two answers' parts mixed)
+                self.counts["stale"] = self.counts.get("stale", 0) + 1
+                return
             frames = self.answers.setdefault(seat, LogAnswer()).add(body)
             if frames is None:
                 return

@@ -38,7 +38,7 @@ from p2p8s.table.linkout import (
     Use,
 )
 from p2p8s.table.logverify import records_from_frames
-from p2p8s.table.sync import Sync, log_parts
+from p2p8s.table.sync import LogAnswer, Sync, log_parts
 
 #: How a reset connection ends, as the node reports it.
 RESET = Note(NetCode.CONNECTION_CLOSED)
@@ -271,7 +271,8 @@ class LinkNet:
                               sign=self.keys[seat].sign)
         node.table, node.frames, node.peers = table, frames, dict(rebuild.peers)
         node.link = Link(table, peers={s: Conn(id=c) for s, c in rebuild.peers.items()},
-                         restored=True, seen=frames)
+                         restored=True, seen=frames, answers={
+                             s: LogAnswer() for s in rebuild.peers if s != rebuild.seat})
         for other, conn in rebuild.peers.items():
             game = wire.Game(to=other, payload=Sync(received=0, posted=0,
                                                     restarted=True).payload())
