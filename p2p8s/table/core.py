@@ -243,8 +243,16 @@ class Table:
     @property
     def paused(self) -> frozenset[int]:
         """Nodes (human seats) the game waits for: gone, and no way to take their seats
-        over this round (no escrow, no key given up); empty while the game goes on."""
-        return frozenset(self._seats.paused) if self._ctx.number else frozenset()
+        over this round (no escrow, no key given up) — or every gone node once every
+        seat's key is recovered (nobody is left to author for the seats taken over, as
+        after the last other person left a node that rejoined); empty while the game
+        goes on."""
+        if not self._ctx.number:
+            return frozenset()
+        seats = self._seats
+        if self._ctx.going and seats.proxy() is None:
+            return frozenset(seats.paused | seats.gone)
+        return frozenset(seats.paused)
 
     @property
     def stranded(self) -> frozenset[int]:
