@@ -308,6 +308,15 @@ class Table:
         when it holds while every other node is reached (protocol/table.md, "Held")."""
         return bool(self._seats.held) and self._seats.holding()
 
+    @property
+    def held_for_good(self) -> bool:
+        """True while this node holds what it sends because a recovery of its own key
+        was begun that can never finish (a holder of its key lost its share: its seat
+        was taken over, or its node restarted, this round): waiting for every node to
+        be reached again changes nothing, so the runner rebuilds it from a peer's log
+        at once (its key then goes to the others through ``ownkey``)."""
+        return self._seats.recovery_stuck()
+
     def missing(self) -> Missing | None:
         """A message of the current round that waiting messages need and that never came
         (:meth:`Inbox.missing`); the offline audit's "the log lacks …"."""

@@ -305,9 +305,14 @@ class Link(LinkState):
                    and self.table.holding and bool(reached)
                    and all(s in self.peers and s not in self.away and s not in self.pending
                            and s not in self.expect for s in reached))
-        if self.watch.held(holding, now):
+        synced = [s for s in reached if s in self.peers and s not in self.away
+                  and s not in self.pending and s not in self.expect]
+        stuck = (not self.stopped and self.done is None and not self.freeze.asleep
+                 and bool(synced) and self.table.held_for_good)
+        if self.watch.held(holding, now) or stuck:
+            # (a recovery of its key that can never finish: no use waiting for everyone)
             self.counts["held"] = self.counts.get("held", 0) + 1
-            seat = min(reached)
+            seat = min(synced)
             self._rebuild(seat, self.peers[seat], note(LinkCode.REBUILD_HELD, seat=seat))
 
     def act(self, action: Action, now: float) -> list[lo.Out]:

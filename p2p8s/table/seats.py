@@ -138,6 +138,17 @@ class Seats:
         return self.isolated() or (sessions.primary.recovering(ctx.me)
                                    and ctx.me not in self.recovered)
 
+    def recovery_stuck(self) -> bool:
+        """True when a recovery of this node's own key is begun and can never finish:
+        a holder of its key runs no session of its own this round (its seat was taken
+        over, or its node restarted: its escrow share is lost with its round secrets),
+        so not every share can come (protocol/table.md, "Held")."""
+        ctx, sessions = self._ctx, self._sessions
+        if (not self.holding() or not self.holders or ctx.me in self.recovered
+                or not sessions.primary.recovering(ctx.me)):
+            return False
+        return any(h in self.recovered or h in self.restarted for h in self.holders[ctx.me])
+
     def stranded(self, keys_lost: int | None) -> frozenset[int]:
         """Nodes that lost their keys of this round while a seat they run has no escrow
         to rebuild its key (see :attr:`~p2p8s.table.Table.stranded`); ``keys_lost``: the
