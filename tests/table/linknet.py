@@ -189,6 +189,14 @@ class LinkNet:
             self.run_out(s, node.link.clock(self.now))
             self.run_out(s, node.link.start(self.now))
 
+    def start_settled(self, moves: int = 3) -> None:
+        """Start, play until seat 0's table applied ``moves`` actions, deliver what is
+        in flight (nobody acts meanwhile, the clock stands)."""
+        self.start()
+        self.run(lambda: self.applied(0) >= moves)
+        while self.deliver():
+            pass
+
     def deliver(self) -> bool:
         """Deliver the message sent first of those in flight; False if none."""
         heads = [(q[0][0], w, to) for w in self.wires if w.open for to, q in w.queues.items()

@@ -326,10 +326,7 @@ def test_a_rejoined_node_whose_last_peer_quits_on_its_turn_ends_the_match_and_sa
     the seats taken over: Bob's runner stops ("Ann left the table; the match cannot go
     on without them") instead of waiting with no timer for good."""
     net = LinkNet(2, computers=(2,))
-    net.start()
-    net.run(lambda: net.applied(0) >= 3)
-    while net.deliver():
-        pass
+    net.start_settled()
     net.run_out(1, net.nodes[1].link.leave(net.now))
     while net.deliver():
         pass
@@ -370,10 +367,7 @@ def test_a_node_whose_takeover_can_never_finish_rebuilds_at_once() -> None:
     to the others through ``ownkey``), not only once every node is reached for
     ``HELD_MAX_S`` — a Wi-Fi soak froze for 90 s so."""
     net = LinkNet(4, turn_timeout_s=600.0, secrets={3: bytes(range(32))})
-    net.start()
-    net.run(lambda: net.applied(0) >= 3)
-    while net.deliver():
-        pass
+    net.start_settled()
     for other in (0, 1, 3):
         net.reset(2, other)
     net.run(lambda: all(2 in net.nodes[s].table.taken_over for s in (0, 1, 3)), 20_000)
