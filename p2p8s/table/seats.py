@@ -409,7 +409,11 @@ class Seats:
                     continue
                 holders = self.holders[d]
                 primary = sessions.primary
-                if (not holders or any(h in self.gone for h in holders)
+                # a holder gone, or one that lost its share this round (its own seat
+                # taken over, or its node restarted): the key cannot be rebuilt now,
+                # and a recovery begun could never finish (protocol/table.md "Limits")
+                if (not holders or any(h in self.gone or h in self.recovered
+                                       or h in self.restarted for h in holders)
                         or primary.public_key(d) is None):
                     if node not in self.paused:
                         self.paused.add(node)

@@ -360,37 +360,39 @@ def test_a_rejoined_node_whose_last_peer_quits_on_its_turn_ends_the_match_and_sa
 
 
 def test_a_node_whose_takeover_can_never_finish_rebuilds_at_once() -> None:
-    """Seat 2's seat is taken over in round 1 (its escrow shares of the others' keys are
-    lost with it). Then seat 3 drops and the others begin the recovery of its key, which
-    can never finish (seat 2's share cannot come). Back and reaching only seat 0, seat 3
-    sees that recovery begun: it rebuilds from seat 0's log at once (its key then goes
-    to the others through ``ownkey``), not only once every node is reached for
+    """Seat 3 drops from seats 0 and 1, who begin the recovery of its key; seat 2 (still
+    connected to it) rebuilds from seat 0's log before publishing its share, which is
+    lost with its round secrets: the recovery can never finish. Back and reaching seats
+    0 and 1 (not 2), seat 3 sees it begun: it rebuilds from seat 0's log at once (its key then
+    goes to the others through ``ownkey``), not only once every node is reached for
     ``HELD_MAX_S`` — a Wi-Fi soak froze for 90 s so."""
     net = LinkNet(4, turn_timeout_s=600.0, secrets={3: bytes(range(32))})
     net.start_settled()
-    for other in (0, 1, 3):
-        net.reset(2, other)
-    net.run(lambda: all(2 in net.nodes[s].table.taken_over for s in (0, 1, 3)), 20_000)
-    for other in (0, 1, 3):
-        net.connect(other, 2)
-    net.run(lambda: all(not n.link.pending and not n.link.away for n in net.nodes.values()),
-            5_000)
     node = net.nodes[3]
     node.auto = False
-    for other in (0, 1, 2):
-        net.reset(3, other)
+    net.reset(3, 0)
+    net.reset(3, 1)
+    net.tamper = lambda sender, to, game: to != 2  # seat 2 sees no share yet
     net.run(lambda: net.nodes[0].table._sessions.primary.recovering(3), 20_000)
-    assert not node.table.held_for_good
-    net.connect(0, 3)
+    net.tamper = None
+    two = net.nodes[2]
+    two.link.rebuild = Rebuild(seat=0, why=note(LinkCode.REBUILD_HELD, seat=0),
+                               peers=dict(two.peers))
+    net.rebuild(2)
     while net.deliver():
         pass
-    assert node.link.away == {1, 2} and node.table.held_for_good
+    assert not node.table.held_for_good and 2 in node.table._seats.restarted
+    net.reset(3, 2)
+    net.connect(0, 3)
+    net.connect(1, 3)
+    while net.deliver():
+        pass
+    assert node.link.away == {2} and node.table.held_for_good
     assert node.link.rebuild == Rebuild(seat=0, why=note(LinkCode.REBUILD_HELD, seat=0),
                                         peers=node.link.rebuild.peers)  # type: ignore[union-attr]
     net.rebuild(3)
     node.auto = True
-    for other in (1, 2):
-        net.connect(other, 3)
+    net.connect(2, 3)
     net.run(lambda: all(n.link.rounds >= 1 for n in net.nodes.values()), 20_000)
     assert len(net.transcripts()) == 1
     assert all(n.link.failure is None for n in net.nodes.values())
