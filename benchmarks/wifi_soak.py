@@ -31,7 +31,9 @@ figures that must be 0:
 * **false accusations** — a screen line that reports a fault, a stopped game, rules broken
   or a cheat (every node is honest here), or a node that ended with a traceback or a
   non-zero exit status;
-* **audit failures** — logs that ``p2p8s audit`` does not accept (exit status not 0);
+* **audit failures** — logs that ``p2p8s audit`` does not accept (exit status not 0),
+  except, in a match the soak's time ran out in, a log whose last round is incomplete
+  only for a message it never got (a node cut off when its match was stopped);
 * **lost log entries** — as ``benchmarks/soak.py`` counts them.
 
 Each failure is printed with its evidence: node, time, screen lines, and the fault that
@@ -287,6 +289,8 @@ class Match:
         self.watch = {n.seat: Watch() for n in self.table}
         self.run_starts: dict[int, list[int]] = {n.seat: [] for n in self.table}
         self.failed_rejoins: set[tuple[int, int]] = set()  # (seat, run)
+        #: the soak's time ran out in play: a log may stop inside a round (see judge)
+        self.cut_short = False
 
     # --- output ---------------------------------------------------------------------
 
@@ -483,6 +487,7 @@ class Match:
             now = time.monotonic()
             if now > self.deadline:
                 self.say("the soak's time ran out in play: the match is stopped")
+                self.cut_short = True
                 return
             for n in self.table:
                 w = self.watch[n.seat]
@@ -602,7 +607,10 @@ class Match:
             for path in sorted((n.home / "data" / "p2p8s" / "tables").glob("*.p2p8slog")):
                 done = subprocess.run([*P2P8S, "audit", str(path)], capture_output=True,
                                       text=True, timeout=300, env=auditor)
-                if done.returncode != 0:
+                if done.returncode == 2 and self.cut_short and stops_inside(done.stdout):
+                    self.say(f"{path.name}: stopped by the soak inside round "
+                             f"{stops_inside(done.stdout)} (not audited past it)")
+                elif done.returncode != 0:
                     out = (done.stdout + done.stderr).splitlines()
                     bad = [x for x in out if "ok" not in x.split()] or out
                     self.problem(Trouble.AUDIT, n.seat, None,
@@ -623,6 +631,21 @@ class Match:
         self.totals.takeovers += max(n.count(TAKEOVER, every_run=True) for n in self.table)
         self.totals.rejoins += sum(n.count(REJOINED, every_run=True) for n in self.table)
         return completed
+
+
+def stops_inside(audit: str) -> int | None:
+    """The round a log stops inside, when ``p2p8s audit``'s only complaint (``audit``: its
+    output) is that its last, incomplete round waits for a message the log never got —
+    what any node's log holds when the soak stops the match while that node is cut off
+    (its peers' messages that count one it had not received yet arrived first); None
+    for any other verdict."""
+    last = re.findall(r"round (\d+): incomplete", audit)
+    lacks = re.findall(r"verdict: damaged log \(no seat at fault|lacks message \d+ of \S+ "
+                       r"in round (\d+)", audit)
+    if not last or "FAILED" in audit or "verdict: damaged log (no seat at fault" not in audit:
+        return None
+    rounds = {int(r) for r in lacks if r}
+    return int(last[-1]) if rounds == {int(last[-1])} else None
 
 
 class Stopped(Exception):

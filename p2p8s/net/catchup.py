@@ -49,7 +49,8 @@ from p2p8s.wire import Game
 @dataclass(slots=True)
 class Restored:
     """A table rebuilt from a peer's log: the ``frames`` it was rebuilt from, the other
-    peers' partial ``answers`` (their further parts come to its link), what to tell."""
+    peers' ``answers`` still owed (partial or not begun; their further parts come to its
+    link), what to tell."""
 
     table: Table
     frames: list[bytes]
@@ -73,6 +74,7 @@ async def restore(mesh: Mesh, config: TableConfig, notes: Sequence[Note], *,
     answers: dict[int, LogAnswer] = {}
     failures: list[LogFailure] = []
     waiting = set(mesh.peers)
+    asked = set(waiting)
     while waiting:
         try:
             event = await mesh.next_event(max(0.0, deadline - loop.time()))
@@ -105,7 +107,10 @@ async def restore(mesh: Mesh, config: TableConfig, notes: Sequence[Note], *,
                                        fault=table.failed))
             continue
         mesh.early[:0] = held
-        del answers[seat]
+        # the answers still owed (partial or not begun): a peer whose connection ends
+        # before its answer is complete is asked again on the next (the link)
+        bad = {f.seat for f in failures}
+        answers = {s: answers.get(s, LogAnswer()) for s in asked if s != seat and s not in bad}
         got = note(LinkCode.GOT_LOG, seat=seat, frames=len(frames))
         return Restored(table=table, frames=frames, answers=answers, notes=[*notes, got])
     mesh.early[:0] = held

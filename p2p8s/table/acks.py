@@ -76,6 +76,11 @@ class SendQueue:
         ``received`` is below what it acknowledged before)."""
         return list(self._items)[max(0, received - self.acked):]
 
+    def restart(self) -> None:
+        """Count again from 0, keeping the payloads not acknowledged (its peer is
+        told to count from 0 what is resent of them)."""
+        self.acked = 0
+
     def ack(self, received: int) -> AckKind:
         """The peer has ``received`` of the payloads posted for it: drop those."""
         if received > len(self):
@@ -125,6 +130,14 @@ class Acks:
     def reset(self, seat: int) -> None:
         """``seat``'s node restarted: both counts start again from 0."""
         self.posted[seat], self.due[seat] = SendQueue(), AckDue()
+        self.since.pop(seat, None)
+
+    def restart(self, seat: int) -> None:
+        """This node told ``seat``'s node it restarted (again): that node counts from 0
+        what comes next, which is what it has not acknowledged (resent); this node
+        counts its payloads from 0 too."""
+        self.posted[seat].restart()
+        self.due[seat] = AckDue()
         self.since.pop(seat, None)
 
     def timers(self, live: Collection[int]) -> list[float]:

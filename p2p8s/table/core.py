@@ -243,8 +243,16 @@ class Table:
     @property
     def paused(self) -> frozenset[int]:
         """Nodes (human seats) the game waits for: gone, and no way to take their seats
-        over this round (no escrow, no key given up); empty while the game goes on."""
-        return frozenset(self._seats.paused) if self._ctx.number else frozenset()
+        over this round (no escrow, no key given up) — or every gone node once every
+        seat's key is recovered (nobody is left to author for the seats taken over, as
+        after the last other person left a node that rejoined); empty while the game
+        goes on."""
+        if not self._ctx.number:
+            return frozenset()
+        seats = self._seats
+        if self._ctx.going and seats.proxy() is None:
+            return frozenset(seats.paused | seats.gone)
+        return frozenset(seats.paused)
 
     @property
     def stranded(self) -> frozenset[int]:
@@ -299,6 +307,15 @@ class Table:
         and nowhere else until they go out. The runner rebuilds such a node from the log
         when it holds while every other node is reached (protocol/table.md, "Held")."""
         return bool(self._seats.held) and self._seats.holding()
+
+    @property
+    def held_for_good(self) -> bool:
+        """True while this node holds what it sends because a recovery of its own key
+        was begun that can never finish (a holder of its key lost its share: its seat
+        was taken over, or its node restarted, this round): waiting for every node to
+        be reached again changes nothing, so the runner rebuilds it from a peer's log
+        at once (its key then goes to the others through ``ownkey``)."""
+        return self._seats.recovery_stuck()
 
     def missing(self) -> Missing | None:
         """A message of the current round that waiting messages need and that never came

@@ -130,6 +130,8 @@ class Link(LinkState):
             if old is not None and old != conn.id:
                 self._emit(lo.Drop(seat=seat, conn=old))
         self.pending[seat] = conn.id
+        if seat in self.answers:
+            self._ask_log_again(seat)
         if self.freeze.asleep:
             self.freeze.unsynced[seat] = conn.id  # its sync first: was it taken over?
         else:
@@ -303,9 +305,14 @@ class Link(LinkState):
                    and self.table.holding and bool(reached)
                    and all(s in self.peers and s not in self.away and s not in self.pending
                            and s not in self.expect for s in reached))
-        if self.watch.held(holding, now):
+        synced = [s for s in reached if s in self.peers and s not in self.away
+                  and s not in self.pending and s not in self.expect]
+        stuck = (not self.stopped and self.done is None and not self.freeze.asleep
+                 and bool(synced) and self.table.held_for_good)
+        if self.watch.held(holding, now) or stuck:
+            # (a recovery of its key that can never finish: no use waiting for everyone)
             self.counts["held"] = self.counts.get("held", 0) + 1
-            seat = min(reached)
+            seat = min(synced)
             self._rebuild(seat, self.peers[seat], note(LinkCode.REBUILD_HELD, seat=seat))
 
     def act(self, action: Action, now: float) -> list[lo.Out]:
@@ -386,11 +393,16 @@ class Link(LinkState):
                    head: bytes | None = None) -> None:
         """A game payload of ``seat``'s node, received or relayed (``frame``: its signed
         frame; ``head``: its hash, the chain's head now, when received): count it for
-        ``sync``, log it, keep a crypto broadcast to relay, give it to the table."""
+        ``sync`` (received only: a relayed frame need not be the next of that node's
+        stream to this one — it may follow a gap, or skip payloads no relay carries —
+        so it is not counted, and its node's resend brings it again as a copy), log it,
+        keep a crypto broadcast to relay, give it to the table."""
         if self.stopped:
             return
-        self.got[seat] += 1
-        ack_now = self.acks.due[seat].heard(self.got[seat], now)
+        ack_now = False
+        if head is not None:
+            self.got[seat] += 1
+            ack_now = self.acks.due[seat].heard(self.got[seat], now)
         self.last_round[seat] = max(self.last_round.get(seat, 0), round_of(body.payload))
         self.relays.heard(seat, frame, body)
         self._emit(lo.Log(frame=frame, head=head))
@@ -440,6 +452,19 @@ class Link(LinkState):
             received=self.got[seat], posted=len(self.acks.posted[seat]),
             restarted=seat in self.restart_to, taken=taken).payload()))
 
+    def _ask_log_again(self, seat: int) -> None:
+        """A restored node whose ``seat``'s log answer was not complete when its connection
+        ended: its ``sync`` on the new one says ``restarted`` again, so that peer starts
+        both counts again and sends its whole log anew (the parts had are dropped); this
+        node resends what that peer has not acknowledged, counted from 0."""
+        self.answers[seat] = LogAnswer()
+        self.restart_to.add(seat)
+        self.fresh.pop(seat, None)
+        self.expect.pop(seat, None)
+        self.got[seat] = 0
+        self.acks.restart(seat)
+        self.counts["log_asked_again"] = self.counts.get("log_asked_again", 0) + 1
+
     def _use(self, seat: int, conn: int) -> None:
         self.peers[seat] = conn
         self.acks.forget(seat)  # what waits now waits on this connection
@@ -471,6 +496,11 @@ class Link(LinkState):
         elif kind == ACK:
             self._on_ack(conn, seat, Ack.parse(body))
         elif kind == LOG_PART:
+            if conn not in (self.peers.get(seat), self.pending.get(seat)):
+                # a part of an answer on a connection replaced: asked again on the new
+                # one, which brings every part (never two answers' parts mixed)
+                self.counts["stale"] = self.counts.get("stale", 0) + 1
+                return
             frames = self.answers.setdefault(seat, LogAnswer()).add(body)
             if frames is None:
                 return

@@ -138,6 +138,17 @@ class Seats:
         return self.isolated() or (sessions.primary.recovering(ctx.me)
                                    and ctx.me not in self.recovered)
 
+    def recovery_stuck(self) -> bool:
+        """True when a recovery of this node's own key is begun and can never finish:
+        a holder of its key runs no session of its own this round (its seat was taken
+        over, or its node restarted: its escrow share is lost with its round secrets),
+        so not every share can come (protocol/table.md, "Held")."""
+        ctx, sessions = self._ctx, self._sessions
+        if (not self.holding() or not self.holders or ctx.me in self.recovered
+                or not sessions.primary.recovering(ctx.me)):
+            return False
+        return any(h in self.recovered or h in self.restarted for h in self.holders[ctx.me])
+
     def stranded(self, keys_lost: int | None) -> frozenset[int]:
         """Nodes that lost their keys of this round while a seat they run has no escrow
         to rebuild its key (see :attr:`~p2p8s.table.Table.stranded`); ``keys_lost``: the
@@ -194,7 +205,9 @@ class Seats:
         for seat in range(n):
             home = config.node_of(seat)
             self.cands[seat] = {adopter, home} if seat in taken else {home}
-        if adopter == me:
+        if adopter == me and not ctx.restoring:
+            # (restoring, it replays a peer's log as an observer does: whether it
+            # welcomed a node back or adopted its seats then, the first message decides)
             for seat in sorted(taken):
                 home = config.node_of(seat)
                 if home in self.gone or home == adopter:
@@ -396,7 +409,11 @@ class Seats:
                     continue
                 holders = self.holders[d]
                 primary = sessions.primary
-                if (not holders or any(h in self.gone for h in holders)
+                # a holder gone, or one that lost its share this round (its own seat
+                # taken over, or its node restarted): the key cannot be rebuilt now,
+                # and a recovery begun could never finish (protocol/table.md "Limits")
+                if (not holders or any(h in self.gone or h in self.recovered
+                                       or h in self.restarted for h in holders)
                         or primary.public_key(d) is None):
                     if node not in self.paused:
                         self.paused.add(node)

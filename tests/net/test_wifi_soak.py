@@ -41,3 +41,23 @@ def test_a_small_table_survives_a_bad_wifi_with_drops_moves_sleeps_and_kills(
         t: 0 for t in (*MUST_BE_ZERO, Trouble.CRASH, Trouble.SETUP)}
     assert totals.completed >= chaos.rounds
     assert len(totals.faults) >= 4
+
+
+AUDIT_STOPPED = """\
+x.p2p8slog: 616 signed frames
+  round 1: audit ok; points Ann +19, Bob +0, Cat +42, Dan +30
+  round 2: audit ok; points Ann +0, Bob +20, Cat +78, Dan +14
+  round 3: incomplete (the log stops inside it)
+  the log cannot be audited further: the log lacks message 4 of Dan in round 3: it cannot be audited past that point
+  verdict: damaged log (no seat at fault in what could be read)
+"""  # noqa: E501  (p2p8s audit's words, as printed for a node cut off when the soak stopped)
+
+
+def test_only_a_log_stopping_inside_its_last_round_counts_as_stopped_by_the_soak() -> None:
+    from wifi_soak import stops_inside
+
+    assert stops_inside(AUDIT_STOPPED) == 3
+    assert stops_inside(AUDIT_STOPPED.replace("in round 3:", "in round 2:")) is None
+    assert stops_inside(AUDIT_STOPPED.replace("round 2: audit ok", "round 2: FAILED")) is None
+    assert stops_inside(AUDIT_STOPPED.replace("no seat at fault", "Bob at fault")) is None
+    assert stops_inside("round 3: incomplete\n  verdict: ok\n") is None

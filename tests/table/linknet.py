@@ -38,7 +38,7 @@ from p2p8s.table.linkout import (
     Use,
 )
 from p2p8s.table.logverify import records_from_frames
-from p2p8s.table.sync import Sync, log_parts
+from p2p8s.table.sync import LogAnswer, Sync, log_parts
 
 #: How a reset connection ends, as the node reports it.
 RESET = Note(NetCode.CONNECTION_CLOSED)
@@ -90,7 +90,8 @@ class LinkNet:
 
     def __init__(self, players: int = 3, *, computers: Sequence[int] = (),
                  rounds: dict[int, int] | None = None, target: int = 10_000,
-                 turn_timeout_s: float = 30.0, seed: bytes = b"links") -> None:
+                 turn_timeout_s: float = 30.0, seed: bytes = b"links",
+                 secrets: dict[int, bytes] | None = None) -> None:
         self.keys = make_keys(players)
         self.config: TableConfig = make_config(
             players, rules=Ruleset().with_changes(target=target), target=target,
@@ -105,12 +106,16 @@ class LinkNet:
         #: connect again, when nothing else moves, every pair of nodes not connected
         #: (what their dialling would do); off: the tests connect themselves
         self.heals = False
+        #: seat -> its table secret (its round keys derive from it, as a runner's do;
+        #: a rebuilt node hands its keys over through ``ownkey``)
+        self.secrets = dict(secrets or {})
         self._sent = 0
         between = {(a, b): self._wire(a, b) for a in self.humans for b in self.humans
                    if a < b}
         for s in self.humans:
             table = Table(self.config, me=s, rand=seeded(seed + bytes([s])),
-                          seed=seed + bytes([s]), sign=self.keys[s].sign)
+                          seed=seed + bytes([s]), sign=self.keys[s].sign,
+                          key_secret=self.secrets.get(s))
             peers = {o: between[min(s, o), max(s, o)].id for o in self.humans if o != s}
             link = Link(table, peers={o: Conn(id=c) for o, c in peers.items()},
                         rounds=(rounds or {}).get(s))
@@ -183,6 +188,14 @@ class LinkNet:
         for s, node in self.nodes.items():
             self.run_out(s, node.link.clock(self.now))
             self.run_out(s, node.link.start(self.now))
+
+    def start_settled(self, moves: int = 3) -> None:
+        """Start, play until seat 0's table applied ``moves`` actions, deliver what is
+        in flight (nobody acts meanwhile, the clock stands)."""
+        self.start()
+        self.run(lambda: self.applied(0) >= moves)
+        while self.deliver():
+            pass
 
     def deliver(self) -> bool:
         """Deliver the message sent first of those in flight; False if none."""
@@ -268,10 +281,11 @@ class LinkNet:
         records = records_from_frames(self.config, frames, me=seat)
         table = Table.restore(self.config, me=seat, records=records,
                               rand=seeded(b"rebuilt" + bytes([seat])), now=self.now,
-                              sign=self.keys[seat].sign)
+                              sign=self.keys[seat].sign, key_secret=self.secrets.get(seat))
         node.table, node.frames, node.peers = table, frames, dict(rebuild.peers)
         node.link = Link(table, peers={s: Conn(id=c) for s, c in rebuild.peers.items()},
-                         restored=True, seen=frames)
+                         restored=True, seen=frames, answers={
+                             s: LogAnswer() for s in rebuild.peers if s != rebuild.seat})
         for other, conn in rebuild.peers.items():
             game = wire.Game(to=other, payload=Sync(received=0, posted=0,
                                                     restarted=True).payload())

@@ -16,6 +16,7 @@ import msgpack
 import pytest
 from linknet import RESET, LinkNet
 
+from p2p8s import wire
 from p2p8s.bots.registry import get_bot
 from p2p8s.cli import words
 from p2p8s.cli.words import PLAIN, Speaker
@@ -304,6 +305,51 @@ def test_a_broadcast_that_reached_one_peer_is_relayed_to_the_other() -> None:
     net.lose(1, net.wires[net.nodes[1].peers[2]])
     assert net.nodes[1].link.counts.get("relayed", 0) >= 1
     assert any(isinstance(o, Log) and o.head is None for o in net.nodes[1].outs)
+    net.run(lambda: all(n.link.rounds >= 1 for n in net.nodes.values()), 50_000)
+    assert len(net.transcripts()) == 1
+
+
+def test_a_relayed_frame_after_a_gap_is_not_counted_as_received_from_its_node() -> None:
+    """Seat 1 misses two of seat 0's broadcasts X, Y while their link is down; seat 2,
+    which logged X only from a peer's log, relays Y alone. Seat 1 takes Y in, but its
+    ``sync`` must still say it lacks X: seat 0's resend brings X (else X is never resent
+    and seat 1's table waits for it for good)."""
+    net = LinkNet(3)
+    net.start()
+    net.run(lambda: net.applied(0) >= 3 and net.nodes[0].table.my_turn)
+    held: list[Game] = []
+
+    def cut(sender: int, to: int, game: Game) -> bool:
+        if sender == 0 and to == 1:
+            held.append(game)
+            return False
+        return True
+
+    net.tamper = cut
+    net.run(lambda: sum(g.payload[:1] == b"\x01" and g.to is None for g in held) >= 2, 5_000)
+    net.tamper = None
+    broadcasts = [f for f in net.nodes[0].frames if (m := wire.decode_body(f).message).seat == 0
+                  and isinstance(m.body, Game) and m.body.to is None
+                  and m.body.payload[:1] == b"\x01" and m.body in held]
+    x, y = broadcasts[:2]
+    w01 = net.wires[net.nodes[1].peers[0]]
+    w01.open = False
+    net.lose(1, w01)
+    net.lose(0, w01)
+    relay_y = Game(to=1, payload=sync.Relay(seat=0, frames=[y]).payload())
+    net._put(2, net.nodes[2].peers[1], relay_y, net._frame(net.nodes[2], relay_y,
+                                                              chained=False))
+    net.run(lambda: y in net.nodes[1].frames, 100)
+
+    def logged(frame: bytes) -> bool:  # its payload, in a frame of seat 0 (resent anew)
+        payload = wire.decode_body(frame).message.body.payload  # type: ignore[union-attr]
+        return any((m := wire.decode_body(f).message).seat == 0 and isinstance(m.body, Game)
+                   and m.body.payload == payload for f in net.nodes[1].frames)
+
+    assert not logged(x)
+    net.connect(0, 1)
+    net.run(lambda: logged(x), 2_000)
+    assert logged(x)
     net.run(lambda: all(n.link.rounds >= 1 for n in net.nodes.values()), 50_000)
     assert len(net.transcripts()) == 1
 

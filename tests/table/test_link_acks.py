@@ -12,7 +12,7 @@ from __future__ import annotations
 import doctest
 
 import pytest
-from linknet import LinkNet
+from linknet import LinkNet, Node
 
 from p2p8s.errors import RemoteError
 from p2p8s.table import acks
@@ -27,10 +27,11 @@ from p2p8s.table.linkout import (
     Rebuild,
     Resend,
     Send,
+    SendLog,
     TableFailed,
     note,
 )
-from p2p8s.table.sync import ACK, Ack, SyncCode
+from p2p8s.table.sync import ACK, LOG_PART, Ack, SyncCode
 from p2p8s.wire import Game
 
 
@@ -203,6 +204,16 @@ def test_a_payload_unacknowledged_too_long_remakes_the_connection() -> None:
     assert len(net.transcripts()) == 1
 
 
+def _told_to_rebuild() -> tuple[LinkNet, Node]:
+    """Three links at rest; seat 2's is told to rebuild from seat 0's log."""
+    net = LinkNet(3, turn_timeout_s=600.0)
+    net.start_settled()
+    node = net.nodes[2]
+    node.link.rebuild = Rebuild(seat=0, why=note(LinkCode.REBUILD_HELD, seat=0),
+                                peers=dict(node.peers))
+    return net, node
+
+
 def test_a_rebuilt_node_back_on_a_new_connection_is_not_taken_for_its_old_run() -> None:
     """A node rebuilt from the log told its peers it restarted on the connections it had;
     a ``sync`` on a new connection (its address changed, what it wrote since went
@@ -210,14 +221,7 @@ def test_a_rebuilt_node_back_on_a_new_connection_is_not_taken_for_its_old_run() 
     what it posted and the peer lacks is void and it rebuilds again, as the peer expects
     — the sync is not skipped as one of the old run (which froze a Wi-Fi soak: the peer
     waited for good for its ``restarted`` sync, the rebuilt node for the peer's move)."""
-    net = LinkNet(3, turn_timeout_s=600.0)
-    net.start()
-    net.run(lambda: net.applied(0) >= 3)
-    while net.deliver():
-        pass
-    node = net.nodes[2]
-    node.link.rebuild = Rebuild(seat=0, why=note(LinkCode.REBUILD_HELD, seat=0),
-                                peers=dict(node.peers))
+    net, node = _told_to_rebuild()
     net.rebuild(2)
     node.auto = False
     net.run(lambda: node.table.my_turn and not net.nodes[0].link.pending, 5_000)
@@ -234,6 +238,29 @@ def test_a_rebuilt_node_back_on_a_new_connection_is_not_taken_for_its_old_run() 
     assert not net.of(2, Resend) and "unacked" not in node.link.counts
     net.rebuild(2)
     node.auto = True
+    net.run(lambda: all(n.link.rounds >= 1 for n in net.nodes.values()))
+    assert len(net.transcripts()) == 1
+    assert all(n.link.failure is None for n in net.nodes.values())
+
+
+def test_a_rebuilt_node_whose_log_answer_broke_off_asks_for_it_again() -> None:
+    """A node rebuilt from seat 0's log also asked seat 1 for its log; the connection to
+    seat 1 ends before that answer is complete. On the next connection its ``sync`` says
+    ``restarted`` again: seat 1 sends its whole log anew and both count from 0 (it was
+    never asked again: what only seat 1 held never came, and the rebuilt node waited)."""
+    net, node = _told_to_rebuild()
+    net.tamper = lambda sender, to, game: (sender, to) != (1, 2) or (
+        game.payload[:1] != bytes([LOG_PART]))  # seat 1's answer never arrives
+    net.rebuild(2)
+    while net.deliver():
+        pass
+    net.tamper = None
+    assert 1 in node.link.answers and len(net.of(1, SendLog)) == 1
+    net.reset(1, 2)
+    net.connect(2, 1)
+    net.run(lambda: 1 not in node.link.answers, 2_000)
+    assert len(net.of(1, SendLog)) == 2 and node.link.answers == {}
+    assert node.link.counts["log_asked_again"] == 1
     net.run(lambda: all(n.link.rounds >= 1 for n in net.nodes.values()))
     assert len(net.transcripts()) == 1
     assert all(n.link.failure is None for n in net.nodes.values())

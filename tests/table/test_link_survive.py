@@ -10,7 +10,7 @@ is over tells a returning node the result; a node that reaches nobody says so.
 
 from __future__ import annotations
 
-from linknet import LinkNet, Wire
+from linknet import LinkNet, Node, Wire
 
 from p2p8s.cli.words import PLAIN, Speaker
 from p2p8s.cli.words.runner import presence_line
@@ -35,7 +35,7 @@ from p2p8s.table.linkout import (
 )
 from p2p8s.table.logverify import records_from_frames
 from p2p8s.table.stall import STALL_RETRY_S
-from p2p8s.table.sync import SYNC
+from p2p8s.table.sync import SYNC, Sync
 from p2p8s.wire import Game
 
 
@@ -314,3 +314,85 @@ def test_a_node_whose_takeover_one_holder_began_is_taken_over_and_rebuilds() -> 
     assert Speaker(names=net.config.names, me=3).say(LinkCode.REBUILD_HELD, seat=0) == (
         "Your last moves were held back while your seat may have been taken over, and "
         "every player is reached again: rebuilding the table from the others' signed log.")
+
+
+# --- the last person left ----------------------------------------------------------------------
+
+
+def test_a_rejoined_node_whose_last_peer_quits_on_its_turn_ends_the_match_and_says_so() -> None:
+    """Two people and a computer seat: Bob quits (his key given up), comes back (rebuilt
+    from Ann's log: his seat stays taken over this round), then Ann quits on her turn.
+    Every seat's key is public now and nobody is left to send the computer's moves for
+    the seats taken over: Bob's runner stops ("Ann left the table; the match cannot go
+    on without them") instead of waiting with no timer for good."""
+    net = LinkNet(2, computers=(2,))
+    net.start_settled()
+    net.run_out(1, net.nodes[1].link.leave(net.now))
+    while net.deliver():
+        pass
+    net.reset(0, 1)
+    net.run(lambda: net.applied(0) >= 8, 20_000)
+    w = net._wire(0, 1)
+    frames = list(net.nodes[0].frames)
+    table = Table.restore(net.config, me=1, rand=seeded(b"bob again"), now=net.now,
+                          records=records_from_frames(net.config, frames, me=1),
+                          sign=net.keys[1].sign)
+    link = Link(table, peers={0: Conn(id=w.id, joined=True)}, restored=True, seen=frames)
+    bob = net.nodes[1] = Node(seat=1, table=table, link=link, peers={0: w.id},
+                              frames=frames)
+    net.run_out(0, net.nodes[0].link.connected(1, Conn(id=w.id, joined=True), net.now))
+    restarted = Game(to=0, payload=Sync(received=0, posted=0, restarted=True).payload())
+    net._put(1, w.id, restarted, net._frame(bob, restarted, chained=False))
+    net.run_out(1, link.clock(net.now))
+    net.run_out(1, link.start(net.now))
+    net.run(lambda: net.nodes[0].table.my_turn and net.nodes[0].link.peers.get(1) == w.id
+            and not net.nodes[0].link.pending and not link.pending, 20_000)
+    net.run_out(0, net.nodes[0].link.leave(net.now))
+    while net.deliver():
+        pass
+    del net.nodes[0]
+    w.open = False
+    net.lose(1, w)
+    net.run(lambda: link.failure is not None, 20_000)
+    assert link.failure is not None
+    assert PLAIN.error(link.failure) == (
+        "Ann (seat 0) left the table; the match cannot go on without them")
+
+
+def test_a_node_whose_takeover_can_never_finish_rebuilds_at_once() -> None:
+    """Seat 3 drops from seats 0 and 1, who begin the recovery of its key; seat 2 (still
+    connected to it) rebuilds from seat 0's log before publishing its share, which is
+    lost with its round secrets: the recovery can never finish. Back and reaching seats
+    0 and 1 (not 2), seat 3 sees it begun: it rebuilds from seat 0's log at once (its key then
+    goes to the others through ``ownkey``), not only once every node is reached for
+    ``HELD_MAX_S`` — a Wi-Fi soak froze for 90 s so."""
+    net = LinkNet(4, turn_timeout_s=600.0, secrets={3: bytes(range(32))})
+    net.start_settled()
+    node = net.nodes[3]
+    node.auto = False
+    net.reset(3, 0)
+    net.reset(3, 1)
+    net.tamper = lambda sender, to, game: to != 2  # seat 2 sees no share yet
+    net.run(lambda: net.nodes[0].table._sessions.primary.recovering(3), 20_000)
+    net.tamper = None
+    two = net.nodes[2]
+    two.link.rebuild = Rebuild(seat=0, why=note(LinkCode.REBUILD_HELD, seat=0),
+                               peers=dict(two.peers))
+    net.rebuild(2)
+    while net.deliver():
+        pass
+    assert not node.table.held_for_good and 2 in node.table._seats.restarted
+    net.reset(3, 2)
+    net.connect(0, 3)
+    net.connect(1, 3)
+    while net.deliver():
+        pass
+    assert node.link.away == {2} and node.table.held_for_good
+    assert node.link.rebuild == Rebuild(seat=0, why=note(LinkCode.REBUILD_HELD, seat=0),
+                                        peers=node.link.rebuild.peers)  # type: ignore[union-attr]
+    net.rebuild(3)
+    node.auto = True
+    net.connect(2, 3)
+    net.run(lambda: all(n.link.rounds >= 1 for n in net.nodes.values()), 20_000)
+    assert len(net.transcripts()) == 1
+    assert all(n.link.failure is None for n in net.nodes.values())

@@ -220,3 +220,33 @@ def test_a_node_gone_between_showing_its_cards_and_its_action_has_them_played(
         # the shown cards, in the order shown (the computer declares the suit of an 8)
         assert applied and isinstance(applied[0].action, Play)
         assert applied[0].action.cards == play.cards
+
+
+def test_a_drop_whose_key_a_holder_can_no_longer_share_pauses_instead_of_a_takeover() -> None:
+    """Cem's seat is taken over in this round (his escrow shares of the others' keys go
+    with it). Then Dag's node drops: his key cannot be rebuilt (Cem's share cannot
+    come), so nobody begins a recovery that could never finish — the game waits for
+    Dag ("its key cannot be rebuilt now"), and once he is back it plays on (it froze)."""
+    net = TableNet(make_config(4, target=150), seed=b"lost share")
+    net.start()
+    until(net, lambda: net.nodes[2].my_turn)
+    net.cut_off(2)
+    until(net, lambda: all(2 in net.nodes[s].taken_over for s in (0, 1, 3)))
+    net.reconnect(2)
+    number = net.nodes[0].round_number
+    until(net, lambda: net.nodes[3].my_turn)
+    assert net.nodes[0].round_number == number
+    net.cut_off(3)
+    for _ in range(300):
+        net.step()
+    for seat in (0, 1):
+        assert not net.nodes[seat]._sessions.primary.recovering(3)
+        assert net.nodes[seat].paused == {3}
+        away = net.of(seat, tev.SeatAway)[-1]
+        assert said(away, net, seat) == ("Dag's node is gone: the game waits until it is "
+                                         "back (its key cannot be rebuilt now)")
+    net.reconnect(3)
+    net.run()
+    assert net.faults() == {}
+    assert all(n.finished for n in net.nodes.values())
+    assert len({n.transcript for n in net.nodes.values()}) == 1

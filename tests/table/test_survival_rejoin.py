@@ -204,3 +204,35 @@ def test_a_node_restarted_before_anyone_noticed_asks_to_be_taken_over() -> None:
     _same_end(net)
     away = net.of(0, tev.SeatAway)
     assert away and away[0].seat == 3 and "restarted" in said(away[0], net, 0)
+
+
+def test_a_restarted_adopter_is_rebuilt_from_a_log_holding_its_moves_for_an_adopted_seat(
+) -> None:
+    # Dag's node is gone for good; from round 2 Ann adopts its seat and sends its
+    # messages. Ann's process restarts: the log it is rebuilt from holds Ann's own moves
+    # for Dag's seat (not "Ann sent a message signed as seat 3")
+    from p2p8s.crypto.rand import seeded
+    from p2p8s.table import Table
+
+    net = TableNet(make_config(4, target=150), seed=b"adopt")
+    net.start()
+    until(net, lambda: net.nodes[3].my_turn)
+    net.crash(3)
+    until(net, lambda: net.nodes[0].round_number >= 2 and 3 in net.nodes[0]._seats.adopted
+          and net.nodes[0]._log.round is not None)
+    net.crash(0)
+    net.deliver_all()  # what it sent before the crash reached its peers
+    node = Table.restore(net.config, me=0, records=net.nodes[1].resync_payload(),
+                         rand=seeded(b"adopter"), now=net.now)
+    assert node.failed is None
+    for peer in (1, 2):
+        net._post(0, node.receive(peer, net.nodes[peer].resync_payload(), net.now))
+    assert node.failed is None
+    assert node.transcript == net.nodes[1].transcript
+    net.replace(0, node)
+    net.reconnect(0)
+    net.run()
+    assert net.faults() == {}
+    for seat in (0, 1, 2):
+        assert net.nodes[seat].finished
+        assert net.nodes[seat].match.totals == net.nodes[1].match.totals
