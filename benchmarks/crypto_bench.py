@@ -40,7 +40,7 @@ from typing import Any
 import rbcl
 from nacl import bindings as nacl
 
-from p2p8s.crypto import group, shuffle_proof
+from p2p8s.crypto import escrow, group, proofs, shuffle_proof, threshold
 from p2p8s.crypto.audit import audit_round
 from p2p8s.crypto.deck import card_points, shuffle_step
 from p2p8s.crypto.harness import FakeNetwork, deal_hands, new_table
@@ -340,6 +340,58 @@ def bench_proof(cards: int) -> None:
               f"scaled {_verdict(ms * k, goal)}")
 
 
+def bench_served_strip(players: int) -> None:
+    """One position's strip of one layer: made by the key holder (DLEQ proof + one
+    receiver's check) beside served by its ``players - 1`` escrow holders (§8.1: every
+    partial proven, one receiver's check of all of them, the combine), raw and scaled."""
+    rand = seeded(b"bench/served")
+    ctx = Context(table=b"T", round_no=1, round_id=bytes(32))
+    boxes = [escrow.box_keypair(rand) for _ in range(players)]
+    key = group.random_scalar(rand)
+    inverse = group.scalar_inv(key)
+    Y = group.base_mul(key)
+    deal = escrow.deal(inverse, dealer=0, players=players, box_secret=boxes[0][0],
+                       box_keys={s: boxes[s][1] for s in range(1, players)}, ctx=ctx,
+                       rand=rand)
+    shares = {r: escrow.open_share(c, dealer=0, recipient=r, box_secret=boxes[r][0],
+                                   dealer_box_key=boxes[0][1], commitments=deal.commitments,
+                                   ctx=ctx) for r, c in deal.shares}
+    images = {r: escrow.share_point(escrow.share_x(r), deal.commitments) for r in shares}
+    value = card_points(b"T", 1, bytes(32), 0, range(1))[0]
+    t_count = len(deal.commitments)
+
+    def strip_t() -> Transcript:
+        return Transcript(ctx, kind=b"strip", seat=0)
+
+    def normal() -> None:
+        new = group.mul(inverse, value)
+        proof = proofs.prove_dleq_batch(strip_t(), key, Y, [(new, value)], rand)
+        assert proofs.verify_dleq_batch(strip_t(), Y, [(new, value)], proof)
+
+    def part_t(h: int) -> Transcript:
+        return threshold.partial_transcript(ctx, holder=h, dealer=0, op=0, positions=[(0, 0)])
+
+    def served() -> None:
+        made = {h: threshold.prove_partials(part_t(h), shares[h], images[h], [value], rand)
+                for h in shares}
+        for h, ((p,), proof) in made.items():
+            assert threshold.verify_partials(part_t(h), images[h], [value], [p], proof)
+        assert threshold.combine({h: m[0][0] for h, m in made.items()}, t_count) == \
+            group.mul(inverse, value)
+    cal_before = mul_us()
+    with counting() as nc:
+        normal()
+    with counting() as sc:
+        served()
+    normal_ms = _us(normal, 20) / 1e3
+    served_ms = _us(served, 5) / 1e3
+    k = REFERENCE_MUL_US / ((cal_before + mul_us()) / 2)
+    print(f"\none strip, {players} seats (t = {t_count} holders), scale factor {k:.2f}")
+    for name, ms, counts in (("by the key holder", normal_ms, nc),
+                             ("served (t partials + proofs + combine)", served_ms, sc)):
+        print(f"  {name:<40}{ms:>8.2f} ms raw{ms * k:>8.2f} ms scaled   [{counts}]")
+
+
 def bench(players: int, deck: int, hand: int, goal_ms: float) -> None:
     """Calibrate, measure, calibrate again; report raw and scaled figures."""
     before = mul_us()
@@ -357,6 +409,8 @@ def main() -> None:
           "machine\n(raw x reference/calibration); goals are judged on both.")
     bench_proof(52)
     bench_proof(104)
+    bench_served_strip(4)
+    bench_served_strip(7)
     bench(4, 52, 7, 250.0)
     bench(7, 104, 5, 900.0)
 

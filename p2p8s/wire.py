@@ -46,8 +46,9 @@ from p2p8s.rules import Ruleset
 #: ``refuse`` and ``bye`` carry codes (:class:`Refusal`, :class:`Farewell`), no text.
 #: Version 3: the mental-poker messages of protocol/mental-poker.md version 2
 #: (ristretto255, proven shuffles), which version-2 nodes cannot read, and the
-#: SPAKE2 handshake with sealed records (protocol/wire.md).
-VERSION = 3
+#: SPAKE2 handshake with sealed records (protocol/wire.md). Version 4: mental-poker
+#: version 3 (the escrow of the inverse key, threshold-served strips).
+VERSION = 4
 #: Largest frame body in bytes (the 4-byte length prefix not counted).
 MAX_FRAME = 64 * 1024
 #: Bytes of the length prefix.

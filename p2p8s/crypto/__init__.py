@@ -15,8 +15,12 @@ Pure and sans-IO: no sockets, no clock, randomness passed in. Modules, one thing
 * :mod:`~p2p8s.crypto.config` — a session's seats, deck and escrow holders;
 * :mod:`~p2p8s.crypto.session` — the per-seat state machine, built from
   :mod:`~p2p8s.crypto.state` (its data), :mod:`~p2p8s.crypto.intake` (received
-  messages), :mod:`~p2p8s.crypto.escrow_steps` (escrow, accusations, recovery) and
-  :mod:`~p2p8s.crypto.steps` (its own steps);
+  messages), :mod:`~p2p8s.crypto.escrow_steps` (escrow, accusations, recovery),
+  :mod:`~p2p8s.crypto.serving` (a lost seat's strips served by its holders),
+  :mod:`~p2p8s.crypto.steps` (its own steps) and :mod:`~p2p8s.crypto.driver` (taking
+  messages in, running every step possible);
+* :mod:`~p2p8s.crypto.threshold` — threshold strips: partial strips, their proofs, the
+  combine;
 * :mod:`~p2p8s.crypto.audit` — the round-end audit and the hidden-claim replay;
 * :mod:`~p2p8s.crypto.harness` — an in-memory network of sessions (tests, benchmarks);
 * :mod:`~p2p8s.crypto.errors` — CheatDetected (names the seat) and ProtocolMisuse.

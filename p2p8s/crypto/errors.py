@@ -85,6 +85,11 @@ class Cheat(Code):
     SHARE_NO_ESCROW = "share-no-escrow"
     SECOND_SHARE = "second-share"  # dealer
     SHARE_WRONG = "share-wrong"  # dealer
+    # threshold strips of a lost seat's layer (§8.1)
+    PARTIAL_NO_ESCROW = "partial-no-escrow"  # dealer: the sender holds no share of it
+    PARTIAL_NOT_DUE = "partial-not-due"  # position, dealer
+    SECOND_PARTIAL = "second-partial"  # position, dealer
+    PARTIAL_PROOF = "partial-proof"  # dealer, op
     # shuffles
     SHUFFLE_OUT_OF_TURN = "shuffle-out-of-turn"
     SHUFFLE_SIZE = "shuffle-size"  # size, expected

@@ -136,16 +136,23 @@ def seal_share(
     return box.encrypt(_ZERO_NONCE, share, b"".join(commitments))
 
 
+def share_point(x: int, commitments: Sequence[Point]) -> Point:
+    """The public image ``f(x)·G = Σ_k x^k·A_k`` of the share at ``x`` (Feldman): what a
+    share, or a partial strip made with it (:mod:`~p2p8s.crypto.threshold`), is checked
+    against. Raises :class:`~p2p8s.crypto.group.GroupError` for a bad commitment or an
+    identity result."""
+    return group.combine(
+        [group.scalar_from_int(pow(x, k, ORDER)) for k in range(len(commitments))],
+        commitments,
+    )
+
+
 def verify_share(share: Scalar, x: int, commitments: tuple[Point, ...]) -> bool:
     """Feldman's check ``share·G == Σ_k x^k·A_k``."""
     if not any(share):
         return False
     try:
-        expected = group.combine(
-            [group.scalar_from_int(pow(x, k, ORDER)) for k in range(len(commitments))],
-            commitments,
-        )
-        return group.base_mul(share) == expected
+        return group.base_mul(share) == share_point(x, commitments)
     except group.GroupError:
         return False
 
@@ -179,6 +186,20 @@ def open_share(
     return Scalar(plain)
 
 
+def lagrange_at_zero(xs: Sequence[int]) -> list[int]:
+    """The Lagrange coefficients ``λ_h = Π_{o≠h} x_o / (x_o - x_h) mod l`` for
+    interpolating at 0 from the (distinct, non-zero) evaluation points ``xs``, in order:
+    ``f(0) = Σ λ_h f(x_h)`` for any polynomial of degree below ``len(xs)``."""
+    lams = []
+    for xh in xs:
+        lam = 1
+        for xo in xs:
+            if xo != xh:
+                lam = lam * xo * pow(xo - xh, -1, ORDER) % ORDER
+        lams.append(lam)
+    return lams
+
+
 def recover(
     dealer: int, shares: Mapping[int, Scalar], commitments: tuple[Point, ...], key: Point
 ) -> Scalar:
@@ -196,14 +217,9 @@ def recover(
         if not verify_share(share, share_x(holder), commitments):
             raise CheatDetected(Cheat.RECOVERY_SHARE, seat=holder, fault=Fault.BAD_SHARE,
                                 dealer=dealer)
-    xs = {h: share_x(h) for h in sorted(shares)[:t]}
-    secret = 0
-    for h, xh in xs.items():
-        lam = 1
-        for o, xo in xs.items():
-            if o != h:
-                lam = lam * xo * pow(xo - xh, -1, ORDER) % ORDER
-        secret = (secret + lam * group.scalar_to_int(shares[h])) % ORDER
+    used = sorted(shares)[:t]
+    lams = lagrange_at_zero([share_x(h) for h in used])
+    secret = sum(lam * group.scalar_to_int(shares[h]) for h, lam in zip(used, lams, strict=True))
     e = group.scalar_from_int(secret)
     if not any(e) or group.base_mul(e) != key:
         raise CheatDetected(Cheat.RECOVERED_KEY, seat=dealer, fault=Fault.BAD_KEY)

@@ -5,7 +5,7 @@ seat's share, accusations settled in public, and recovery (ShareReveal, :meth:`r
 
 from __future__ import annotations
 
-from p2p8s.crypto import escrow, group, proofs
+from p2p8s.crypto import escrow, group, proofs, threshold
 from p2p8s.crypto.errors import Cheat, CheatDetected, Fault
 from p2p8s.crypto.events import Accused, KeyRecovered, Verdict
 from p2p8s.crypto.group import Scalar
@@ -22,19 +22,20 @@ class EscrowSteps(SessionState):
             return False
         if self._keys[s] is not None:
             raise CheatDetected(Cheat.SECOND_KEY, seat=s, fault=Fault.UNEXPECTED)
-        if not group.is_valid_point(msg.key) or not proofs.verify_schnorr(
-            self._key_transcript(s), msg.key, msg.proof
-        ):
-            raise CheatDetected(Cheat.KEY_PROOF, seat=s,
-                                fault=Fault.BAD_KEY_PROOF)
+        if not group.is_valid_point(msg.key):
+            raise CheatDetected(Cheat.KEY_PROOF, seat=s, fault=Fault.BAD_KEY_PROOF)
         share = None
         others = list(self.config.holders(s))
         if others:
-            if (len(msg.commitments) != len(others) or msg.commitments[0] != msg.key
+            # the escrow shares e_j^-1 (§8.1): the proof links A_0 = e_j^-1·G to Y_j
+            if (len(msg.commitments) != len(others)
                     or not all(group.is_valid_point(a) for a in msg.commitments)
                     or [r for r, _ in msg.shares] != others):
                 raise CheatDetected(Cheat.ESCROW_MALFORMED, seat=s,
                                     fault=Fault.BAD_SHARE)
+            if not threshold.verify_inverse_link(self._key_transcript(s), msg.key,
+                                                 msg.commitments[0], msg.proof):
+                raise CheatDetected(Cheat.KEY_PROOF, seat=s, fault=Fault.BAD_KEY_PROOF)
             box = self._commits[s]
             assert box is not None
             if not self._observer and self._me in others:
@@ -46,8 +47,11 @@ class EscrowSteps(SessionState):
                     )
                 except CheatDetected as verdict:
                     self._verdict = verdict  # accused below, once the key is recorded
-        elif msg.commitments or msg.shares:
-            raise CheatDetected(Cheat.ESCROW_NOT_DUE, seat=s, fault=Fault.MALFORMED)
+        else:
+            if not proofs.verify_schnorr(self._key_transcript(s), msg.key, msg.proof):
+                raise CheatDetected(Cheat.KEY_PROOF, seat=s, fault=Fault.BAD_KEY_PROOF)
+            if msg.commitments or msg.shares:
+                raise CheatDetected(Cheat.ESCROW_NOT_DUE, seat=s, fault=Fault.MALFORMED)
         self._keys[s] = msg.key
         self._escrow[s] = msg.commitments
         self._sealed[s] = dict(msg.shares)
@@ -105,6 +109,12 @@ class EscrowSteps(SessionState):
         if len(got) == len(self.config.holders(dealer)) and dealer not in self._recovered:
             key = self._keys[dealer]
             assert key is not None
-            self._secrets[dealer] = escrow.recover(dealer, got, self._escrow[dealer], key)
+            # the shares interpolate e_j^-1 (checked against A_0), whose inverse is e_j
+            commitments = self._escrow[dealer]
+            inverse = escrow.recover(dealer, got, commitments, commitments[0])
+            secret = group.scalar_inv(inverse)
+            if group.base_mul(secret) != key:
+                raise CheatDetected(Cheat.RECOVERED_KEY, seat=dealer, fault=Fault.BAD_KEY)
+            self._secrets[dealer] = secret
             self._recovered.add(dealer)
             self._events.append(KeyRecovered(dealer))

@@ -94,6 +94,16 @@ class KeyRecovered:
 
 
 @dataclass(frozen=True, slots=True)
+class StripServed:
+    """``layer`` (a lost seat's) was removed from ``position`` of operation ``op`` by
+    its escrow holders' partial strips (§8.1), its key not rebuilt."""
+
+    op: int
+    position: Position
+    layer: int
+
+
+@dataclass(frozen=True, slots=True)
 class KeysRevealed:
     """Every seat's key is known (revealed or recovered): :meth:`audit` can run."""
 
@@ -137,6 +147,7 @@ Event = (
     | CardsPlayed
     | Disputed
     | KeyRecovered
+    | StripServed
     | KeysRevealed
     | Announced
     | Accused

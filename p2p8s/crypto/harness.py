@@ -3,8 +3,9 @@ objects in one process (tests, benchmarks, and the table layer's own tests).
 
 Every message is encoded, optionally altered by a ``tamper`` hook (to play a cheating
 peer), decoded with the sender's seat, and delivered to each other seat; links keep FIFO
-order. Delivery is global FIFO, or — with ``order_seed`` — a seeded random choice of the
-next link, which exercises the sessions' waiting for out-of-order arrivals.
+order, and a seat in ``down`` neither sends nor receives until it is back. Delivery is
+global FIFO, or — with ``order_seed`` — a seeded random choice of the next link, which
+exercises the sessions' waiting for out-of-order arrivals.
 
 With a ``clock`` (e.g. ``time.perf_counter``, passed in by the caller; this module never
 reads a clock itself) the network measures each seat's CPU time and the *critical path*:
@@ -54,6 +55,9 @@ class FakeNetwork:
         self.failures: dict[int, CheatDetected] = {}
         self.keep_going = keep_going
         self.tamper = tamper
+        #: seats whose links are down: what they send and what is sent to them waits
+        #: (in order) until they are taken out of this set
+        self.down: set[int] = set()
         n = len(self.sessions)
         self.links: dict[tuple[int, int], deque[tuple[bytes, float, int]]] = {
             (a, b): deque() for a in range(n) for b in range(n) if a != b
@@ -82,7 +86,8 @@ class FakeNetwork:
 
     def step(self) -> bool:
         """Deliver one message; False if none is queued."""
-        pending = [k for k, q in self.links.items() if q]
+        pending = [k for k, q in self.links.items()
+                   if q and k[0] not in self.down and k[1] not in self.down]
         if not pending:
             return False
         if self._order_seed is None:

@@ -174,6 +174,7 @@ class Intake(SessionState):
         op_positions = set(self._ops[msg.op])
         pairs = []
         seen: set[Position] = set()
+        served: set[Position] = set()  # stripped here already by the holders (§8.1)
         for e, i, value in msg.items:
             p = (e, i)
             pos = self._positions.get(p)
@@ -183,6 +184,12 @@ class Intake(SessionState):
             seen.add(p)
             if not self._epochs_final(p):
                 return False
+            k = pos.layer_index(layer)
+            if (layer, p) in self._served and k is not None and k < len(pos.strips):
+                # the same unique value, made by the seat itself: checked, kept once
+                pairs.append((value, self._value_at(p, k)))
+                served.add(p)
+                continue
             nxt = pos.next_layer()
             if nxt != layer:
                 if layer in pos.order[len(pos.strips):]:
@@ -199,7 +206,8 @@ class Intake(SessionState):
             raise CheatDetected(Cheat.STRIP_PROOF, seat=s,
                                 fault=Fault.BAD_STRIP, op=msg.op)
         for e, i, value in msg.items:
-            self._positions[(e, i)].strips.append((layer, value))
+            if (e, i) not in served:
+                self._positions[(e, i)].strips.append((layer, value))
         return True
 
     def _on_play(self, msg: PlayCards) -> bool:

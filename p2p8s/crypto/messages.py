@@ -16,7 +16,8 @@ kind   class            body
 =====  ===============  ==========================================================
 1      Commit           nonce_hash (32), box_key (X25519 public key, 32)
 2      Reveal           nonce (32)
-3      KeyAnnounce      key Y_j, proof (Schnorr), commitments [A_0..A_{t-1}],
+3      KeyAnnounce      key Y_j, proof (Schnorr; with an escrow the DLEQ linking A_0 =
+                        e_j^-1·G, §8.1), commitments [A_0..A_{t-1}] (of e_j^-1),
                         shares [[recipient, ciphertext], ...]
 4      Shuffle          epoch, points [N], proof (shuffle proof, §5.3.1)
 5      Strip            op, layer, items [[epoch, index, point], ...], proof (batch DLEQ)
@@ -27,6 +28,8 @@ kind   class            body
 10     Act              data (opaque table-layer bytes: a game action, see
                         protocol/table.md), chained and echoed like every message
 11     Accuse           dealer, box_secret (the sender's X25519 round box secret, 32)
+12     PartialStrip     dealer, op, items [[epoch, index, point], ...], proof (batch DLEQ
+                        against the sender's escrow share image, §8.1)
 =====  ===============  ==========================================================
 """
 
@@ -90,7 +93,8 @@ class Reveal(Message):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class KeyAnnounce(Message):
-    """``Y_j = e_j·G``, a Schnorr proof, and (3+ seats) the Feldman escrow of ``e_j``."""
+    """``Y_j = e_j·G`` and a proof of ``e_j``; (3+ seats) the Feldman escrow of
+    ``e_j^-1``, the proof then linking ``A_0 = e_j^-1·G`` (§8.1)."""
 
     KIND = 3
     BODY = (
@@ -211,10 +215,29 @@ class Accuse(Message):
     box_secret: bytes
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PartialStrip(Message):
+    """The sender's partial strips of ``dealer``'s layer (a lost seat, §8.1) for the
+    listed positions of operation ``op``: ``items`` are ``(epoch, index, f(x)·V)``,
+    ``proof`` a batch DLEQ proof against the image of the sender's escrow share."""
+
+    KIND = 12
+    BODY = (
+        ("dealer", "int"),
+        ("op", "int"),
+        ("items", ("list", ("tuple", "int", "int", "b32"))),
+        ("proof", "proof"),
+    )
+    dealer: int
+    op: int
+    items: tuple[tuple[int, int, Point], ...]
+    proof: Proof
+
+
 KINDS: dict[int, type[Message]] = {
     cls.KIND: cls
     for cls in (Commit, Reveal, KeyAnnounce, Shuffle, Strip, PlayCards, Dispute, KeyReveal,
-                ShareReveal, Act, Accuse)
+                ShareReveal, Act, Accuse, PartialStrip)
 }
 _HEADER = ("table", "round_no", "seat", "seq", "echo")
 

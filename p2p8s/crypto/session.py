@@ -57,32 +57,23 @@ from p2p8s.crypto.audit import (
 )
 from p2p8s.crypto.config import SessionConfig
 from p2p8s.crypto.deck import Position
-from p2p8s.crypto.errors import Cheat, CheatDetected, Fault, Misuse, ProtocolMisuse
-from p2p8s.crypto.escrow_steps import EscrowSteps
+from p2p8s.crypto.driver import Driver
+from p2p8s.crypto.errors import Misuse, ProtocolMisuse
 from p2p8s.crypto.events import KeyRecovered, Output
 from p2p8s.crypto.group import Point, Scalar
-from p2p8s.crypto.intake import Intake
 from p2p8s.crypto.messages import (
-    Accuse,
     Act,
     Commit,
-    Dispute,
-    KeyAnnounce,
     KeyReveal,
-    Message,
     PlayCards,
-    Reveal,
     ShareReveal,
-    Shuffle,
-    Strip,
 )
 from p2p8s.crypto.state import NO_PROOF, Pos
-from p2p8s.crypto.steps import OwnSteps
 
 __all__ = ["Session", "SessionConfig"]
 
 
-class Session(Intake, EscrowSteps, OwnSteps):
+class Session(Driver):
     """The mental-poker state machine of one seat for one round.
 
     ``rand(n) -> bytes`` supplies all randomness (``os.urandom`` in production, a seeded
@@ -156,6 +147,16 @@ class Session(Intake, EscrowSteps, OwnSteps):
         if self.config.observer or self.public_key(self._me) is None:
             return None
         return self._key
+
+    def awaits_shuffle(self, seat: int) -> bool:
+        """True while ``seat`` has a shuffle step to make (the keys are not all in yet, or
+        an epoch opened so far lacks its step): something only its key can do, so a
+        seat that is away then must be taken over, not served (§8.1)."""
+        return not self._keys_ready or any(len(ep.steps) <= seat for ep in self._epochs)
+
+    def serving(self, seat: int) -> bool:
+        """True while this seat serves partial strips of ``seat``'s layer (:meth:`serve`)."""
+        return seat in self._serving
 
     def knows_key(self, seat: int) -> bool:
         """True once this node knows ``seat``'s secret key (recovered or revealed)."""
@@ -361,6 +362,25 @@ class Session(Intake, EscrowSteps, OwnSteps):
         self._record_share(seat, self._me, share)
         return self._run()
 
+    def serve(self, seat: int) -> Output:
+        """``seat``'s node is away but its seat is not on turn: from now on publish this
+        seat's partial strips of ``seat``'s layer (PartialStrip) wherever that layer is
+        next, so every draw goes on without rebuilding its key (§8.1: its hand stays
+        hidden). Once all holders' partials of a position are in, every node strips it
+        (event StripServed). Raises :class:`ProtocolMisuse` unless this seat holds a
+        share of ``seat``'s key."""
+        self._guard(player=True)
+        self._check_serve(seat)
+        self._serving.add(seat)
+        return self._run()
+
+    def stop_serving(self, seat: int) -> Output:
+        """``seat``'s node is back: publish no more partial strips of its layer (those
+        already out stay valid; the seat strips the rest itself)."""
+        self._guard(player=True)
+        self._serving.discard(seat)
+        return self._run()
+
     def learn_key(self, seat: int, key: Scalar) -> Output:
         """``seat``'s key ``e_seat``, recomputed by its restarted node (which lost its
         state, not its per-table secret): taken exactly as if the escrow had rebuilt it
@@ -423,81 +443,12 @@ class Session(Intake, EscrowSteps, OwnSteps):
 
         Returns the :class:`~p2p8s.crypto.audit.AuditReport`; raises CheatDetected naming
         the seat at fault, or ProtocolMisuse if keys are still missing. Every strip in
-        the record passed its DLEQ proof on receipt (or is this session's own), so the
-        strips are not multiplied again (``strips_proven``; the offline audit of a log,
-        :mod:`p2p8s.table.logverify`, replays it through sessions, which check each
-        strip's proof as it comes in).
+        the record passed its DLEQ proof on receipt, was combined from proven partial
+        strips, or is this session's own, so the strips are not multiplied again
+        (``strips_proven``; the offline audit of a log, :mod:`p2p8s.table.logverify`,
+        replays it through sessions, which check each proof as it comes in).
         """
         if any(s is None for s in self._secrets):
             raise ProtocolMisuse(Misuse.AUDIT_KEYS)
         return audit_round(self.record(), [s for s in self._secrets if s is not None],
                            strips_proven=True)
-
-    # ------------------------------------------------------------------ receiving
-
-    def receive(self, msg: Message) -> Output:
-        """Process one message from a peer (already decoded by :func:`messages.decode`).
-
-        Raises :class:`CheatDetected` naming the seat at fault.
-        """
-        self._guard()
-        try:
-            self._accept(msg)
-        except CheatDetected as e:
-            self._failed = e
-            raise
-        self._inbox.append(msg)
-        return self._run()
-
-    def _handle(self, msg: Message) -> bool:
-        """Apply one message; False means "not yet" (it stays in the inbox)."""
-        if isinstance(msg, Commit):
-            return self._on_commit(msg)
-        if isinstance(msg, Reveal):
-            return self._on_reveal(msg)
-        if isinstance(msg, KeyAnnounce):
-            return self._on_key(msg)
-        if isinstance(msg, Shuffle):
-            return self._on_shuffle(msg)
-        if isinstance(msg, Strip):
-            return self._on_strip(msg)
-        if isinstance(msg, PlayCards):
-            return self._on_play(msg)
-        if isinstance(msg, Dispute):
-            return self._on_dispute(msg)
-        if isinstance(msg, KeyReveal):
-            return self._on_key_reveal(msg)
-        if isinstance(msg, ShareReveal):
-            return self._on_share_reveal(msg)
-        if isinstance(msg, Act):
-            return self._on_act(msg)
-        if isinstance(msg, Accuse):
-            return self._on_accuse(msg)
-        raise CheatDetected(Cheat.UNKNOWN_MESSAGE, seat=msg.seat, fault=Fault.MALFORMED)
-
-    # ------------------------------------------------------------------ driving
-
-    def _run(self) -> Output:
-        try:
-            progress = True
-            while progress and self._verdict is None:
-                progress = False
-                for msg in list(self._inbox):
-                    if self._handle(msg):
-                        self._inbox.remove(msg)
-                        progress = True
-                        if self._verdict is not None:
-                            break
-                else:
-                    progress |= self._pump()
-        except CheatDetected as e:
-            self._failed = e
-            self._out.clear()
-            self._events.clear()
-            raise
-        out = Output(tuple(self._out), tuple(self._events))
-        self._out.clear()
-        self._events.clear()
-        if self._verdict is not None:  # the accusation went out: nothing more from here
-            self._failed = self._verdict
-        return out

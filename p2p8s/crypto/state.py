@@ -4,8 +4,10 @@ chains, and the helpers that read them (transcripts, current values).
 
 :class:`SessionState` holds the data; :mod:`~p2p8s.crypto.intake` (checking received
 messages), :mod:`~p2p8s.crypto.escrow_steps` (escrow, accusations, recovery),
-:mod:`~p2p8s.crypto.steps` (this seat's own steps) and :mod:`~p2p8s.crypto.session`
-(the public calls) each add the methods of one concern.
+:mod:`~p2p8s.crypto.serving` (threshold strips of a lost seat),
+:mod:`~p2p8s.crypto.steps` (this seat's own steps), :mod:`~p2p8s.crypto.driver`
+(receiving and running) and :mod:`~p2p8s.crypto.session` (the public calls) each add
+the methods of one concern.
 """
 
 from __future__ import annotations
@@ -61,6 +63,10 @@ class Pos:
     def next_layer(self) -> int | None:
         return self.order[len(self.strips)] if len(self.strips) < len(self.order) else None
 
+    def layer_index(self, layer: int) -> int | None:
+        """Where ``layer`` comes in the strip order (None: it strips nothing here)."""
+        return self.order.index(layer) if layer in self.order else None
+
 
 
 class SessionState:
@@ -114,6 +120,11 @@ class SessionState:
             self._started = self._revealed_nonce = self._key_revealed = True
         self._recovered: set[int] = set()  # seats whose key was rebuilt from the escrow
         self._announced_recoveries: set[int] = set()  # dealers with a ShareReveal seen
+        # threshold strips of lost seats' layers (§8.1, serving.py)
+        self._serving: set[int] = set()  # lost seats this seat serves partial strips of
+        self._partials: dict[tuple[int, Position], dict[int, Point]] = {}  # -> holder -> P_h
+        self._served: set[tuple[int, Position]] = set()  # (layer, position) combined here
+        self._images: dict[tuple[int, int], Point] = {}  # (dealer, holder) -> share image
 
 
     def _guard(self, *, player: bool = False) -> None:
@@ -173,9 +184,13 @@ class SessionState:
         return key
 
     def _value(self, p: Position) -> Point:
+        return self._value_at(p, len(self._positions[p].strips))
+
+    def _value_at(self, p: Position, k: int) -> Point:
+        """The value of ``p`` after its first ``k`` strips (``k <= len(strips)``)."""
         pos = self._positions[p]
-        if pos.strips:
-            return pos.strips[-1][1]
+        if k:
+            return pos.strips[k - 1][1]
         final = self._epochs[p[0]].final(self._n)
         assert final is not None
         return final[p[1]]

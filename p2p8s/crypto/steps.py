@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
-from p2p8s.crypto import escrow, group, proofs, shuffle_proof
+from p2p8s.crypto import escrow, group, proofs, shuffle_proof, threshold
 from p2p8s.crypto.deck import Position, card_face, shuffle_step
 from p2p8s.crypto.derive import round_id_of, round_key
 from p2p8s.crypto.errors import Cheat, CheatDetected, Fault
@@ -208,15 +208,16 @@ class OwnSteps(SessionState):
         me = self._me
         key = group.base_mul(self._key)
         self._keys[me] = key
-        proof = proofs.prove_schnorr(self._key_transcript(me), self._key, key, self._rand)
         commitments: tuple[Point, ...] = ()
         shares: tuple[tuple[int, bytes], ...] = ()
         holders = self.config.holders(me)
-        if holders:
+        if not holders:
+            proof = proofs.prove_schnorr(self._key_transcript(me), self._key, key, self._rand)
+        else:  # the escrow shares e_j^-1, the proof links A_0 to Y_j (§8.1)
             box_keys = {s: c[1] for s, c in enumerate(self._commits)
                         if c is not None and s in holders}
             try:
-                deal = escrow.deal(self._key, dealer=me, players=self._n,
+                deal = escrow.deal(self._key_inv, dealer=me, players=self._n,
                                    box_secret=self._box_secret, box_keys=box_keys,
                                    ctx=self._ctx(), rand=self._rand, holders=holders)
             except ValueError:
@@ -224,6 +225,8 @@ class OwnSteps(SessionState):
                 raise CheatDetected(Cheat.BOX_KEY, seat=bad,
                                     fault=Fault.MALFORMED) from None
             commitments, shares = deal.commitments, deal.shares
+            proof = threshold.prove_inverse_link(self._key_transcript(me), self._key, key,
+                                                 commitments[0], self._rand)
         self._escrow[me] = commitments
         self._sealed[me] = dict(shares)
         self._send(KeyAnnounce, key=key, proof=proof, commitments=commitments, shares=shares)

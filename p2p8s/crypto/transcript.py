@@ -29,7 +29,7 @@ from p2p8s.crypto import group
 from p2p8s.crypto.group import Point, Rand, Scalar
 
 #: Protocol version in every transcript and message.
-VERSION = 2
+VERSION = 3
 FS_TAG = b"p2p8s/v1/fs"
 NONCE_TAG = b"p2p8s/v1/nonce"
 

@@ -127,13 +127,15 @@ class Table:
         self._seats = seats = Seats(ctx, sessions)
         self._log = log = ActionLog(ctx, sessions, seats,
                                     vet=lambda *a: self._computer.vet(*a))
+        seats.turn = lambda: None if log.round is None else log.round.turn
         self._deal = Deal(ctx, sessions)
         self._clock = clock = TurnClock(
             ctx, seats, log, local_turn=lambda: self.my_turn and not self._choices.choosing())
         self._choices = choices = Choices(ctx, seats, log, clock)
         self._computer = Computers(ctx, seats, log, clock, choices)
         self._keys = OwnKeys(ctx, sessions, seats)
-        self._inbox = Inbox(ctx, sessions, seats)
+        self._inbox = inbox = Inbox(ctx, sessions, seats)
+        seats.settled = lambda: not inbox.ready()
         self._copies = Copies()
         self._resync = Resync(ctx)
         self._end = RoundEnd(ctx, sessions, log, self._deal, seats,

@@ -46,6 +46,9 @@ class InfoCode(Code):
     #: ``seat`` accuses ``dealer`` of a bad escrow share; every node checks it, then the
     #: table stops naming the liar (protocol/mental-poker.md §8, "Accusations")
     ACCUSED = "table-accused"
+    #: ``seat`` (an escrow holder) has not published its partial strips of ``dealer``'s
+    #: layer (a lost seat being served) within ``wait_s``: the draw waits for it
+    WITHHOLDS = "table-withholds"
 
 
 class PauseWhy(Code):

@@ -125,6 +125,14 @@ class Inbox:
                 return True
         return False
 
+    def ready(self) -> bool:
+        """True while a message that waited can be taken in now (:meth:`release` would)."""
+        if self._ctx.failed is not None or self._ctx.void or not self._held:
+            return False
+        cuts, counts = self._seats.cuts, self._counts()
+        return any(self._due(h, counts) for h in self._held
+                   if not cuts.void(h.message.seat, h.message.seq))
+
     def missing(self) -> Missing | None:
         """The first message of this round that a waiting one needs and that never came
         (a gap in a seat's chain, or one its echo counts), or None. Not a fault: the

@@ -7,7 +7,12 @@ their nodes back), the escrow holders of each seat's key and, per seat, the node
 may send its messages (the first message of a seat still undecided decides). A node the
 runner lost (:meth:`Seats.lost`), that left, or that restarted and lost its keys has its
 seats *recovered*: after :data:`TAKEOVER_GRACE_S` this node publishes its escrow shares
-of their keys (:meth:`Seats.recover_gone`); without an escrow the game pauses. A node
+of their keys (:meth:`Seats.recover_gone`); without an escrow the game pauses. A lost
+node's seat that need not act yet (not on turn, no shuffle step to make) is *served*
+instead: this node publishes its partial strips of the seat's layer (mental-poker.md
+§8.1), so the others draw on while its hand stays hidden, and it is taken over only once
+it must act; a holder whose partial strips do not come within :data:`SERVE_WAIT_S` is
+named. A node
 that reaches at most half of the round's live nodes is the one cut off: it takes nobody
 over and holds what it sends (:meth:`Seats.release`) until it knows whether its own seat
 was taken over meanwhile. :meth:`Seats.get_timer` is when the next grace runs out.
@@ -15,12 +20,14 @@ was taken over meanwhile. :meth:`Seats.get_timer` is when the next grace runs ou
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from p2p8s.crypto.events import KeyRecovered
 from p2p8s.crypto.messages import Act, Message, PlayCards, decode
 from p2p8s.errors import MalformedInput
 from p2p8s.table import events as tev
 from p2p8s.table.actions import CRYPTO, WELCOME, encode_round
-from p2p8s.table.context import Ctx, Outgoing
+from p2p8s.table.context import Ctx, Outgoing, Phase
 from p2p8s.table.errors import TableCode
 from p2p8s.table.events import InfoCode, PauseWhy
 from p2p8s.table.intake import Cuts
@@ -30,6 +37,9 @@ from p2p8s.table.sessions import LocalSessions
 #: escrow shares: a node cut off from everyone sees all its peers lost by then and knows
 #: it is the one cut off (it never helps take a live node over).
 TAKEOVER_GRACE_S = 3.0
+#: How long (seconds) a served draw waits for a holder's partial strips (mental-poker.md
+#: §8.1) before this node names the holders still missing (the draw goes on waiting).
+SERVE_WAIT_S = 5.0
 
 
 class Seats:
@@ -49,6 +59,10 @@ class Seats:
         self.taken: set[int] = set()
         self.welcome: int | None = None  # round this node was welcomed back for
         self.held: list[Outgoing] = []  # payloads kept while cut off (see release)
+        #: the seat on turn in the round's log (None: no action log yet); set by the table
+        self.turn: Callable[[], int | None] = lambda: None
+        #: False while the intake holds a message it could take in now; set by the table
+        self.settled: Callable[[], bool] = lambda: True
         self._begin_round_state()
 
     def _begin_round_state(self) -> None:
@@ -70,6 +84,9 @@ class Seats:
         self.live: list[int] = []  #: the human seats not taken over at the round start
         self.cut = False  #: this node was cut off from most of the table this round
         self.restarted: set[int] = set()  # nodes that lost their keys of this round
+        self.served: set[int] = set()  # seats of lost nodes whose strips this node serves
+        self.awaited: dict[int, float] = {}  # served seat -> since when partials are missing
+        self.named: set[tuple[int, int]] = set()  # (served seat, holder) named as missing
         #: how far into each recovered seat's messages its holders had read (the cut)
         self.cuts = Cuts()
         #: this node took in (or sent) messages of a seat beyond its cut: its table is
@@ -182,6 +199,7 @@ class Seats:
                  if s in self.gone and t > ctx.now and not any(
                      self.runner(d) == s and (d in self.recovered or d in self.asked)
                      for d in range(ctx.players))]
+        times += [t + SERVE_WAIT_S for t in self.awaited.values() if t + SERVE_WAIT_S > ctx.now]
         return min(times, default=None)
 
     # ------------------------------------------------------------------ rounds
@@ -401,9 +419,20 @@ class Seats:
                 ctx.tell(tev.SeatAway(InfoCode.CUT_OFF, {"seat": ctx.me}, seat=ctx.me,
                                       paused=True))
             return False
-        for node in sorted(self.gone | self.restarted):
-            if node not in self.restarted and ctx.now < self.lost_at.get(node, 0.0):
-                continue
+        nodes = [node for node in sorted(self.gone | self.restarted)
+                 if node in self.restarted or ctx.now >= self.lost_at.get(node, 0.0)]
+        # one gone node that must act is taken over with every other gone node: the proxy
+        # (the lowest seat whose key was not rebuilt) is then always a live node's seat.
+        # An action that makes a seat due is taken in between two messages: the shares
+        # wait until the intake has taken in what it can, so a share's echo (the cut)
+        # counts every message of the seat that came before it (its log's order)
+        due = any(node in self.left or node in self.restarted
+                  or any(self.must_act(d) for d in range(ctx.players)
+                         if self.runner(d) == node and d not in self.recovered)
+                  for node in nodes)
+        if due and not self.settled():
+            nodes = []  # the next step, once the intake has taken in what it can
+        for node in nodes:
             for d in range(ctx.players):
                 if self.runner(d) != node or d in self.recovered or d in self.asked:
                     continue
@@ -423,8 +452,51 @@ class Seats:
                             seat=node, paused=True))
                     continue
                 if sessions.primary_seat in holders:
-                    changed = self._publish(d)
+                    if due:
+                        changed = self._publish(d)
+                    else:
+                        changed |= self._serve(d)
+        self._name_withholders()
         return self._follow() or changed
+
+    def must_act(self, seat: int) -> bool:
+        """True when ``seat`` must act itself now, which only its key can do: a shuffle
+        step to make, its turn, or the round's end (its key revealed). Until then a lost
+        node's seat is served, not taken over (mental-poker.md §8.1)."""
+        ctx = self._ctx
+        if ctx.phase not in (Phase.CRYPTO, Phase.PLAY):
+            return True
+        if self._sessions.primary.awaits_shuffle(seat):
+            return True
+        return ctx.phase is Phase.PLAY and self.turn() == seat
+
+    def _serve(self, seat: int) -> bool:
+        """Serve ``seat``'s strips from this node's escrow share (once); True if begun."""
+        sessions = self._sessions
+        if seat in self.served:
+            return False
+        self.served.add(seat)
+        sessions.emit(sessions.primary_seat, sessions.primary.serve(seat))
+        sessions.drain()
+        return True
+
+    def _name_withholders(self) -> None:
+        """Name, once each, the holders whose partial strips of a served seat are still
+        missing :data:`SERVE_WAIT_S` after they became due here."""
+        ctx, primary = self._ctx, self._sessions.primary
+        for seat in range(ctx.players):
+            missing = () if seat in self.recovered else primary.awaited_partials(seat)
+            if not missing:
+                self.awaited.pop(seat, None)
+                continue
+            since = self.awaited.setdefault(seat, ctx.now)
+            if ctx.now < since + SERVE_WAIT_S:
+                continue
+            for holder in missing:
+                if (seat, holder) not in self.named:
+                    self.named.add((seat, holder))
+                    ctx.tell(tev.Info(InfoCode.WITHHOLDS, {"seat": holder, "dealer": seat,
+                                                           "wait_s": SERVE_WAIT_S}))
 
     def _publish(self, seat: int) -> bool:
         """Publish this node's escrow share of ``seat``'s key (once); True."""

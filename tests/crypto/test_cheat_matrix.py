@@ -383,7 +383,8 @@ def test_collusion_is_never_caught_and_opens_only_what_all_holders_hold() -> Non
     _call(net, lambda s: s.start_round())
     deal_hands(net, HAND)
     shares = {s: net.sessions[s]._my_shares[0] for s in (1, 2)}
-    key = escrow.recover(0, shares, net.sessions[1]._escrow[0], net.sessions[1]._keys[0])
+    commitments = net.sessions[1]._escrow[0]  # the shares interpolate e^-1 (A_0 = e^-1·G)
+    key = group.scalar_inv(escrow.recover(0, shares, commitments, commitments[0]))
     assert key == net.sessions[0]._key
     record = net.sessions[1].record()
     _call(net, lambda s: s.end_round())

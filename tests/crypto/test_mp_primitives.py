@@ -11,7 +11,7 @@ import pytest
 from p2p8s.crypto import group, proofs
 from p2p8s.crypto.deck import card_point, card_points
 from p2p8s.crypto.errors import CheatDetected, Fault
-from p2p8s.crypto.messages import KINDS, Accuse, PlayCards, Reveal, Strip, decode
+from p2p8s.crypto.messages import KINDS, Accuse, PartialStrip, PlayCards, Reveal, Strip, decode
 from p2p8s.crypto.rand import permutation, seeded, uniform_below
 from p2p8s.crypto.transcript import Context, Transcript
 
@@ -117,6 +117,8 @@ def test_messages_round_trip_and_reject_non_canonical_bytes() -> None:
                   items=((1, 2, 103),), proof=proof),
         Accuse(table=b"T", round_no=1, seat=2, seq=4, echo=echo, dealer=0,
                box_secret=bytes([9]) * 32),
+        PartialStrip(table=b"T", round_no=1, seat=2, seq=5, echo=echo, dealer=1, op=3,
+                     items=((0, 5, group.hash_to_point(b"t", b"y")),), proof=proof),
     ]
     for m in msgs:
         assert decode(m.encode(), sender=m.seat) == m
@@ -129,4 +131,5 @@ def test_messages_round_trip_and_reject_non_canonical_bytes() -> None:
         assert (info.value.seat, info.value.fault) == (1, Fault.MALFORMED)
     with pytest.raises(CheatDetected):
         decode(data, sender=2)  # claims seat 1 on seat 2's link
-    assert sorted(KINDS) == list(range(1, 12))  # 10 = Act (table-layer actions), 11 = Accuse
+    # 10 = Act (table-layer actions), 11 = Accuse, 12 = PartialStrip (§8.1)
+    assert sorted(KINDS) == list(range(1, 13))

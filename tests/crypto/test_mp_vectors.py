@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from p2p8s.crypto import escrow, group, proofs, shuffle_proof
+from p2p8s.crypto import escrow, group, proofs, shuffle_proof, threshold
 from p2p8s.crypto.deck import DECK_SIZES, card_face, card_point, shuffle_step
 from p2p8s.crypto.derive import round_key
 from p2p8s.crypto.harness import deal_hands, new_table, start
@@ -174,6 +174,44 @@ def v_escrow() -> dict[str, Any]:
             "ciphertexts": {str(r): h(c) for r, c in deal.shares}}
 
 
+def _threshold_case() -> dict[str, Any]:
+    """Seat 0's key, the escrow of its inverse to seats 1 and 2, and both holders'
+    partial strips of one value (§8.1)."""
+    rand = seeded(b"vector/threshold")
+    keys = [escrow.box_keypair(rand) for _ in range(3)]
+    e = group.random_scalar(rand)
+    d = group.scalar_inv(e)
+    y = group.base_mul(e)
+    deal = escrow.deal(d, dealer=0, players=3, box_secret=keys[0][0],
+                       box_keys={1: keys[1][1], 2: keys[2][1]}, ctx=CTX, rand=rand)
+    link = threshold.prove_inverse_link(Transcript(CTX, kind=b"key", seat=0), e, y,
+                                        deal.commitments[0], rand)
+    value = card_point(TABLE, 7, ROUND_ID, 0, 5)
+    holders: dict[str, Any] = {}
+    partials = {}
+    for r, ct in deal.shares:
+        share = escrow.open_share(ct, dealer=0, recipient=r, box_secret=keys[r][0],
+                                  dealer_box_key=keys[0][1], commitments=deal.commitments,
+                                  ctx=CTX)
+        image = escrow.share_point(escrow.share_x(r), deal.commitments)
+        t = threshold.partial_transcript(CTX, holder=r, dealer=0, op=3, positions=[(0, 5)])
+        (part,), proof = threshold.prove_partials(t, share, image, [value], rand)
+        partials[r] = part
+        holders[str(r)] = {"share": h(share), "share_image": h(image), "partial": h(part),
+                           "proof": h(proof.to_bytes())}
+    lams = escrow.lagrange_at_zero([escrow.share_x(r) for r in sorted(partials)])
+    strip = threshold.combine(partials, 2)
+    assert strip == group.mul(d, value)
+    return {"spec": "mental-poker.md §8.1 (threshold strips)", "context": _ctx(),
+            "rand_seed": h(b"vector/threshold"),
+            "draw_order": "box key pairs of seats 0,1,2 (32 bytes each), e_0 (64), a_1 (64), "
+                          "then each proof's hedged nonce (32, after the transcript)",
+            "e": h(e), "Y": h(y), "inverse": h(d),
+            "commitments": [h(c) for c in deal.commitments], "key_proof": h(link.to_bytes()),
+            "op": 3, "position": [0, 5], "value": h(value), "holders": holders,
+            "lagrange": [h(group.scalar_from_int(x)) for x in lams], "strip": h(strip)}
+
+
 def v_message() -> dict[str, Any]:
     m = Reveal(table=TABLE, round_no=7, seat=1, seq=2,
                echo=((1, bytes(32)), (1, bytes([255]) * 32)), nonce=bytes(range(32)))
@@ -200,6 +238,7 @@ CASES: dict[str, Callable[[], dict[str, Any]]] = {
     "shuffle_proof": v_shuffle_proof,
     "round_key": v_round_key,
     "escrow_share": v_escrow,
+    "threshold_strip": _threshold_case,
     "message_encoding": v_message,
 }
 
@@ -239,3 +278,32 @@ def test_the_stored_shuffle_proof_verifies_and_a_changed_byte_fails() -> None:
     for i in range(len(outs)):
         changed = [*outs[:i], group.add(outs[i], group.GENERATOR), *outs[i + 1:]]
         assert not shuffle_proof.verify(t(), Y, pts, changed, proof)
+
+
+def test_the_stored_threshold_strip_checks_and_combines() -> None:
+    """From the file alone (not recomputed): the key proof links A_0 to Y, each partial's
+    proof holds against its share image, the two combine to the strip = e^-1·V, and one
+    partial is refused."""
+    v = json.loads((VECTORS / "mp_threshold_strip.json").read_text())
+
+    def pt(x: str) -> group.Point:
+        return group.Point(bytes.fromhex(x))
+    y, a = pt(v["Y"]), [pt(c) for c in v["commitments"]]
+    key_proof = proofs.Proof.from_bytes(bytes.fromhex(v["key_proof"]))
+    assert threshold.verify_inverse_link(Transcript(CTX, kind=b"key", seat=0), y, a[0],
+                                         key_proof)
+    value = pt(v["value"])
+    partials = {}
+    for r, x in v["holders"].items():
+        image = pt(x["share_image"])
+        assert image == escrow.share_point(escrow.share_x(int(r)), a)
+        t = threshold.partial_transcript(CTX, holder=int(r), dealer=0, op=v["op"],
+                                         positions=[tuple(v["position"])])
+        proof = proofs.Proof.from_bytes(bytes.fromhex(x["proof"]))
+        assert threshold.verify_partials(t.fork(), image, [value], [pt(x["partial"])], proof)
+        assert not threshold.verify_partials(t, image, [value], [value], proof)
+        partials[int(r)] = pt(x["partial"])
+    assert h(threshold.combine(partials, 2)) == v["strip"]
+    assert group.mul(group.Scalar(bytes.fromhex(v["e"])), pt(v["strip"])) == value
+    with pytest.raises(ValueError):
+        threshold.combine({1: partials[1]}, 2)

@@ -70,6 +70,14 @@ _CHEATS: dict[Cheat, Template] = {
     Cheat.SHARE_NO_ESCROW: "share reveal for no escrow",
     Cheat.SECOND_SHARE: "second escrow share of seat {dealer}'s key",
     Cheat.SHARE_WRONG: "escrow share of seat {dealer}'s key is wrong",
+    Cheat.PARTIAL_NO_ESCROW: "sent a partial strip of seat {dealer}'s layer without a share "
+                             "of its key",
+    Cheat.PARTIAL_NOT_DUE: "sent a partial strip of seat {dealer}'s layer for {position}, "
+                           "where none is due",
+    Cheat.SECOND_PARTIAL: "sent a second partial strip of seat {dealer}'s layer for "
+                          "{position}",
+    Cheat.PARTIAL_PROOF: "partial strip of seat {dealer}'s layer for operation {op} fails "
+                         "its proof",
     Cheat.SHUFFLE_OUT_OF_TURN: "shuffle out of turn",
     Cheat.SHUFFLE_SIZE: "shuffle has {size} points, expected {expected}",
     Cheat.SHUFFLE_POINT: "shuffle point {index} is not a valid group element",

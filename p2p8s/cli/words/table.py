@@ -128,8 +128,10 @@ TEMPLATES: dict[Enum, Template] = {
     InfoCode.PLAYS_AGAIN: ("you are back: you play your seat again from this turn (your hand "
                            "is open to the others until the round ends)"),
     InfoCode.SEAT_LEFT: "{seat:name} left the table: the computer plays its seat",
-    InfoCode.SEAT_GONE: ("{seat:name}'s node is gone: the others rebuild its key from the "
-                         "escrow and the computer plays its seat"),
+    InfoCode.SEAT_GONE: ("{seat:name}'s node is gone: the others strip its layer of the "
+                         "cards drawn meanwhile without opening its hand; if it must play "
+                         "before it is back, they rebuild its key from the escrow and the "
+                         "computer plays its seat"),
     InfoCode.SEAT_WAITS: _seat_waits,
     InfoCode.CUT_OFF: "lost contact with most of the table: waiting until it is back",
     InfoCode.SEAT_RESTARTED: (
@@ -144,6 +146,8 @@ TEMPLATES: dict[Enum, Template] = {
     InfoCode.SEAT_BACK: "{seat:name} is back",
     InfoCode.AUDIT_PASSED: "audit passed: the shuffle, every card and every claim check out",
     InfoCode.AUDIT_FAILED: "audit failed: {reason}",
+    InfoCode.WITHHOLDS: ("{seat:name} has not served its part of {dealer:name}'s cards for "
+                         "{wait_s:g} s: the draw waits for it"),
     InfoCode.ACCUSED: ("{seat:name} accuses {dealer:name} of sending a bad escrow share: "
                        "every node is checking that share"),
     BotAuditCode.STEERED: ("{host:name}'s computer seat {player:name} did not play as its bot "
