@@ -68,6 +68,8 @@ class Line(Code):
     BUSY_RETRY = "busy-retry"  # wait_s
     ALREADY_HERE_WAIT = "already-here-wait"  # seconds, dots
     ALREADY_HERE = "already-here"  # fingerprint (a LocalError)
+    #: pid (None: unknown), path — this identity's lock at this table is held (issue #14)
+    ALREADY_HERE_LOCAL = "already-here-local"
     SIT_DOWN = "sit-down"
     DID_NOT_SIT = "did-not-sit"
     REJOINING = "rejoining"  # seat, names, dots
@@ -483,6 +485,11 @@ _LINES: dict[Line, Template] = {
                             "for {seconds} s{dots}",
     Line.ALREADY_HERE: "you are already at this table from another terminal (your key "
                        "{fingerprint} is connected there); play there, or leave it first",
+    Line.ALREADY_HERE_LOCAL: lambda sp, p: sp.format(
+        "you are already at this table from another terminal ("
+        + ("p2p8s process {pid} on this machine" if p.get("pid") is not None
+           else "another p2p8s on this machine") + " holds {path}); play there, or leave "
+        "it first", **p),
     Line.SIT_DOWN: "Sit down at this table? [Y/n] ",
     Line.DID_NOT_SIT: "You did not sit down.",
     Line.REJOINING: _with("This table is in play and your key holds seat {seat}: rejoining "
