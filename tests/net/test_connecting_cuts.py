@@ -1,7 +1,8 @@
 """Connection-level faults a newcomer met (issue #14), over real sockets on loopback: a
 handshake cut before the joiner proved the code is no failed guess (Ctrl-C, a Wi-Fi
-drop), while wrong ``auth`` records are; and an honest joiner whose address holds many
-connections is told the table is busy and gets in, never that its code is wrong."""
+drop), while wrong ``auth`` records are; an honest joiner whose address holds many
+connections is told the table is busy and gets in, never that its code is wrong; and a
+copy of a seated identity does not take a live seat over."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from p2p8s.errors import Note
 from p2p8s.net.admission import Limits
 from p2p8s.net.channel import SessionCode
 from p2p8s.net.handshake import HELLO_LENGTH, Failed, Handshake, Heard, Send, Side
-from p2p8s.net.node import Node, Unreachable
-from p2p8s.wire import PREFIX_LENGTH, Role
+from p2p8s.net.node import ASK_OLD_S, JoinRefused, Node, Unreachable
+from p2p8s.wire import PREFIX_LENGTH, Refusal, Role
 
 CODE = "7KQ4MX"
 TID = bytes.fromhex("5a1e0c7d2b9f4e01")
@@ -127,3 +128,57 @@ async def test_a_joiner_behind_a_crowded_address_is_told_busy_then_gets_in() -> 
         assert said and not [s for s in said if "did not prove" in s or "code" in s], said
         print(f"\ncrowded address: told busy {len(said)}×, in after "
               f"{loop.time() - start:.1f} s")
+
+
+# --- a copied identity on another machine (bug 1b) ---------------------------------------
+
+def _in_play(ann: Node, *keys: bytes) -> None:
+    """Ann after the deal: seat 0, the others seated in order, new connections may
+    replace old ones."""
+    ann.seat = 0
+    ann.seats = {ann.key: 0, **{k: i + 1 for i, k in enumerate(keys)}}
+    ann.replace_old = True
+
+
+async def test_a_copy_of_a_seated_identity_does_not_take_a_live_seat_over() -> None:
+    """After the deal a second node with Bob's key dials Ann while Bob's connection is
+    live: Ann pings the old one, it answers, the copy is refused ``duplicate`` — Bob's
+    connection stays, on both ends."""
+    key = Ed25519PrivateKey.generate()
+    async with _host() as ann, \
+            Node(identity=key, name="Bob", code=CODE, table=None, host="127.0.0.1",
+                 heartbeat_s=1.0) as bob, \
+            Node(identity=key, name="Bob", code=CODE, table=None, host="127.0.0.1") as copy:
+        first = await bob.connect("127.0.0.1", ann.port, role=Role.JOIN, timeout_s=3.0)
+        _in_play(ann, bob.key)
+        old = ann.peers[bob.key]
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        with pytest.raises(JoinRefused) as info:
+            await copy.connect("127.0.0.1", ann.port, role=Role.PEER, timeout_s=5.0)
+        assert info.value.refusal is Refusal.DUPLICATE
+        assert ann.peers[bob.key] is old and not old.closed
+        assert bob.peers[ann.key] is first and not first.closed
+        print(f"\ncopy refused after {loop.time() - start:.2f} s (the old one answered)")
+
+
+async def test_a_restarted_node_replaces_its_silent_old_connection() -> None:
+    """The old connection of Bob's key went silent without a close (the machine
+    restarted): the ping gets no answer, so Bob's new connection replaces it."""
+    from .test_hostile import Rogue
+
+    key = Ed25519PrivateKey.generate()
+    async with _host() as ann, \
+            Node(identity=key, name="Bob", code=CODE, table=None, host="127.0.0.1") as bob:
+        rogue = await Rogue(identity=key, table=TID).open(ann.port)
+        await rogue.handshake(role=Role.JOIN)  # then silent, the socket left open
+        await asyncio.sleep(0.1)
+        _in_play(ann, bob.key)
+        old = ann.peers[bob.key]
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        conn = await bob.connect("127.0.0.1", ann.port, role=Role.PEER, timeout_s=5.0)
+        took = loop.time() - start
+        assert conn.key == ann.key and old.closed and ann.peers[bob.key] is not old
+        assert took >= ASK_OLD_S - 0.05, took  # it waited for the ping first
+        rogue.abort()
