@@ -258,9 +258,13 @@ class Handshake:
         return [Failed(SessionError(code, peer=self.peer, **params))]
 
     def receive_eof(self) -> list[HandshakeEvent]:
-        """The peer closed the stream before the handshake ended."""
+        """The peer closed the stream before the handshake ended. A dialler whose
+        ``auth`` went out and got none back was told its code is not the acceptor's
+        (``pake-failed``: the acceptor closes on an ``auth`` that does not open)."""
         if self._over:
             return []
+        if self.side is Side.DIALLER and self.sent_auth and self._peer_key is None:
+            return self._fail(SessionCode.WRONG_CODE)
         return self._fail(SessionCode.CUT_SHORT)
 
     def receive_data(self, data: bytes) -> list[HandshakeEvent]:

@@ -71,7 +71,7 @@ async def test_ten_cuts_after_the_hosts_spake2_message_are_no_failed_guesses() -
         assert notes == [] and ann._door.admission._sources["127.0.0.1"].failures == 0
         ends = [await _attempt(ann.port, code="000000", cut_after_hello=False)
                 for _ in range(6)]
-        assert all(isinstance(e[-1], Failed) and e[-1].error.code is SessionCode.CUT_SHORT
+        assert all(isinstance(e[-1], Failed) and e[-1].error.code is SessionCode.WRONG_CODE
                    for e in ends[:5])  # the node closed without a record keyed by the code
         [busy] = [e for e in ends[5] if isinstance(e, Failed)]
         assert busy.error.code is SessionCode.BUSY  # the sixth: slowed (5 free failures)

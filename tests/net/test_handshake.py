@@ -94,6 +94,12 @@ def test_a_wrong_code_fails_on_both_ends_as_one_guess() -> None:
     assert [e.error.code for e in seen_a if isinstance(e, Failed)] == ["pake-failed"]
     assert len(wire) == 3  # two hellos and the dialler's auth, nothing after
     assert not any(isinstance(e, Done) for e in seen_d + seen_a)
+    # the acceptor closes: that close is the dialler's answer
+    d = Handshake(side=Side.DIALLER, code="000000", identity=D_KEY, table=None, peer="a")
+    d.start()
+    d.receive_data(wire[1])
+    assert [e.error.code for e in d.receive_eof() if isinstance(e, Failed)] == [
+        "pake-failed"]
 
 
 def test_the_dialler_proves_the_code_first_so_a_cut_before_that_is_no_guess() -> None:

@@ -512,8 +512,7 @@ async def test_a_wrong_table_code_fails_the_pake_and_the_node_says_nothing(
     caplog.set_level(logging.INFO, logger="p2p8s.net.node")
     rogue = await Rogue(code=WRONG_CODE).open(honest.ann.port)
     ended = await rogue.pake()
-    # the node sends nothing keyed by the code to a wrong auth: it closes (issue #14)
-    assert isinstance(ended, Failed) and ended.error.code == "record-cut-short"
+    assert isinstance(ended, Failed) and ended.error.code == "pake-failed"
     rogue.abort()
     line = await _refused_in_handshake(honest, rogue, caplog)
     assert line.endswith(f"{rogue.where}: it does not know this table's code"), line

@@ -188,8 +188,8 @@ async def _step(shake: Handshake, reader: asyncio.StreamReader,
 def _guess_checked(shake: Handshake, events: list[HandshakeEvent]) -> bool:
     """The node checked this dialler's guess: its ``auth`` went out and the node closed
     without answering (a wrong code gets nothing keyed by the code back)."""
-    return shake.sent_auth and any(isinstance(e, Failed) and e.error.code is
-                                   SessionCode.CUT_SHORT for e in events)
+    return any(isinstance(e, Failed) and e.error.code is SessionCode.WRONG_CODE
+               for e in events)
 
 
 async def _wrong_guesses(port: int, source: str, n: int) -> int:
