@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p8s.cli.house import HouseChoice, house_choice, house_options
 from p2p8s.cli.words import PLAIN, Speaker
@@ -60,7 +61,8 @@ from p2p8s.net.runner import EOF_MARK, Options, play_table
 from p2p8s.rules import Ruleset, default_target
 from p2p8s.store.identity import identity_fingerprint, load_or_create_identity
 from p2p8s.store.lastseen import last_addresses, save_where
-from p2p8s.wire import MAX_NAME, VERSION, Refusal, Roster, SeatEntry
+from p2p8s.store.tablelock import HeldElsewhere, TableLock, lock_table
+from p2p8s.wire import MAX_NAME, VERSION, Refusal, Roster, SeatEntry, public_key_bytes
 
 #: The computer player that takes your seat with a bare ``--auto``.
 AUTO_DEFAULT = "expert"
@@ -352,6 +354,17 @@ def _stdin_lines() -> asyncio.Queue[str]:
     return queue
 
 
+def _one_terminal(identity: Ed25519PrivateKey, table: bytes) -> TableLock:
+    """This identity's lock at ``table`` (p2p8s.store.tablelock), held for the life of
+    the process; when another terminal holds it, say so and exit 2 at once."""
+    lock = lock_table(public_key_bytes(identity), table)
+    if isinstance(lock, HeldElsewhere):
+        click.echo("p2p8s: " + PLAIN.say(Line.ALREADY_HERE_LOCAL, pid=lock.pid,
+                                         path=str(lock.path)), err=True)
+        sys.exit(2)
+    return lock
+
+
 def _run(main: Callable[[], Coroutine[Any, Any, int]]) -> None:
     """Run ``main``; Ctrl-C or SIGTERM leave the table cleanly (peers get ``bye``)."""
 
@@ -448,6 +461,7 @@ def host_cmd(name: str | None, seats: int, port: int, no_mdns: bool, auto: str |
     identity = load_or_create_identity()
     code = new_code(secrets.token_bytes(4))
     tid = new_table_id()
+    lock = _one_terminal(identity, where_key(code))
 
     async def main() -> int:
         commands = _stdin_lines()
@@ -524,7 +538,10 @@ def host_cmd(name: str | None, seats: int, port: int, no_mdns: bool, auto: str |
                 await node.flush()
         return 0
 
-    _run(main)
+    try:
+        _run(main)
+    finally:
+        lock.release()
 
 
 # --- join ---------------------------------------------------------------------------
@@ -548,6 +565,7 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
     _check_auto(auto)
     identity = load_or_create_identity()
     code = normalize_code(parsed.code)
+    lock = _one_terminal(identity, where_key(code))  # before any log is touched
 
     async def main() -> int:
         lines = _stdin_lines()
@@ -634,7 +652,10 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
             await node.flush()
         return 0
 
-    _run(main)
+    try:
+        _run(main)
+    finally:
+        lock.release()
 
 
 # --- audit --------------------------------------------------------------------------

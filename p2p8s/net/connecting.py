@@ -10,7 +10,8 @@ first: one turned away gets a ``busy`` record (unsigned; the dialler says it in 
 words and tries again) unless its hello carries the rejoin hint of a seat the node knows
 (then it passes its address's limits). A peer that does not prove the code is closed
 without a word: the dialler says "could not join there" (:func:`not_there`), nothing the
-peer sent.
+peer sent; a connection closed before a byte of the acceptor's hello is "did not answer,
+or busy" (tried again), never a wrong code.
 """
 
 from __future__ import annotations
@@ -60,8 +61,9 @@ HANDSHAKE_TIMEOUT_S = 5.0
 FIRST_MESSAGE_S = 3.0
 #: Seconds a connection turned away is given to read its ``busy`` record and close.
 _TURN_AWAY_S = 1.0
-#: Connections turned away with a ``busy`` record at once; beyond, a flood's connections
-#: are reset at once (the dialler then says "could not join there").
+#: Connections turned away at once that are given :data:`_TURN_AWAY_S` to read their
+#: ``busy`` record; beyond, a flood's connections get it and a close at once (never a
+#: reset without it: a dialler would take that for a table that did not answer).
 _TURN_AWAY_AT_ONCE = 8
 _READ_SIZE = 65536
 
@@ -217,11 +219,15 @@ class Door:
 
     async def _turn_away(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                          retry_s: float, *, read: bool) -> None:
-        """Send the ``busy`` record and close (at most :data:`_TURN_AWAY_AT_ONCE` at
-        once, the others are reset). The dialler's hello is read first (``read``) so
-        that the close is no reset that would drop the record unread."""
+        """Send the ``busy`` record and close. The dialler's hello is read first
+        (``read``) so that the close is no reset that would drop the record unread;
+        beyond :data:`_TURN_AWAY_AT_ONCE` connections at once, the record is sent and the
+        connection closed at once (a close, after the record: never a bare reset)."""
         if self._turning >= _TURN_AWAY_AT_ONCE:
-            writer.transport.abort()
+            with contextlib.suppress(OSError):
+                writer.write(busy_record(retry_s))
+                writer.write_eof()
+            writer.close()
             return
         self._turning += 1
         try:
@@ -264,6 +270,7 @@ async def _session(shake: Handshake, reader: asyncio.StreamReader,
     not prove the code, …)."""
     writer.write(shake.start())
     heard = False
+    answered = bool(first)  # the peer sent a byte
     data = first
     while True:
         if not data and not heard and shake.side is Side.ACCEPTOR:
@@ -273,6 +280,12 @@ async def _session(shake: Handshake, reader: asyncio.StreamReader,
                 raise SessionError(SessionCode.CUT_SHORT, peer=shake.peer) from None
         elif not data:
             data = await _read(reader)
+            answered = answered or bool(data)
+            if not answered and shake.side is Side.DIALLER:
+                # closed or reset before a byte of its hello: the table did not answer
+                # (out of connections, or turned this one away) — not a wrong code
+                raise SessionError(SessionCode.BUSY, peer=shake.peer, retry_s=1,
+                                   answered=False)
         for event in shake.receive_data(data) if data else shake.receive_eof():
             match event:
                 case Send(data=out):
@@ -340,13 +353,15 @@ def not_there(exc: SessionError, *, where: str) -> Unreachable:
     """The error for a dialled node that did not prove the code: fixed words, nothing of
     what it sent (protocol/wire.md, "Nothing unauthenticated on screen"). A node that
     does not speak this handshake at all is ``not-a-table``; one of another version says
-    its version number (``handshake-version``); one that sent a ``busy`` record is
-    ``table-busy`` (its ``retry_s``, at most 30 s, fixed local words)."""
+    no number it sent (``handshake-version``: "another version, or not p2p8s"); one
+    that sent a ``busy`` record, or closed before a byte of its hello (``answered``
+    False), is ``table-busy`` (its ``retry_s``, at most 30 s, fixed local words)."""
     if exc.code is SessionCode.VERSION:
         return Unreachable(SessionCode.VERSION, where=where, peer=where,
-                           theirs=exc.params.get("theirs"), ours=exc.params.get("ours"))
+                           ours=exc.params.get("ours"))
     if exc.code is SessionCode.BUSY:
-        return Unreachable(SessionCode.BUSY, where=where, retry_s=exc.params["retry_s"])
+        return Unreachable(SessionCode.BUSY, where=where, retry_s=exc.params["retry_s"],
+                           answered=exc.params.get("answered", True))
     if exc.code is SessionCode.BAD_HELLO and exc.params.get("cause") == "length":
         return NotATable(NetCode.NOT_A_TABLE, peer=where)
     return Unreachable(SessionCode.NOT_THERE, where=where,

@@ -31,10 +31,16 @@ so the confirmed key binds both SPAKE2 messages, the table id and both identity 
 After ``confirm`` both directions use the sealed channel (:mod:`p2p8s.net.channel`)
 keyed ``tr_d`` (dialler → acceptor) and ``tr_a``.
 
-Someone without the code gets exactly one online guess per connection: its ``hello``
-commits to one password; the ``auth`` it receives can be checked against that guess
-only. A side that sent its ``auth`` and did not get a valid one back counts a failed
-guess (:attr:`Handshake.guessed`). The machine emits data: :class:`Send`, :class:`Heard`,
+The dialler proves the code first: it sends its ``auth`` as soon as it has the
+acceptor's ``hello``; the acceptor sends its ``auth`` and ``confirm`` only once the
+dialler's ``auth`` opened (the records stay those above, only the acceptor waits). Until
+then the acceptor sent nothing keyed by the code (its SPAKE2 message tests no password
+offline), so a connection cut before the dialler's ``auth`` arrives (a Ctrl-C, a Wi-Fi
+drop) gave the dialler nothing to test a guess against: no failed guess. Someone without
+the code gets exactly one online guess per connection: its ``hello`` commits to one
+password, and whether its ``auth`` opens is all it learns (the acceptor answers or
+closes). An acceptor counts a failed guess (:attr:`Handshake.guessed`) only when the
+dialler's ``auth`` does not open. The machine emits data: :class:`Send`, :class:`Heard`,
 :class:`Done`, :class:`Failed`; it raises nothing on bad input.
 """
 
@@ -220,6 +226,7 @@ class Handshake:
         self._over = False
         #: This side sent its ``auth`` (the peer can check one guess of the code).
         self.sent_auth = False
+        self._wrong_code = False
 
     @property
     def confirmed(self) -> bool:
@@ -228,9 +235,10 @@ class Handshake:
 
     @property
     def guessed(self) -> bool:
-        """The peer got this side's ``auth`` (one guess of the code) and the handshake
-        has not been confirmed: count it as a failed attempt."""
-        return self.sent_auth and not self.confirmed
+        """The peer's ``auth`` did not open (``pake-failed``): it guessed another code
+        and learns so from the close — count it as a failed attempt. A connection that
+        ended before the peer's ``auth`` arrived is no guess."""
+        return self._wrong_code
 
     def start(self) -> bytes:
         """The ``hello`` record to send first."""
@@ -250,9 +258,13 @@ class Handshake:
         return [Failed(SessionError(code, peer=self.peer, **params))]
 
     def receive_eof(self) -> list[HandshakeEvent]:
-        """The peer closed the stream before the handshake ended."""
+        """The peer closed the stream before the handshake ended. A dialler whose
+        ``auth`` went out and got none back was told its code is not the acceptor's
+        (``pake-failed``: the acceptor closes on an ``auth`` that does not open)."""
         if self._over:
             return []
+        if self.side is Side.DIALLER and self.sent_auth and self._peer_key is None:
+            return self._fail(SessionCode.WRONG_CODE)
         return self._fail(SessionCode.CUT_SHORT)
 
     def receive_data(self, data: bytes) -> list[HandshakeEvent]:
@@ -311,6 +323,7 @@ class Handshake:
             plain = self._hs_peer.decrypt(_nonce(counter), sealed, prefix)
         except InvalidTag:
             if self._peer_key is None:
+                self._wrong_code = True
                 return self._fail(SessionCode.WRONG_CODE)
             return self._fail(SessionCode.UNSEALED)
         return self._on_auth(plain) if self._peer_key is None else self._on_confirm(plain)
@@ -345,9 +358,15 @@ class Handshake:
             keys[32:], keys[:32])
         self._hs_peer = ChaCha20Poly1305(theirs)
         self._sealer = Sealer(mine)
+        if self.side is Side.ACCEPTOR:  # the dialler proves the code first
+            return [Heard(table=table, hint=hint)]
+        return [Heard(table=table, hint=hint), self._auth()]
+
+    def _auth(self) -> Send:
         sig = self._identity.sign(b"p2p8s/v3/auth" + self.side.encode() + self._transcript)
         self.sent_auth = True
-        return [Heard(table=table, hint=hint), Send(self._sealer.seal(self._key + sig))]
+        assert self._sealer is not None
+        return Send(self._sealer.seal(self._key + sig))
 
     def _on_auth(self, plain: bytes) -> list[HandshakeEvent]:
         peer_key, sig = plain[:32], plain[32:]
@@ -370,8 +389,9 @@ class Handshake:
             mine, self._confirm_peer, self._keys = conf_a, conf_d, (tr_a, tr_d)
         self._pending_t2 = t2
         mac = hmac.new(mine, b"p2p8s/v3/confirm" + t2, hashlib.sha256).digest()
+        first = [self._auth()] if self.side is Side.ACCEPTOR else []
         assert self._sealer is not None
-        return [Send(self._sealer.seal(mac))]
+        return [*first, Send(self._sealer.seal(mac))]
 
     def _on_confirm(self, plain: bytes) -> list[HandshakeEvent]:
         t2 = self._pending_t2

@@ -97,6 +97,9 @@ MAX_HANDSHAKES = Limits().total
 #: up is disconnected ("stopped reading"), so it cannot make this node's memory grow.
 MAX_UNSENT = 4 * 1024 * 1024
 _READ_SIZE = 65536
+#: Seconds a key's old connection has to answer a ping before a new connection of that
+#: key (dialled by the same peer) replaces it in play.
+ASK_OLD_S = 2.0
 
 
 @dataclass(eq=False, slots=True)
@@ -120,6 +123,8 @@ class Connection:
     closed: bool = False
     last_seq: int = -1
     task: asyncio.Task[None] | None = field(default=None, repr=False)
+    #: set on every read from the peer (and when the connection ends): a ping's answer
+    heard: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
 
     @property
     def name(self) -> str:
@@ -422,22 +427,46 @@ class Node:
                                          hello=functools.partial(self._hello, None))
         if opened is None:
             return
+        old = self.peers.get(opened.session.peer_key)
+        live = False
+        if old is not None and self.replace_old and not old.dialled:
+            # the same key dials again: a restarted node (the old one silent) — or a copy
+            # of this identity on another machine, which must not take the seat over
+            live = await self._answers(old)
         try:
-            self._keep(opened, address=opened.address, dialled=False)
+            self._keep(opened, address=opened.address, dialled=False, old_live=live)
         except JoinRefused as exc:
             log.info("refused %s: %s", opened.decoder.peer, exc)
             writer.close()  # a close, not a reset: the peer reads the refuse first
 
-    def _keep(self, opened: Opened, *, address: str, dialled: bool) -> Connection:
+    async def _answers(self, conn: Connection) -> bool:
+        """Whether ``conn`` still answers: unless it is already silent for two heartbeat
+        intervals, a heartbeat goes out on it (a ping) and anything heard from it within
+        :data:`ASK_OLD_S` (a live node sends at least one frame per interval) says yes;
+        a connection that ends meanwhile says no."""
+        loop = asyncio.get_running_loop()
+        hb = self._heartbeats
+        if conn.closed or hb.silent_for(conn, now=loop.time()) >= 2 * hb.interval_s:
+            return False
+        conn.heard.clear()
+        self.send_frame(conn, self.frame(Heartbeat()))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(conn.heard.wait(), max(ASK_OLD_S, 2 * hb.interval_s))
+        return conn.heard.is_set() and not conn.closed
+
+    def _keep(self, opened: Opened, *, address: str, dialled: bool,
+              old_live: bool = False) -> Connection:
         """Keep a connection that proved the code (or refuse it: ``duplicate``, raised
-        as :class:`JoinRefused`), report it and start reading it."""
+        as :class:`JoinRefused`), report it and start reading it. ``old_live``: the
+        key's old connection, dialled by the same peer, answered a ping just now — the
+        new one does not replace it (protocol/wire.md, "Lobby and mesh" step 5)."""
         session, writer = opened.session, opened.writer
         peer_key = session.peer_key
         old = self.peers.get(peer_key)
         now = asyncio.get_running_loop().time()
         sealer = session.sealer
-        if old is not None and self.replace_old and self._new_wins(old, dialled=dialled,
-                                                                   now=now):
+        if old is not None and self.replace_old and not old_live and self._new_wins(
+                old, dialled=dialled, now=now):
             self.discard(old)
         elif old is not None:
             writer.write(sealer.seal(self.frame(Refuse(code=Refusal.DUPLICATE))))
@@ -461,7 +490,8 @@ class Node:
     def _new_wins(self, old: Connection, *, dialled: bool, now: float) -> bool:
         """Whether a new connection to ``old``'s node (``dialled`` by this node or not)
         replaces ``old`` after the deal; both ends decide alike (protocol/wire.md,
-        "Lobby and mesh" step 5). A second dial by the peer (both dialled by it) and a
+        "Lobby and mesh" step 5). A second dial by the peer (both dialled by it: once
+        the old one did not answer a ping, :meth:`_answers`) and a
         connection after ``old`` fell silent (nothing heard for two heartbeat intervals:
         its address may have changed while the socket still looks open) win. Two live
         connections dialled from both ends at once: the one the higher seat dialled wins
@@ -511,6 +541,7 @@ class Node:
                     self._lose_at_eof(conn)
                     return
                 self._heartbeats.on_received(conn, now=loop.time())
+                conn.heard.set()
                 for plain in conn.opener.receive_data(data):
                     for received in conn.decoder.receive_data(plain):
                         self._deliver(conn, received)
@@ -544,6 +575,7 @@ class Node:
         if conn.closed:
             return False
         conn.closed = True
+        conn.heard.set()  # a ping waiting on it: the connection ended
         self._heartbeats.remove(conn)
         if self.peers.get(conn.key) is conn:
             del self.peers[conn.key]

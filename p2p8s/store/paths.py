@@ -59,6 +59,8 @@ class StoreCode(Code):
     RECORD_NOT_OBJECT = "record-not-object"  # name, what, at
     LOG_OTHER_MATCH = "log-other-match"  # name (a log of another table, seat or match)
     NOT_A_SECRET = "not-a-secret"  # path, size, expected
+    # the lock of one identity at one table (p2p8s.store.tablelock)
+    LOCK_UNWRITABLE = "lock-unwritable"  # path, problem
 
 
 class OsFailure(LocalError):

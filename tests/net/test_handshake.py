@@ -22,6 +22,7 @@ from p2p8s.net.handshake import (
     Failed,
     Handshake,
     HandshakeEvent,
+    Heard,
     Send,
     Side,
     busy_record,
@@ -86,10 +87,38 @@ def test_both_ends_confirm_the_same_session_bound_to_both_keys() -> None:
 
 
 def test_a_wrong_code_fails_on_both_ends_as_one_guess() -> None:
-    _, seen_d, seen_a = run(d_code="000000")
-    assert [e.error.code for e in seen_d if isinstance(e, Failed)] == ["pake-failed"]
+    """The acceptor answers nothing keyed by the code before the dialler's ``auth``
+    opened: a wrong code is one failed guess there, and the dialler gets no record to
+    test it against (the close tells it)."""
+    wire, seen_d, seen_a = run(d_code="000000")
     assert [e.error.code for e in seen_a if isinstance(e, Failed)] == ["pake-failed"]
+    assert len(wire) == 3  # two hellos and the dialler's auth, nothing after
     assert not any(isinstance(e, Done) for e in seen_d + seen_a)
+    # the acceptor closes: that close is the dialler's answer
+    d = Handshake(side=Side.DIALLER, code="000000", identity=D_KEY, table=None, peer="a")
+    d.start()
+    d.receive_data(wire[1])
+    assert [e.error.code for e in d.receive_eof() if isinstance(e, Failed)] == [
+        "pake-failed"]
+
+
+def test_the_dialler_proves_the_code_first_so_a_cut_before_that_is_no_guess() -> None:
+    """Step by step: the acceptor's hello is all it sends until the dialler's auth
+    opens; cut there, no guess is counted; a right auth is answered by the acceptor's
+    auth and confirm at once."""
+    d = Handshake(side=Side.DIALLER, code="7KQ4MX", identity=D_KEY, table=None, peer="a")
+    a = Handshake(side=Side.ACCEPTOR, code="7KQ4MX", identity=A_KEY, table=TID, peer="d")
+    d_hello = d.start()
+    a.start()
+    assert [type(e) for e in a.receive_data(d_hello)] == [Heard]  # no auth yet
+    assert a.receive_eof()[0].error.code is SessionCode.CUT_SHORT  # type: ignore[union-attr]
+    assert not a.guessed and not a.sent_auth
+    a = Handshake(side=Side.ACCEPTOR, code="7KQ4MX", identity=A_KEY, table=TID, peer="d")
+    a.receive_data(d_hello)
+    heard, auth = d.receive_data(a.start())
+    assert isinstance(heard, Heard) and isinstance(auth, Send) and d.sent_auth
+    answer = a.receive_data(auth.data)
+    assert [type(e) for e in answer] == [Send, Send] and not a.guessed and a.sent_auth
 
 
 def test_known_answer_transcript_and_sealed_frame() -> None:

@@ -482,7 +482,8 @@ HANDSHAKE_ATTACKS = {
     "0xFFFFFFFF": (lambda r: b"\xff\xff\xff\xff\x03", "not a valid handshake hello"),
     "garbage": (lambda r: b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", "not a valid handshake hello"),
     "version-2": (lambda r: _v2_hello(r),
-                  f"speaks p2p8s protocol version 2, this program speaks {VERSION}"),
+                  f"speaks another version of the p2p8s protocol, or is not p2p8s (this "
+                  f"program speaks {VERSION})"),
     "truncated": (lambda r: Handshake(side=Side.DIALLER, code=CODE, identity=r.identity,
                                       table=None, peer="x").start()[:30],
                   "closed the connection in the middle of a record"),
@@ -1074,16 +1075,24 @@ DIALLED = {
     "0xFFFFFFFF": (lambda r: b"\xff\xff\xff\xff" + b"\0" * 100, False, NotATable,
                    "is not a p2p8s table"),
     "version-2": (lambda r: _v2_hello(r), False, Unreachable,
-                  f"speaks p2p8s protocol version 2, this program speaks {VERSION}"),
+                  f"speaks another version of the p2p8s protocol, or is not p2p8s (this "
+                  f"program speaks {VERSION})"),
     "truncated-then-close": (lambda r: _acceptor(r)[:40], True, Unreachable, NOT_THERE_TEXT),
     "silent": (lambda r: b"", False, Unreachable, " did not answer the handshake in time"),
-    "closes-at-once": (lambda r: b"", True, Unreachable, NOT_THERE_TEXT),
+    # nothing at all, then a close: no wrong code, the table did not answer (issue #14)
+    "closes-at-once": (lambda r: b"", True, Unreachable, "did not answer (it may be busy"),
     # it never sends its auth (it cannot: another code): the dialler gives up in time
     "wrong-code": (lambda r: _acceptor(r), False, Unreachable, "did not answer the handshake"),
     "wrong-code-then-text": (lambda r: _acceptor(r) + len(PHISHING).to_bytes(4, "big")
                              + PHISHING, False, Unreachable, NOT_THERE_TEXT),
     "v2-refusal-text": (lambda r: (len(PHISHING) + 1).to_bytes(4, "big") + bytes([2])
-                        + PHISHING, True, Unreachable, "protocol version 2"),
+                        + PHISHING, True, Unreachable,
+                        f"speaks another version of the p2p8s protocol, or is not p2p8s "
+                        f"(this program speaks {VERSION})"),
+    # a length prefix and junk: its first byte ("P", 80) is no version to show (#14)
+    "length-then-junk": (lambda r: (200).to_bytes(4, "big") + PHISHING.ljust(200, b"\0"),
+                         True, Unreachable, "another version of the p2p8s protocol, or is "
+                         "not p2p8s"),
 }
 
 
@@ -1100,6 +1109,7 @@ async def test_a_hostile_listener_is_refused_by_the_dialler_naming_it(
         text = PLAIN.error(info.value)
         assert words in text, text
         assert "p2p8s join" not in text and "moved" not in text, text  # never its words
+        assert "protocol version" not in text, text  # nor a number it chose
         assert f"127.0.0.1:{port}" in text, text
         assert joe.peers == {}
     gc.collect()

@@ -17,7 +17,7 @@ from p2p8s.cli.words import PLAIN
 from p2p8s.errors import Note
 from p2p8s.net.admission import Limits
 from p2p8s.net.channel import SessionCode
-from p2p8s.net.handshake import Done, Failed, Handshake, Side
+from p2p8s.net.handshake import Done, Failed, Handshake, HandshakeEvent, Send, Side
 from p2p8s.net.node import JoinRefused, Node, Unreachable
 from p2p8s.wire import Refusal, Role
 
@@ -97,13 +97,14 @@ async def test_wrong_codes_from_one_address_are_slowed_down_and_said() -> None:
                 writer.write(shake.start())
                 try:
                     async with asyncio.timeout(1):
-                        while data := await reader.read(65536):
-                            events = shake.receive_data(data)
-                            if any(isinstance(e, Failed) and e.error.code is
-                                   SessionCode.WRONG_CODE for e in events):
+                        while True:
+                            data, events = await _step(shake, reader, writer)
+                            if _guess_checked(shake, events):
                                 guesses += 1
                                 break
                             assert not any(isinstance(e, Done) for e in events)
+                            if not data:
+                                break
                 except TimeoutError:
                     pass
                 writer.transport.abort()
@@ -137,7 +138,8 @@ async def test_many_honest_nodes_behind_one_address_are_not_slowed(
 
 async def test_a_joiner_turned_away_is_told_in_fixed_words_not_a_traceback() -> None:
     """A wrong code: "could not join there"; then the slowed address gets a busy record
-    (fixed words, the wait it says); a reset after the hello: "could not join there"."""
+    (fixed words, the wait it says); a reset before a byte of the node's hello is a
+    table that did not answer (busy, out of connections), never a wrong code."""
     limits = Limits(free_failures=0, backoff_s=30.0)
     async with Node(identity=Ed25519PrivateKey.generate(), name="Ann", code=CODE, table=TID,
                     host="127.0.0.1", limits=limits) as ann, \
@@ -160,11 +162,34 @@ async def test_a_joiner_turned_away_is_told_in_fixed_words_not_a_traceback() -> 
     port = server.sockets[0].getsockname()[1]
     try:
         async with _node("Bob", table=None) as bob:
-            with raises_saying(Unreachable, "could not join there"):
+            with raises_saying(Unreachable, r"did not answer \(it may be busy") as info:
                 await bob.connect("127.0.0.1", port, role=Role.JOIN, timeout_s=3.0)
+            assert info.value.code is SessionCode.BUSY  # join waits and tries again
     finally:
         server.close()
         await server.wait_closed()
+
+
+async def _step(shake: Handshake, reader: asyncio.StreamReader,
+                writer: asyncio.StreamWriter) -> tuple[bytes, list[HandshakeEvent]]:
+    """The next bytes from the node (b"" at the end: a close, or the reset of a failed
+    handshake) fed to the dialler's machine, its records sent; bytes and events."""
+    try:
+        data = await reader.read(65536)
+    except ConnectionResetError:
+        data = b""
+    events = shake.receive_data(data) if data else shake.receive_eof()
+    for event in events:
+        if isinstance(event, Send):
+            writer.write(event.data)
+    return data, events
+
+
+def _guess_checked(shake: Handshake, events: list[HandshakeEvent]) -> bool:
+    """The node checked this dialler's guess: its ``auth`` went out and the node closed
+    without answering (a wrong code gets nothing keyed by the code back)."""
+    return any(isinstance(e, Failed) and e.error.code is SessionCode.WRONG_CODE
+               for e in events)
 
 
 async def _wrong_guesses(port: int, source: str, n: int) -> int:
@@ -178,10 +203,11 @@ async def _wrong_guesses(port: int, source: str, n: int) -> int:
         writer.write(shake.start())
         with contextlib.suppress(OSError, TimeoutError):
             async with asyncio.timeout(2):
-                while data := await reader.read(65536):
-                    if any(isinstance(e, Failed) and e.error.code is SessionCode.WRONG_CODE
-                           for e in shake.receive_data(data)):
+                while True:
+                    data, events = await _step(shake, reader, writer)
+                    if _guess_checked(shake, events):
                         guesses += 1
+                    if not data:
                         break
         writer.transport.abort()
         await asyncio.sleep(0.05)  # the node counts the guess when its handshake ends

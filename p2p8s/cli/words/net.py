@@ -68,6 +68,8 @@ class Line(Code):
     BUSY_RETRY = "busy-retry"  # wait_s
     ALREADY_HERE_WAIT = "already-here-wait"  # seconds, dots
     ALREADY_HERE = "already-here"  # fingerprint (a LocalError)
+    #: pid (None: unknown), path — this identity's lock at this table is held (issue #14)
+    ALREADY_HERE_LOCAL = "already-here-local"
     SIT_DOWN = "sit-down"
     DID_NOT_SIT = "did-not-sit"
     REJOINING = "rejoining"  # seat, names, dots
@@ -344,14 +346,23 @@ def _slowed(speaker: Speaker, params: Mapping[str, Any]) -> str:
                           "from there for {wait_s:g} s)", **params)
 
 
+def _busy(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    if params.get("answered", True) is False:  # closed before a byte of its hello
+        return speaker.format("the table at {where} did not answer (it may be busy, or "
+                              "out of connections)", **params)
+    return speaker.format("the table at {where} is busy or slowing down new attempts "
+                          "from this address", **params)
+
+
 _SESSION: dict[SessionCode, Template] = {
     SessionCode.RECORD_LENGTH: _peer(": sealed record of {length} bytes (expected "
                                      "{low}..{high})"),
     SessionCode.UNSEALED: _peer(": a sealed record does not open (changed on the way, or "
                                 "forged)"),
     SessionCode.CUT_SHORT: _peer(": closed the connection in the middle of a record"),
-    SessionCode.VERSION: "{peer} speaks p2p8s protocol version {theirs}, this program "
-                         "speaks {ours}",
+    # fixed words: the version byte came before the code was proved (no peer's number)
+    SessionCode.VERSION: "{peer} speaks another version of the p2p8s protocol, or is not "
+                         "p2p8s (this program speaks {ours})",
     SessionCode.BAD_HELLO: _peer(": not a valid handshake hello"),
     SessionCode.BAD_AUTH: _peer(": its identity signature over the handshake fails"),
     SessionCode.BAD_CONFIRM: _peer(": its key confirmation fails"),
@@ -360,8 +371,7 @@ _SESSION: dict[SessionCode, Template] = {
     SessionCode.WRONG_CODE: _peer(": it does not know this table's code"),
     SessionCode.SLOWED: _slowed,
     # fixed words: the busy record is unsigned, only its wait (at most 30 s) is taken
-    SessionCode.BUSY: "the table at {where} is busy or slowing down new attempts from "
-                      "this address",
+    SessionCode.BUSY: _busy,
     # fixed words: nothing a node that did not prove the code sent is ever shown
     SessionCode.NOT_THERE: "could not join there ({where}): it did not prove this table "
                            "code (a wrong code, or not this table)",
@@ -475,6 +485,11 @@ _LINES: dict[Line, Template] = {
                             "for {seconds} s{dots}",
     Line.ALREADY_HERE: "you are already at this table from another terminal (your key "
                        "{fingerprint} is connected there); play there, or leave it first",
+    Line.ALREADY_HERE_LOCAL: lambda sp, p: sp.format(
+        "you are already at this table from another terminal ("
+        + ("p2p8s process {pid} on this machine" if p.get("pid") is not None
+           else "another p2p8s on this machine") + " holds {path}); play there, or leave "
+        "it first", **p),
     Line.SIT_DOWN: "Sit down at this table? [Y/n] ",
     Line.DID_NOT_SIT: "You did not sit down.",
     Line.REJOINING: _with("This table is in play and your key holds seat {seat}: rejoining "

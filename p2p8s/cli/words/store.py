@@ -86,4 +86,6 @@ TEMPLATES: dict[StoreCode, Template] = {
     StoreCode.NOT_A_SECRET: "{path} is not a table secret ({size} bytes, not {expected}): "
                             "move it aside to play this table on (a restart then cannot "
                             "recover its round keys)",
+    StoreCode.LOCK_UNWRITABLE: "cannot open {path}, the lock that keeps one terminal per "
+                               "table ({problem})",
 }
