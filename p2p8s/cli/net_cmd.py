@@ -42,14 +42,17 @@ from p2p8s.errors import LocalError, Note
 from p2p8s.net.channel import SessionCode
 from p2p8s.net.discovery import (
     Advertiser,
+    Candidate,
     MdnsHandle,
     TableCard,
     browse,
     by_table,
+    candidates,
     find_node,
     find_tables,
     follow_addresses,
     lan_addresses,
+    lan_networks,
     open_zeroconf,
     with_free,
 )
@@ -88,10 +91,22 @@ def busy_wait(exc: Unreachable) -> int | None:
     return max(waits) if waits else None
 
 
-def _tables_at(cards: Sequence[TableCard]) -> tuple[tuple[str, ...], ...]:
-    """The addresses of each table heard (one tuple per table id)."""
-    return tuple(tuple(format_address(a, c.port) for c in group for a in c.addresses)
-                 for group in by_table(cards))
+def wrong_code(exc: Unreachable) -> bool:
+    """Whether some address answered but did not prove the code (a table was there: the
+    code was wrong, or it was another table), rather than none answering at all."""
+    failures = exc.params.get("failures", (exc,)) if exc.code is NetCode.NONE_REACHED \
+        else (exc,)
+    return any(f.params.get("wrong_code") for f in failures)
+
+
+def _tables_at(tried: Sequence[Candidate]) -> tuple[tuple[str, ...], ...]:
+    """Where each table heard was tried: one tuple per table id, of one text per advert
+    (its addresses, ``, ``-separated), in the order tried."""
+    groups: dict[str, list[str]] = {}
+    for candidate in tried:
+        groups.setdefault(candidate.table_id, []).append(
+            ", ".join(format_address(*a) for a in candidate.where))
+    return tuple(tuple(g) for g in groups.values())
 
 
 def where_key(code: str) -> bytes:
@@ -552,7 +567,7 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
     async def main() -> int:
         lines = _stdin_lines()
         dots = "..." if ascii_ else "…"
-        cards: list[TableCard] = []
+        tried: list[Candidate] = []  # one per advert heard
         last: tuple[str, ...] = ()  # tried: where the table was the last time
         if parsed.host is not None and parsed.port is not None:
             addresses = [(parsed.host, parsed.port)]
@@ -560,10 +575,14 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
                                  where=format_address(parsed.host, parsed.port)))
         else:
             _say(Line.LOOKING, code=code, dots=dots)
+            cards: list[TableCard] = []
             with contextlib.suppress(OSError):  # multicast may be unavailable here
                 async with open_zeroconf() as aiozc:
                     cards = await find_tables(aiozc, timeout_s=timeout_s)
-            if not cards:
+            # the code says which table only once a node proves it: try every advert,
+            # each at its own addresses (names on a card are nobody's word: none is shown)
+            tried = candidates(cards, local=lan_networks())
+            if not tried:
                 # where the table was the last time this node played at it, if it did
                 addresses = last_addresses(where_key(code))
                 if not addresses:
@@ -571,10 +590,8 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
                 last = tuple(format_address(*a) for a in addresses)
                 _say(Line.TRYING_LAST, addresses=last)
             else:
-                # the code says which table only once a node proves it: try them all
-                # (names on a card are nobody's word yet: none is shown)
-                addresses = [(a, c.port) for c in cards for a in c.addresses]
-                _say(Line.FOUND, tables=_tables_at(cards))
+                addresses = [a for c in tried for a in c.where]
+                _say(Line.FOUND, tables=_tables_at(tried))
 
         async def confirm(roster: Roster) -> bool:
             if yes:
@@ -606,9 +623,10 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
                     if last:
                         raise LocalError(Line.NOT_AT_LAST, code=code, timeout_s=timeout_s,
                                          addresses=last) from None
-                    if cards:
+                    if tried:
                         raise LocalError(Line.NO_TABLE_ANSWERED, code=code,
-                                         tables=_tables_at(cards)) from None
+                                         tables=_tables_at(tried),
+                                         answered=wrong_code(exc)) from None
                     raise
                 except JoinRefused as exc:
                     # back after a crash: the table has not noticed the old connection

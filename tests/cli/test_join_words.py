@@ -3,7 +3,7 @@ none proving the code, a table turned the attempt away, the key already at the t
 
 from __future__ import annotations
 
-from p2p8s.cli.net_cmd import busy_wait
+from p2p8s.cli.net_cmd import busy_wait, wrong_code
 from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words.net import Line
 from p2p8s.net.channel import SessionCode
@@ -11,24 +11,34 @@ from p2p8s.net.errors import NetCode, Unreachable
 
 
 def test_found_tables_in_the_right_number() -> None:
-    assert PLAIN.say(Line.FOUND, tables=(("192.0.2.5:4242", "[fd00::5]:4242"),)) == (
+    assert PLAIN.say(Line.FOUND, tables=(("192.0.2.5:4242, [fd00::5]:4242",),)) == (
         "Found a table at 192.0.2.5:4242, [fd00::5]:4242; trying it for this code")
     assert PLAIN.say(Line.FOUND, tables=(("192.0.2.5:4242",), ("192.0.2.6:4000",))) == (
         "Found 2 tables, at 192.0.2.5:4242; 192.0.2.6:4000; trying each for this code")
+    # two adverts of one table id (one may be a fake): each keeps its own addresses
+    assert PLAIN.say(Line.FOUND, tables=(("10.214.0.1:35021", "10.214.0.3:4242"),)) == (
+        "Found a table at 10.214.0.1:35021 or 10.214.0.3:4242 (2 adverts of one table "
+        "id); trying it for this code")
 
 
 def test_no_table_answered_is_one_block_one_line_per_table() -> None:
-    said = PLAIN.say(Line.NO_TABLE_ANSWERED, code="QZ7K2M",
-                     tables=(("192.0.2.5:4242", "[fd00::5]:4242"), ("192.0.2.6:4000",)))
+    tables = (("192.0.2.5:4242, [fd00::5]:4242",), ("192.0.2.6:4000",))
+    said = PLAIN.say(Line.NO_TABLE_ANSWERED, code="QZ7K2M", tables=tables, answered=True)
     assert said == (
         "no table here answered to code QZ7K2M; tried 2 tables, none proved this code "
         "(a wrong code, or the table is not among them):\n"
         "  - 192.0.2.5:4242, [fd00::5]:4242\n"
         "  - 192.0.2.6:4000\n"
         "  Check the code with the host, or type the line its screen shows: p2p8s join "
-        "QZ7K2M@HOST:PORT\n"
-        "  To see why this network hides tables, run: p2p8s doctor")
+        "QZ7K2M@HOST:PORT")
     assert "could not join there" not in said
+    # a table answered: mDNS works, the code was wrong; no "why this network hides"
+    assert "doctor" not in said
+    # found by mDNS, yet no connection got through: doctor can check the way there
+    unreached = PLAIN.say(Line.NO_TABLE_ANSWERED, code="QZ7K2M", tables=tables,
+                          answered=False)
+    assert unreached.endswith("\n  To see why the table cannot be reached, run: p2p8s "
+                              "doctor HOST:PORT")
 
 
 def test_a_busy_table_is_waited_for_in_fixed_words() -> None:
@@ -46,3 +56,11 @@ def test_a_key_already_at_the_table_is_told_so() -> None:
     assert PLAIN.say(Line.ALREADY_HERE, fingerprint="XAD1-Y64K-SWDR-4CW1") == (
         "you are already at this table from another terminal (your key "
         "XAD1-Y64K-SWDR-4CW1 is connected there); play there, or leave it first")
+
+
+def test_a_wrong_code_is_told_from_no_answer() -> None:
+    wrong = Unreachable(SessionCode.NOT_THERE, where="192.0.2.5:4242", wrong_code=True)
+    silent = Unreachable(SessionCode.NOT_THERE, where="192.0.2.6:4000", wrong_code=False)
+    assert wrong_code(Unreachable(NetCode.NONE_REACHED, failures=(silent, wrong)))
+    assert not wrong_code(Unreachable(NetCode.NONE_REACHED, failures=(silent,)))
+    assert wrong_code(wrong) and not wrong_code(silent)
