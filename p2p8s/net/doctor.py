@@ -400,8 +400,13 @@ def follow_heard(findings: Sequence[Finding]) -> list[Finding]:
     heard its own service or a table answered, mDNS works here, so a missing route for
     multicast (``NO_ROUTE``) or a failed join of the group on the default interface
     (``GROUP_FAILED``) is only a note (WARN, ``heard=True``): zeroconf binds and joins
-    per interface, and needs neither."""
-    heard = any(f.code in (DoctorCode.SELF_SEEN, DoctorCode.TABLES_HEARD) for f in findings)
+    per interface, and needs neither. A self-test heard on a machine on no network
+    (loopback or link-local only) proves nothing past loopback: it does not count."""
+    codes = {f.code for f in findings}
+    offline = bool(codes & {DoctorCode.LOOPBACK_ONLY, DoctorCode.LINK_LOCAL_ONLY,
+                            DoctorCode.NO_INTERFACES})
+    heard = DoctorCode.TABLES_HEARD in codes or (DoctorCode.SELF_SEEN in codes
+                                                 and not offline)
     if not heard:
         return list(findings)
     return [Finding(section=f.section, status=Status.WARN, code=f.code,
