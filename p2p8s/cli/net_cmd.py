@@ -38,7 +38,7 @@ from p2p8s.codes import (
     normalize_code,
     parse_invite,
 )
-from p2p8s.errors import LocalError, Note
+from p2p8s.errors import LocalError, MalformedInput, Note
 from p2p8s.net.channel import SessionCode
 from p2p8s.net.discovery import (
     Advertiser,
@@ -367,8 +367,23 @@ def _stdin_lines() -> asyncio.Queue[str]:
     return queue
 
 
-def _run(main: Callable[[], Coroutine[Any, Any, int]]) -> None:
-    """Run ``main``; Ctrl-C or SIGTERM leave the table cleanly (peers get ``bye``)."""
+class Stage:
+    """What a Ctrl-C stops, said then: ``line`` (``LEFT_TABLE`` once at a table,
+    ``STOPPED_LOOKING`` while looking for it, ``DID_NOT_SIT`` at the sit-down prompt)."""
+
+    def __init__(self, line: Line = Line.LEFT_TABLE) -> None:
+        self.line = line
+
+
+def _interrupted(stage: Stage | None, status: int) -> None:
+    """Say what a Ctrl-C (or SIGTERM) stopped, and exit with ``status``."""
+    _say(stage.line if stage is not None else Line.LEFT_TABLE, err=True)
+    sys.exit(status)
+
+
+def _run(main: Callable[[], Coroutine[Any, Any, int]], stage: Stage | None = None) -> None:
+    """Run ``main``; Ctrl-C or SIGTERM leave the table cleanly (peers get ``bye``) and
+    say what they stopped (``stage``)."""
 
     async def guarded() -> int:
         task = asyncio.current_task()
@@ -381,11 +396,9 @@ def _run(main: Callable[[], Coroutine[Any, Any, int]]) -> None:
         code = asyncio.run(guarded())
     except KeyboardInterrupt:
         click.echo(err=True)
-        _say(Line.LEFT_TABLE, err=True)
-        sys.exit(130)
+        _interrupted(stage, 130)
     except asyncio.CancelledError:
-        _say(Line.LEFT_TABLE, err=True)
-        sys.exit(143)
+        _interrupted(stage, 143)
     if code:
         sys.exit(code)
 
@@ -544,8 +557,32 @@ def host_cmd(name: str | None, seats: int, port: int, no_mdns: bool, auto: str |
 
 # --- join ---------------------------------------------------------------------------
 
+def _invite_and_auto(invite: str | None, auto: str | None) -> tuple[str, str | None]:
+    """The invite and ``--auto`` personality as meant: ``--auto`` takes an optional
+    name, so ``join --auto CODE`` reads the invite as the name; a value that is no
+    personality's name is the invite then (and ``--auto`` the expert). Raises
+    click.UsageError when there is no invite at all."""
+    if invite is None and auto:
+        from p2p8s.bots.registry import known_names
+
+        if auto.lower() not in {n.lower() for n in known_names()}:
+            return auto, ""
+    if invite is None:
+        raise click.UsageError(PLAIN.say(Line.INVITE_MISSING))
+    return invite, auto
+
+
+def _parse_join(invite: str) -> Invite:
+    """:func:`~p2p8s.codes.parse_invite`, with a plain word for an address without its
+    code (``:35021``, ``192.168.1.20:4242``): raises MalformedInput."""
+    text = invite.strip()
+    if "@" not in text and ":" in text and not text.lower().startswith("p2p8s:"):
+        raise MalformedInput(Line.CODE_MISSING, text=text)
+    return parse_invite(invite)
+
+
 @click.command("join")
-@click.argument("invite")
+@click.argument("invite", required=False)
 @click.option("--name", default=None, help="Your name at the table.")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(0.5, 120), default=8.0,
               show_default=True, help="Seconds to look for the table by mDNS.")
@@ -555,13 +592,19 @@ def host_cmd(name: str | None, seats: int, port: int, no_mdns: bool, auto: str |
 @click.option("--no-mdns", is_flag=True,
               help="Do not advertise this node by mDNS while playing.")
 @_game_options
-def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: int,
+def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, port: int,
              no_mdns: bool, auto: str | None, rounds: int | None, ascii_: bool) -> None:
     """Join a friend's table: INVITE is CODE, CODE@HOST:PORT or p2p8s://CODE@HOST:PORT."""
-    parsed: Invite = parse_invite(invite)
+    stage = Stage(Line.STOPPED_LOOKING)
+    invite, auto = _invite_and_auto(invite, auto)
+    parsed: Invite = _parse_join(invite)
     player = _check_name(name or _default_name())
     _check_auto(auto)
-    identity = load_or_create_identity()
+    try:
+        identity = load_or_create_identity()
+    except KeyboardInterrupt:
+        click.echo(err=True)
+        _interrupted(stage, 130)
     code = normalize_code(parsed.code)
 
     async def main() -> int:
@@ -595,13 +638,18 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
 
         async def confirm(roster: Roster) -> bool:
             if yes:
+                stage.line = Line.LEFT_TABLE
                 return True
+            stage.line = Line.DID_NOT_SIT
             _say(Line.SIT_DOWN, nl=False)
             answer = await lines.get()
             if answer == EOF_MARK:  # nobody answered: do not sit down
                 click.echo()
                 return False
-            return answer.strip().lower() in ("", "y", "yes")
+            sit = answer.strip().lower() in ("", "y", "yes")
+            if sit:
+                stage.line = Line.LEFT_TABLE
+            return sit
 
         async with Node(identity=identity, name=player, code=code, table=None,
                         port=port) as node:
@@ -652,7 +700,7 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
             await node.flush()
         return 0
 
-    _run(main)
+    _run(main, stage)
 
 
 # --- audit --------------------------------------------------------------------------

@@ -3,6 +3,8 @@ none proving the code, a table turned the attempt away, the key already at the t
 
 from __future__ import annotations
 
+import pytest
+
 from p2p8s.cli.net_cmd import busy_wait, wrong_code
 from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words.net import Line
@@ -64,3 +66,45 @@ def test_a_wrong_code_is_told_from_no_answer() -> None:
     assert wrong_code(Unreachable(NetCode.NONE_REACHED, failures=(silent, wrong)))
     assert not wrong_code(Unreachable(NetCode.NONE_REACHED, failures=(silent,)))
     assert wrong_code(wrong) and not wrong_code(silent)
+
+
+def test_auto_before_the_invite_does_not_swallow_it() -> None:
+    import click
+
+    from p2p8s.cli.net_cmd import _invite_and_auto
+
+    assert _invite_and_auto(None, "k7ek2h@192.0.2.5:4242") == ("k7ek2h@192.0.2.5:4242", "")
+    assert _invite_and_auto(None, "QZ7K2M") == ("QZ7K2M", "")
+    assert _invite_and_auto("QZ7K2M", "expert") == ("QZ7K2M", "expert")
+    assert _invite_and_auto("QZ7K2M", None) == ("QZ7K2M", None)
+    with pytest.raises(click.UsageError) as info:
+        _invite_and_auto(None, "Expert")  # a personality, and no invite
+    assert info.value.message == PLAIN.say(Line.INVITE_MISSING)
+    with pytest.raises(click.UsageError):
+        _invite_and_auto(None, None)
+
+
+def test_an_address_without_its_code_says_the_code_is_missing() -> None:
+    from p2p8s.cli.net_cmd import _parse_join
+    from p2p8s.errors import MalformedInput
+
+    for text in (":35021", "192.0.2.5:4242"):
+        with pytest.raises(MalformedInput) as info:
+            _parse_join(text)
+        assert PLAIN.error(info.value) == (
+            f"the table code is missing in {text!r}: type the whole line on the host's "
+            "screen, CODE@HOST:PORT (like 7KQ4MX@192.168.1.20:4242)")
+    assert _parse_join("QZ7K2M@192.0.2.5:4242").port == 4242
+    assert _parse_join("p2p8s://QZ7K2M@192.0.2.5:4242").host == "192.0.2.5"
+
+
+def test_ctrl_c_says_what_it_stopped(capsys: pytest.CaptureFixture[str]) -> None:
+    from p2p8s.cli.net_cmd import Stage, _interrupted
+
+    for line, said in ((Line.STOPPED_LOOKING, "Stopped before joining any table."),
+                       (Line.DID_NOT_SIT, "You did not sit down."),
+                       (Line.LEFT_TABLE, "Left the table.")):
+        with pytest.raises(SystemExit) as info:
+            _interrupted(Stage(line), 130)
+        assert info.value.code == 130
+        assert capsys.readouterr().err == said + "\n"

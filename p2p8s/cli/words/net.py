@@ -42,6 +42,10 @@ class Line(Code):
     DEALING = "dealing"  # people, computers, dots
     NAME_RULE = "name-rule"  # limit
     LEFT_TABLE = "left-table"
+    STOPPED_LOOKING = "stopped-looking"  # Ctrl-C before any table was joined
+    STOPPED = "stopped"  # Ctrl-C before a command took over
+    INVITE_MISSING = "invite-missing"  # join without CODE (click's usage error)
+    CODE_MISSING = "code-missing"  # text (an address without its code; MalformedInput)
     NO_TABLES = "no-tables"  # timeout_s
     TABLES_FOUND = "tables-found"  # n
     CARD_OPEN = "card-open"  # card
@@ -471,6 +475,13 @@ _LINES: dict[Line, Template] = {
     Line.DEALING: _dealing,
     Line.NAME_RULE: "a name is 1 to {limit} printable characters",
     Line.LEFT_TABLE: "Left the table.",
+    Line.STOPPED_LOOKING: "Stopped before joining any table.",
+    Line.STOPPED: "Stopped.",
+    Line.INVITE_MISSING: "say which table: p2p8s join CODE, or the line on the host's "
+                         "screen (CODE@HOST:PORT)",
+    Line.CODE_MISSING: _with("the table code is missing in {text}: type the whole line on "
+                             "the host's screen, CODE@HOST:PORT (like "
+                             "7KQ4MX@192.168.1.20:4242)", text=_typed()),
     Line.NO_TABLES: "No tables found on the local network in {timeout_s:g} s.",
     Line.TABLES_FOUND: "{n} table{n:s} on the local network (names and keys as they "
                        "announce themselves: nobody checks an advert):",
