@@ -402,9 +402,12 @@ async def find_node(aiozc: AsyncZeroconf, table_id_hex: str, seat: int, *,
 
 
 async def browse(aiozc: AsyncZeroconf, *, timeout_s: float,
-                 until: Callable[[TableCard], bool] | None = None) -> list[TableCard]:
-    """Browse for tables for ``timeout_s`` seconds (or until a card satisfies ``until``)
-    and return their cards, resolved with addresses and port, by host name."""
+                 until: Callable[[TableCard], bool] | None = None,
+                 settle_s: float = 0.0) -> list[TableCard]:
+    """Browse for tables for ``timeout_s`` seconds (or until a card satisfies ``until``,
+    then ``settle_s`` seconds more on the same browser, within ``timeout_s``) and return
+    their cards, resolved with addresses and port, by host name: one card per service
+    heard, none of a service that said goodbye (RFC 6762 §10.1)."""
     found: dict[str, TableCard] = {}
     tasks: set[asyncio.Task[None]] = set()
     done = asyncio.Event()
@@ -432,10 +435,14 @@ async def browse(aiozc: AsyncZeroconf, *, timeout_s: float,
         tasks.add(task)
         task.add_done_callback(tasks.discard)
 
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout_s
     browser = AsyncServiceBrowser(aiozc.zeroconf, [SERVICE_TYPE], handlers=[on_change])
     try:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(done.wait(), timeout_s)
+        if done.is_set() and settle_s > 0 and loop.time() < end:
+            await asyncio.sleep(min(settle_s, end - loop.time()))
     finally:
         await browser.async_cancel()
         for task in list(tasks):
@@ -450,11 +457,8 @@ async def find_tables(aiozc: AsyncZeroconf, *, timeout_s: float,
     (others answer at about the same time), open tables first, then tables in play;
     empty if none answered. The table id says nothing about the code: a joiner tries
     them all, and a node that proves the code is the table."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout_s
-    cards = await browse(aiozc, timeout_s=timeout_s, until=lambda card: True)
-    if cards and loop.time() < end:
-        cards = await browse(aiozc, timeout_s=min(settle_s, end - loop.time()))
+    cards = await browse(aiozc, timeout_s=timeout_s, until=lambda card: True,
+                         settle_s=settle_s)
     return sorted(cards, key=lambda c: (c.seat is not None, c.table_id,
                                         c.seat if c.seat is not None else -1))
 
