@@ -423,8 +423,11 @@ def tables_cmd(timeout_s: float) -> None:
         tables = by_table(cards)  # a table in play answers once per node
         term.say(PLAIN.say(Line.TABLES_FOUND, n=len(tables)))
         for group in tables:
-            if group[0].seat is None:
-                term.say(PLAIN.say(Line.CARD_OPEN, card=group[0]))
+            if group[0].seat is None:  # every advert of an open table id (one may be fake)
+                for card in group:
+                    term.say(PLAIN.say(Line.CARD_OPEN, card=card))
+                if len(group) > 1:
+                    term.say(PLAIN.say(Line.SAME_ID, n=len(group)))
             else:
                 term.say(PLAIN.say(Line.TABLE_IN_PLAY, cards=tuple(group)))
         term.say(PLAIN.say(Line.ASK_FOR_CODE))

@@ -154,13 +154,13 @@ async def probe_tables(*, listen_s: float) -> tuple[list[Heard] | None, str | No
     except Exception as exc:
         return None, str(exc) or type(exc).__name__
     heard = []
-    for group in by_table(cards):
-        first = group[0]
+    for group in by_table(cards):  # a table in play once; every open advert (a copy of
+        first = group[0]           # a table id may be a fake)
         playing = first.seat is not None
-        heard.append(Heard(host=(first.owner or first.host_name) if playing
-                           else first.host_name,
-                           seated=first.seats if playing else first.seats - first.free,
-                           seats=first.seats, rules=first.rules, playing=playing))
+        heard += [Heard(host=(card.owner or card.host_name) if playing else card.host_name,
+                        seated=card.seats if playing else card.seats - card.free,
+                        seats=card.seats, rules=card.rules, playing=playing)
+                  for card in (group[:1] if playing else group)]
     return heard, None
 
 

@@ -49,6 +49,7 @@ class Line(Code):
     NO_TABLES = "no-tables"  # timeout_s
     TABLES_FOUND = "tables-found"  # n
     CARD_OPEN = "card-open"  # card
+    SAME_ID = "same-id"  # n (open adverts of one table id: all but one are not it)
     TABLE_IN_PLAY = "table-in-play"  # cards (one per node of the table, by seat)
     ASK_FOR_CODE = "ask-for-code"
     TABLE_OPEN = "table-open"  # rules, seats
@@ -488,6 +489,8 @@ _LINES: dict[Line, Template] = {
     Line.TABLE_IN_PLAY: _in_play,
     Line.CARD_OPEN: _card("  {table} (as it announces itself)  {taken}/{seats} seated, "
                           "{free} free  {rules}  {key}  id {id}  at {where}"),
+    Line.SAME_ID: "  (these {n} adverts claim one table id: at most one is that table, "
+                  "and only the code tells which; join tries each)",
     Line.ASK_FOR_CODE: "Ask the host for the code, then run: p2p8s join CODE",
     Line.TABLE_OPEN: "Table open: {rules}; {seats} seats.",
     Line.YOUR_KEY: "Your key: {fingerprint}",
