@@ -15,6 +15,7 @@ import functools
 import getpass
 import hashlib
 import secrets
+import shutil
 import signal
 import sys
 import threading
@@ -127,12 +128,34 @@ def new_table_id() -> bytes:
 
 def _notice(note: Note) -> None:
     """Say a node's notice (wrong codes from an address: slowed down) on stderr."""
-    click.echo(PLAIN.note(note), err=True)
+    click.echo(fit(PLAIN.note(note), _width(True)), err=True)
+
+
+def fit(text: str, width: int | None) -> str:
+    """``text`` with each of its lines wrapped to ``width`` columns at word boundaries
+    (:func:`~p2p8s.cli.terminal.wrap_line`, as the game's lines are); None: as it is."""
+    if width is None:
+        return text
+    from p2p8s.cli.terminal import wrap_line
+
+    return "\n".join(part for line in text.split("\n") for part in wrap_line(line, width))
+
+
+def _width(err: bool) -> int | None:
+    """The terminal's width when that stream is a terminal (piped output is not
+    wrapped), else None."""
+    stream = sys.stderr if err else sys.stdout
+    with contextlib.suppress(AttributeError, ValueError):
+        if stream.isatty():
+            return shutil.get_terminal_size().columns
+    return None
 
 
 def _say(line: Line, /, *, err: bool = False, nl: bool = True, **params: Any) -> None:
-    """Print one line of the network commands, in words."""
-    click.echo(PLAIN.say(line, **params), err=err, nl=nl)
+    """Print one line of the network commands, in words (wrapped to the terminal's
+    width, but for a prompt: ``nl=False``)."""
+    text = PLAIN.say(line, **params)
+    click.echo(fit(text, _width(err)) if nl else text, err=err, nl=nl)
 
 
 def _say_changes(rules: Ruleset, seats: int) -> None:
@@ -617,8 +640,9 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
         last: tuple[str, ...] = ()  # tried: where the table was the last time
         if parsed.host is not None and parsed.port is not None:
             addresses = [(parsed.host, parsed.port)]
-            click.echo(PLAIN.say(DoctorLine.JOIN_DIRECT,
-                                 where=format_address(parsed.host, parsed.port)))
+            click.echo(fit(PLAIN.say(DoctorLine.JOIN_DIRECT,
+                                     where=format_address(parsed.host, parsed.port)),
+                           _width(False)))
         else:
             _say(Line.LOOKING, code=code, dots=dots)
             cards: list[TableCard] = []

@@ -108,3 +108,15 @@ def test_ctrl_c_says_what_it_stopped(capsys: pytest.CaptureFixture[str]) -> None
             _interrupted(Stage(line), 130)
         assert info.value.code == 130
         assert capsys.readouterr().err == said + "\n"
+
+
+def test_lobby_lines_are_wrapped_like_game_lines() -> None:
+    from p2p8s.cli.net_cmd import fit
+
+    said = PLAIN.say(Line.SEATS, size=4, taken=1, free=3)
+    assert fit(said, None) == said  # piped: as it is
+    lines = fit(said, 60).split("\n")
+    assert len(lines) == 2 and all(len(line) <= 60 for line in lines)
+    assert " ".join(part.strip() for part in lines) == said
+    block = fit("first line\n" + said, 60).split("\n")
+    assert block[0] == "first line" and len(block) == 3
