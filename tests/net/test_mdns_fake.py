@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,6 +41,20 @@ def lan() -> Iterator[Lan]:
         yield made
 
 
+def _listing(lan: Lan, i: int, procs: list[Proc], home: Path, *, until: str) -> str:
+    """What ``p2p8s tables`` lists in namespace ``i``, once it holds ``until`` (each
+    listing is a fresh process listening 3 s; at most 5 of them)."""
+    out = ""
+    for _attempt in range(5):
+        tables = Proc(["tables", "--timeout", "3"], home=home, prefix=lan.prefix(i))
+        procs.append(tables)
+        assert tables.wait(15) == 0
+        out = tables.output
+        if until in out:
+            break
+    return out
+
+
 def test_a_fake_advert_of_the_same_table_is_shown_as_a_claim_and_passed_over(
         lan: Lan, procs: list[Proc], tmp_path: Path) -> None:
     host = Proc(["host", "--name", "Ann", "--seats", "3"], home=tmp_path / "ann",
@@ -49,30 +62,14 @@ def test_a_fake_advert_of_the_same_table_is_shown_as_a_claim_and_passed_over(
     procs.append(host)
     code = host.expect(r"^Table code: (\w{6})$").group(1)
     host.expect(r"Type deal")
-    out = ""
-    for _attempt in range(3):  # each listing is a fresh process listening 3 s
-        tables = Proc(["tables", "--timeout", "3"], home=tmp_path / "eve",
-                      prefix=lan.prefix(1))
-        procs.append(tables)
-        assert tables.wait(15) == 0
-        out = tables.output
-        if " id " in out:
-            break
+    out = _listing(lan, 1, procs, tmp_path / "eve", until=" id ")
     found = re.search(r" id ([0-9a-f]{16}) ", out)
     assert found is not None, out
     fake = subprocess.Popen([*lan.prefix(1), sys.executable, "-c", FAKE, found.group(1),
                              EVIL, "60"], stdout=subprocess.PIPE, text=True)
     try:
         assert fake.stdout is not None and fake.stdout.readline() == "up\n"
-        for _attempt in range(5):
-            tables = Proc(["tables", "--timeout", "3"], home=tmp_path / "bob",
-                          prefix=lan.prefix(2))
-            procs.append(tables)
-            assert tables.wait(15) == 0
-            out = tables.output
-            if "4242" in out:
-                break
-            time.sleep(0.5)
+        out = _listing(lan, 2, procs, tmp_path / "bob", until=":4242")
         cards = "\n".join(out.splitlines()[1:-1])  # the cards, not the words around them
         assert "\x1b" not in out and "p2p8s" not in cards and "QZ7K2M" not in out, out
         assert "  a table whose name reads like a command (not shown) (as it announces " \
