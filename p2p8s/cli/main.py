@@ -92,6 +92,13 @@ class _Group(click.Group):
 
             click.echo(f"p2p8s: {PLAIN.error(exc)}", err=True)
             sys.exit(2 if isinstance(exc, MalformedInput) else 1)
+        except KeyboardInterrupt:  # Ctrl-C before a command took over: plain words
+            from p2p8s.cli.words import PLAIN
+            from p2p8s.cli.words.net import Line
+
+            click.echo(err=True)
+            click.echo(PLAIN.say(Line.STOPPED), err=True)
+            sys.exit(130)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

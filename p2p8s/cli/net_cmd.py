@@ -15,6 +15,7 @@ import functools
 import getpass
 import hashlib
 import secrets
+import shutil
 import signal
 import sys
 import threading
@@ -39,18 +40,21 @@ from p2p8s.codes import (
     normalize_code,
     parse_invite,
 )
-from p2p8s.errors import LocalError, Note
+from p2p8s.errors import LocalError, MalformedInput, Note
 from p2p8s.net.channel import SessionCode
 from p2p8s.net.discovery import (
     Advertiser,
+    Candidate,
     MdnsHandle,
     TableCard,
     browse,
     by_table,
+    candidates,
     find_node,
     find_tables,
     follow_addresses,
     lan_addresses,
+    lan_networks,
     open_zeroconf,
     with_free,
 )
@@ -90,10 +94,22 @@ def busy_wait(exc: Unreachable) -> int | None:
     return max(waits) if waits else None
 
 
-def _tables_at(cards: Sequence[TableCard]) -> tuple[tuple[str, ...], ...]:
-    """The addresses of each table heard (one tuple per table id)."""
-    return tuple(tuple(format_address(a, c.port) for c in group for a in c.addresses)
-                 for group in by_table(cards))
+def wrong_code(exc: Unreachable) -> bool:
+    """Whether some address answered but did not prove the code (a table was there: the
+    code was wrong, or it was another table), rather than none answering at all."""
+    failures = exc.params.get("failures", (exc,)) if exc.code is NetCode.NONE_REACHED \
+        else (exc,)
+    return any(f.params.get("wrong_code") for f in failures)
+
+
+def _tables_at(tried: Sequence[Candidate]) -> tuple[tuple[str, ...], ...]:
+    """Where each table heard was tried: one tuple per table id, of one text per advert
+    (its addresses, ``, ``-separated), in the order tried."""
+    groups: dict[str, list[str]] = {}
+    for candidate in tried:
+        groups.setdefault(candidate.table_id, []).append(
+            ", ".join(format_address(*a) for a in candidate.where))
+    return tuple(tuple(g) for g in groups.values())
 
 
 def where_key(code: str) -> bytes:
@@ -114,12 +130,34 @@ def new_table_id() -> bytes:
 
 def _notice(note: Note) -> None:
     """Say a node's notice (wrong codes from an address: slowed down) on stderr."""
-    click.echo(PLAIN.note(note), err=True)
+    click.echo(fit(PLAIN.note(note), _width(True)), err=True)
+
+
+def fit(text: str, width: int | None) -> str:
+    """``text`` with each of its lines wrapped to ``width`` columns at word boundaries
+    (:func:`~p2p8s.cli.terminal.wrap_line`, as the game's lines are); None: as it is."""
+    if width is None:
+        return text
+    from p2p8s.cli.terminal import wrap_line
+
+    return "\n".join(part for line in text.split("\n") for part in wrap_line(line, width))
+
+
+def _width(err: bool) -> int | None:
+    """The terminal's width when that stream is a terminal (piped output is not
+    wrapped), else None."""
+    stream = sys.stderr if err else sys.stdout
+    with contextlib.suppress(AttributeError, ValueError):
+        if stream.isatty():
+            return shutil.get_terminal_size().columns
+    return None
 
 
 def _say(line: Line, /, *, err: bool = False, nl: bool = True, **params: Any) -> None:
-    """Print one line of the network commands, in words."""
-    click.echo(PLAIN.say(line, **params), err=err, nl=nl)
+    """Print one line of the network commands, in words (wrapped to the terminal's
+    width, but for a prompt: ``nl=False``)."""
+    text = PLAIN.say(line, **params)
+    click.echo(fit(text, _width(err)) if nl else text, err=err, nl=nl)
 
 
 def _say_changes(rules: Ruleset, seats: int) -> None:
@@ -365,8 +403,23 @@ def _one_terminal(identity: Ed25519PrivateKey, table: bytes) -> TableLock:
     return lock
 
 
-def _run(main: Callable[[], Coroutine[Any, Any, int]]) -> None:
-    """Run ``main``; Ctrl-C or SIGTERM leave the table cleanly (peers get ``bye``)."""
+class Stage:
+    """What a Ctrl-C stops, said then: ``line`` (``LEFT_TABLE`` once at a table,
+    ``STOPPED_LOOKING`` while looking for it, ``DID_NOT_SIT`` at the sit-down prompt)."""
+
+    def __init__(self, line: Line = Line.LEFT_TABLE) -> None:
+        self.line = line
+
+
+def _interrupted(stage: Stage | None, status: int) -> None:
+    """Say what a Ctrl-C (or SIGTERM) stopped, and exit with ``status``."""
+    _say(stage.line if stage is not None else Line.LEFT_TABLE, err=True)
+    sys.exit(status)
+
+
+def _run(main: Callable[[], Coroutine[Any, Any, int]], stage: Stage | None = None) -> None:
+    """Run ``main``; Ctrl-C or SIGTERM leave the table cleanly (peers get ``bye``) and
+    say what they stopped (``stage``)."""
 
     async def guarded() -> int:
         task = asyncio.current_task()
@@ -379,11 +432,9 @@ def _run(main: Callable[[], Coroutine[Any, Any, int]]) -> None:
         code = asyncio.run(guarded())
     except KeyboardInterrupt:
         click.echo(err=True)
-        _say(Line.LEFT_TABLE, err=True)
-        sys.exit(130)
+        _interrupted(stage, 130)
     except asyncio.CancelledError:
-        _say(Line.LEFT_TABLE, err=True)
-        sys.exit(143)
+        _interrupted(stage, 143)
     if code:
         sys.exit(code)
 
@@ -408,8 +459,11 @@ def tables_cmd(timeout_s: float) -> None:
         tables = by_table(cards)  # a table in play answers once per node
         term.say(PLAIN.say(Line.TABLES_FOUND, n=len(tables)))
         for group in tables:
-            if group[0].seat is None:
-                term.say(PLAIN.say(Line.CARD_OPEN, card=group[0]))
+            if group[0].seat is None:  # every advert of an open table id (one may be fake)
+                for card in group:
+                    term.say(PLAIN.say(Line.CARD_OPEN, card=card))
+                if len(group) > 1:
+                    term.say(PLAIN.say(Line.SAME_ID, n=len(group)))
             else:
                 term.say(PLAIN.say(Line.TABLE_IN_PLAY, cards=tuple(group)))
         term.say(PLAIN.say(Line.ASK_FOR_CODE))
@@ -546,8 +600,32 @@ def host_cmd(name: str | None, seats: int, port: int, no_mdns: bool, auto: str |
 
 # --- join ---------------------------------------------------------------------------
 
+def _invite_and_auto(invite: str | None, auto: str | None) -> tuple[str, str | None]:
+    """The invite and ``--auto`` personality as meant: ``--auto`` takes an optional
+    name, so ``join --auto CODE`` reads the invite as the name; a value that is no
+    personality's name is the invite then (and ``--auto`` the expert). Raises
+    click.UsageError when there is no invite at all."""
+    if invite is None and auto:
+        from p2p8s.bots.registry import known_names
+
+        if auto.lower() not in {n.lower() for n in known_names()}:
+            return auto, ""
+    if invite is None:
+        raise click.UsageError(PLAIN.say(Line.INVITE_MISSING))
+    return invite, auto
+
+
+def _parse_join(invite: str) -> Invite:
+    """:func:`~p2p8s.codes.parse_invite`, with a plain word for an address without its
+    code (``:35021``, ``192.168.1.20:4242``): raises MalformedInput."""
+    text = invite.strip()
+    if "@" not in text and ":" in text and not text.lower().startswith("p2p8s:"):
+        raise MalformedInput(Line.CODE_MISSING, text=text)
+    return parse_invite(invite)
+
+
 @click.command("join")
-@click.argument("invite")
+@click.argument("invite", required=False)
 @click.option("--name", default=None, help="Your name at the table.")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(0.5, 120), default=8.0,
               show_default=True, help="Seconds to look for the table by mDNS.")
@@ -557,31 +635,42 @@ def host_cmd(name: str | None, seats: int, port: int, no_mdns: bool, auto: str |
 @click.option("--no-mdns", is_flag=True,
               help="Do not advertise this node by mDNS while playing.")
 @_game_options
-def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: int,
+def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, port: int,
              no_mdns: bool, auto: str | None, rounds: int | None, ascii_: bool) -> None:
     """Join a friend's table: INVITE is CODE, CODE@HOST:PORT or p2p8s://CODE@HOST:PORT."""
-    parsed: Invite = parse_invite(invite)
+    stage = Stage(Line.STOPPED_LOOKING)
+    invite, auto = _invite_and_auto(invite, auto)
+    parsed: Invite = _parse_join(invite)
     player = _check_name(name or _default_name())
     _check_auto(auto)
-    identity = load_or_create_identity()
+    try:
+        identity = load_or_create_identity()
+    except KeyboardInterrupt:
+        click.echo(err=True)
+        _interrupted(stage, 130)
     code = normalize_code(parsed.code)
     lock = _one_terminal(identity, where_key(code))  # before any log is touched
 
     async def main() -> int:
         lines = _stdin_lines()
         dots = "..." if ascii_ else "…"
-        cards: list[TableCard] = []
+        tried: list[Candidate] = []  # one per advert heard
         last: tuple[str, ...] = ()  # tried: where the table was the last time
         if parsed.host is not None and parsed.port is not None:
             addresses = [(parsed.host, parsed.port)]
-            click.echo(PLAIN.say(DoctorLine.JOIN_DIRECT,
-                                 where=format_address(parsed.host, parsed.port)))
+            click.echo(fit(PLAIN.say(DoctorLine.JOIN_DIRECT,
+                                     where=format_address(parsed.host, parsed.port)),
+                           _width(False)))
         else:
             _say(Line.LOOKING, code=code, dots=dots)
+            cards: list[TableCard] = []
             with contextlib.suppress(OSError):  # multicast may be unavailable here
                 async with open_zeroconf() as aiozc:
                     cards = await find_tables(aiozc, timeout_s=timeout_s)
-            if not cards:
+            # the code says which table only once a node proves it: try every advert,
+            # each at its own addresses (names on a card are nobody's word: none is shown)
+            tried = candidates(cards, local=lan_networks())
+            if not tried:
                 # where the table was the last time this node played at it, if it did
                 addresses = last_addresses(where_key(code))
                 if not addresses:
@@ -589,20 +678,23 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
                 last = tuple(format_address(*a) for a in addresses)
                 _say(Line.TRYING_LAST, addresses=last)
             else:
-                # the code says which table only once a node proves it: try them all
-                # (names on a card are nobody's word yet: none is shown)
-                addresses = [(a, c.port) for c in cards for a in c.addresses]
-                _say(Line.FOUND, tables=_tables_at(cards))
+                addresses = [a for c in tried for a in c.where]
+                _say(Line.FOUND, tables=_tables_at(tried))
 
         async def confirm(roster: Roster) -> bool:
             if yes:
+                stage.line = Line.LEFT_TABLE
                 return True
+            stage.line = Line.DID_NOT_SIT
             _say(Line.SIT_DOWN, nl=False)
             answer = await lines.get()
             if answer == EOF_MARK:  # nobody answered: do not sit down
                 click.echo()
                 return False
-            return answer.strip().lower() in ("", "y", "yes")
+            sit = answer.strip().lower() in ("", "y", "yes")
+            if sit:
+                stage.line = Line.LEFT_TABLE
+            return sit
 
         async with Node(identity=identity, name=player, code=code, table=None,
                         port=port) as node:
@@ -624,9 +716,10 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
                     if last:
                         raise LocalError(Line.NOT_AT_LAST, code=code, timeout_s=timeout_s,
                                          addresses=last) from None
-                    if cards:
+                    if tried:
                         raise LocalError(Line.NO_TABLE_ANSWERED, code=code,
-                                         tables=_tables_at(cards)) from None
+                                         tables=_tables_at(tried),
+                                         answered=wrong_code(exc)) from None
                     raise
                 except JoinRefused as exc:
                     # back after a crash: the table has not noticed the old connection
@@ -653,7 +746,7 @@ def join_cmd(invite: str, name: str | None, timeout_s: float, yes: bool, port: i
         return 0
 
     try:
-        _run(main)
+        _run(main, stage)
     finally:
         lock.release()
 

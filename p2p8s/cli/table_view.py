@@ -27,7 +27,7 @@ from p2p8s.cli.moves import card_message, shorten
 from p2p8s.cli.terminal import Terminal
 from p2p8s.cli.words import PLAIN, Speaker, narration
 from p2p8s.cli.words.rules import describe_rules
-from p2p8s.cli.words.runner import FAULTS, presence_line
+from p2p8s.cli.words.runner import FAULTS, ScreenLine, presence_line
 from p2p8s.cli.words.runner import reason as _reason
 from p2p8s.cli.words.table import said
 from p2p8s.engine import Action, Round
@@ -151,6 +151,7 @@ class TableScreen:
         self.round_number = 0
         self.round_over = False
         self._dealer = -1
+        self._to_play: int | None = None  # whose turn was said last (None: none yet)
         self._prompting = False
         self._applied: list[str] = []
         self._seat = _Seat(self)
@@ -243,6 +244,7 @@ class TableScreen:
             if isinstance(event, tev.RoundStarted):
                 self.round_number = event.number
                 self._dealer = event.dealer
+                self._to_play = None
                 self._applied = []
                 self.round_over = False
                 self.ctl.new_round()
@@ -289,6 +291,18 @@ class TableScreen:
             elif isinstance(event, Note):
                 line = self._words().note(event)
                 self.say(self.look.paint(line, "red") if event.code in FAULTS else line)
+        self._say_to_play(table)
+
+    def _say_to_play(self, table: Table) -> None:
+        """Say whose turn it is when it passed to another seat (once per change; this
+        seat's own turn is its prompt), so a person sees the table move between turns."""
+        view = table.view()
+        if view is None or self.round_over or not self._current(table):
+            return
+        if view.turn != self._to_play and view.turn != self.me:
+            self.say(self.look.paint(
+                self._words().say(ScreenLine.TO_PLAY, seat=view.turn), "dim"))
+        self._to_play = view.turn
 
     def presence(self, seat: int, name: str, *, connected: bool, reason: Note) -> None:
         """A node left, was lost, or came back (``reason`` says how)."""

@@ -18,6 +18,8 @@ import contextlib
 import ipaddress
 import json
 import re
+import secrets
+import unicodedata
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -30,9 +32,25 @@ from p2p8s.errors import Error
 from p2p8s.net.errors import CardCode, NotATableCard
 from p2p8s.rules import Ruleset
 
-__all__ = ["SERVICE_TYPE", "Advertiser", "CardCode", "MdnsHandle", "NotATableCard",
-           "TableCard", "browse", "find_node", "find_tables", "follow_addresses",
-           "lan_addresses", "open_zeroconf", "with_free"]
+__all__ = [
+    "SERVICE_TYPE",
+    "Advertiser",
+    "Candidate",
+    "CardCode",
+    "MdnsHandle",
+    "NotATableCard",
+    "TableCard",
+    "browse",
+    "candidates",
+    "find_node",
+    "find_tables",
+    "follow_addresses",
+    "lan_addresses",
+    "lan_networks",
+    "open_zeroconf",
+    "untrusted_text",
+    "with_free",
+]
 
 #: DNS-SD service type of a p2p8s table (RFC 6763 §7).
 SERVICE_TYPE = "_p2p8s._tcp.local."
@@ -45,13 +63,44 @@ MdnsHandle = AsyncZeroconf
 #: Seconds between two looks at this machine's addresses while a node is advertised in
 #: play (:func:`follow_addresses`).
 ADDRESS_POLL_S = 2.0
+#: Characters of a name heard in an advert kept at most (a player's name is at most 32).
+ADVERT_TEXT_MAX = 32
+#: Unicode categories never printed from an advert: controls (escape sequences), format
+#: characters (bidi overrides and isolates, zero-width ones), line and paragraph
+#: separators, surrogates, private-use and unassigned code points.
+_UNPRINTED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+#: What a key fingerprint looks like (p2p8s.codes.fingerprint: 4 groups of 4).
+_FINGERPRINT = re.compile(r"[0-9A-Z]{4}(-[0-9A-Z]{4}){3}")
+#: What a table id looks like: lower-case hex (8 random bytes: 16 digits).
+_TABLE_ID = re.compile(r"[0-9a-f]{2,64}")
+
+
+def untrusted_text(text: str, *, limit: int = ADVERT_TEXT_MAX) -> str:
+    """``text`` heard from the network before anybody proved anything, made safe to
+    print: NFKC-normalised, every character of :data:`_UNPRINTED` (ESC and the other
+    controls, bidi overrides U+202A–202E and U+2066–2069, zero-width characters)
+    dropped, any run of white space (tabs and line breaks too) one space, cut to
+    ``limit`` characters (the cut marked ``…``). Never raises.
+
+    >>> untrusted_text("Evil\\x1b[2J\\u202eRED")
+    'Evil[2JRED'
+    """
+    kept = "".join(" " if ch.isspace() else ch for ch in unicodedata.normalize("NFKC", text)
+                   if ch.isspace() or unicodedata.category(ch) not in _UNPRINTED)
+    kept = " ".join(kept.split())
+    return kept if len(kept) <= limit else kept[:limit - 1] + "…"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableCard:
     """A table as advertised: ``table_id`` in hex, the host player's name, the rules,
     ``seats`` (2–7) and ``free`` seats, the host key ``fingerprint``, and where the host
-    listens (``addresses``, ``port``; filled in when browsing)."""
+    listens (``addresses``, ``port``; filled in when browsing).
+
+    Nobody signs an advert: anyone on the network can send one with any name, any
+    table id and anyone's fingerprint. A card read by :meth:`from_txt` carries only
+    printable text (:func:`untrusted_text`) and a fingerprint of the right form (else
+    ``""``); the words show it as a claim."""
 
     version: int
     table_id: str
@@ -87,14 +136,20 @@ class TableCard:
         """Parse a TXT record; raises :class:`NotATableCard` if it is not a p2p8s table
         card."""
         try:
-            return cls(version=int(txt.get("v") or ""), table_id=str(txt["id"]),
-                       host_name=str(txt.get("host") or "?"),
+            fp, table_id = str(txt.get("fp") or ""), str(txt["id"])
+            if not _TABLE_ID.fullmatch(table_id):
+                raise ValueError("id")
+            owner = txt.get("owner") if txt.get("play") == "1" else None
+            return cls(version=int(txt.get("v") or ""),
+                       table_id=table_id,
+                       host_name=untrusted_text(str(txt.get("host") or "")) or "?",
                        rules=rules_from_txt(txt.get("rules") or ""),
                        seats=int(txt.get("seats") or ""),
-                       free=int(txt.get("free") or ""), fingerprint=str(txt.get("fp") or ""),
+                       free=int(txt.get("free") or ""),
+                       fingerprint=fp if _FINGERPRINT.fullmatch(fp) else "",
                        addresses=addresses, port=port,
                        seat=int(txt.get("seat") or "") if txt.get("play") == "1" else None,
-                       owner=txt.get("owner") if txt.get("play") == "1" else None)
+                       owner=(untrusted_text(owner) or None) if owner is not None else None)
         except Error as exc:
             raise NotATableCard(CardCode.NOT_A_CARD, cause=exc) from None
         except (KeyError, ValueError, TypeError) as exc:
@@ -176,6 +231,61 @@ def lan_addresses() -> list[str]:
     return found or ["127.0.0.1"]
 
 
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def lan_networks() -> list[Network]:
+    """The networks this machine's interfaces are on (address and prefix, ifaddr),
+    loopback left out."""
+    nets: list[Network] = []
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            text = ip.ip if isinstance(ip.ip, str) else ip.ip[0]
+            with contextlib.suppress(ValueError):
+                net = ipaddress.ip_network(f"{text}/{ip.network_prefix}", strict=False)
+                if not net.is_loopback and net not in nets:
+                    nets.append(net)
+    return nets
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One advert's place to try: the ``table_id`` it claims and its ``where``
+    (``(address, port)`` pairs, in the order to try)."""
+
+    table_id: str
+    where: tuple[tuple[str, int], ...]
+
+
+def candidates(cards: Sequence[TableCard], *, local: Sequence[Network] = ()
+               ) -> list[Candidate]:
+    """Where to try the tables of ``cards``: one candidate per advert (its own
+    addresses, each with its own port: an advert's addresses never mix with another's,
+    even of the same table id), adverts without an address or port left out. In the
+    order of ``cards`` (open tables first, :func:`find_tables`), except that of the
+    adverts of one table id those with an address on one of the ``local`` networks
+    come first; within an advert, addresses on a ``local`` network first, then IPv4.
+    """
+    def near(address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address.split("%", 1)[0])
+        except ValueError:
+            return False
+        return any(ip in net for net in local)
+
+    out: list[Candidate] = []
+    for group in by_table(cards):
+        adverts = []
+        for card in group:
+            if card.port <= 0 or not card.addresses:
+                continue
+            where = sorted(card.addresses, key=lambda a: (not near(a), ":" in a))
+            adverts.append(Candidate(card.table_id, tuple((a, card.port) for a in where)))
+        adverts.sort(key=lambda c: not near(c.where[0][0]))
+        out += adverts
+    return out
+
+
 def open_zeroconf() -> AsyncZeroconf:
     """The process's one AsyncZeroconf (IPv4 multicast on all interfaces)."""
     return AsyncZeroconf(ip_version=IPVersion.V4Only)
@@ -197,13 +307,16 @@ class Advertiser:
         self.card = card
         self._port = port
         self._addresses = addresses if addresses is not None else lan_addresses()
+        # the SRV target is this advert's own: two adverts never share the A records
+        # of one host name (a copy of the table id would merge its addresses)
+        self._target = secrets.token_hex(4)
         self._info = self._service_info(_instance_name(card))
 
     def _service_info(self, name: str) -> AsyncServiceInfo:
         seat = "" if self.card.seat is None else f"-s{self.card.seat}"
         return AsyncServiceInfo(SERVICE_TYPE, name, port=self._port,
                                 properties=self.card.to_txt(),
-                                server=f"p2p8s-{self.card.table_id}{seat}.local.",
+                                server=f"p2p8s-{self.card.table_id}{seat}-{self._target}.local.",
                                 parsed_addresses=self._addresses)
 
     async def __aenter__(self) -> Advertiser:
@@ -289,9 +402,12 @@ async def find_node(aiozc: AsyncZeroconf, table_id_hex: str, seat: int, *,
 
 
 async def browse(aiozc: AsyncZeroconf, *, timeout_s: float,
-                 until: Callable[[TableCard], bool] | None = None) -> list[TableCard]:
-    """Browse for tables for ``timeout_s`` seconds (or until a card satisfies ``until``)
-    and return their cards, resolved with addresses and port, by host name."""
+                 until: Callable[[TableCard], bool] | None = None,
+                 settle_s: float = 0.0) -> list[TableCard]:
+    """Browse for tables for ``timeout_s`` seconds (or until a card satisfies ``until``,
+    then ``settle_s`` seconds more on the same browser, within ``timeout_s``) and return
+    their cards, resolved with addresses and port, by host name: one card per service
+    heard, none of a service that said goodbye (RFC 6762 §10.1)."""
     found: dict[str, TableCard] = {}
     tasks: set[asyncio.Task[None]] = set()
     done = asyncio.Event()
@@ -319,10 +435,14 @@ async def browse(aiozc: AsyncZeroconf, *, timeout_s: float,
         tasks.add(task)
         task.add_done_callback(tasks.discard)
 
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout_s
     browser = AsyncServiceBrowser(aiozc.zeroconf, [SERVICE_TYPE], handlers=[on_change])
     try:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(done.wait(), timeout_s)
+        if done.is_set() and settle_s > 0 and loop.time() < end:
+            await asyncio.sleep(min(settle_s, end - loop.time()))
     finally:
         await browser.async_cancel()
         for task in list(tasks):
@@ -337,11 +457,8 @@ async def find_tables(aiozc: AsyncZeroconf, *, timeout_s: float,
     (others answer at about the same time), open tables first, then tables in play;
     empty if none answered. The table id says nothing about the code: a joiner tries
     them all, and a node that proves the code is the table."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout_s
-    cards = await browse(aiozc, timeout_s=timeout_s, until=lambda card: True)
-    if cards and loop.time() < end:
-        cards = await browse(aiozc, timeout_s=min(settle_s, end - loop.time()))
+    cards = await browse(aiozc, timeout_s=timeout_s, until=lambda card: True,
+                         settle_s=settle_s)
     return sorted(cards, key=lambda c: (c.seat is not None, c.table_id,
                                         c.seat if c.seat is not None else -1))
 

@@ -83,7 +83,10 @@ class DoctorCode(Code):
     TABLE = "doctor-table"  # table (a Heard)
     NO_TABLES = "doctor-no-tables"  # listen_s
     LISTEN_ERROR = "doctor-listen-error"  # error
-    REACHED = "doctor-reached"  # host, port
+    REACHED = "doctor-reached"  # host, port (it said nothing: could not tell what)
+    REACHED_TABLE = "doctor-reached-table"  # host, port
+    REACHED_BUSY = "doctor-reached-busy"  # host, port
+    NOT_P2P8S = "doctor-not-p2p8s"  # host, port
     REFUSED = "doctor-refused"  # host, port
     TIMED_OUT = "doctor-timed-out"  # host, port, timeout_s
     UNREACHABLE = "doctor-unreachable"  # host, port, error
@@ -106,6 +109,8 @@ class Cause(Code):
     NOTHING_LISTENS = "cause-nothing-listens"
     HOST_FIREWALL = "cause-host-firewall"
     OTHER_NETWORK = "cause-other-network"
+    CHECK_NAME = "cause-check-name"
+    WRONG_PORT = "cause-wrong-port"
     TYPE_ADDRESS = "cause-type-address"
 
 
@@ -121,7 +126,10 @@ class IfaceKind(Enum):
 class Reach(Enum):
     """How a TCP connection attempt ended."""
 
-    OPEN = "open"
+    OPEN = "open"  # connected; the program there said nothing that tells what it is
+    TABLE = "table"  # connected, and it opened a p2p8s handshake (its clear hello)
+    TABLE_BUSY = "table-busy"  # connected, and a p2p8s node turned the attempt away
+    NOT_P2P8S = "not-p2p8s"  # connected, and it sent what no p2p8s node sends first
     REFUSED = "refused"
     TIMED_OUT = "timed-out"
     NO_ROUTE = "no-route"
@@ -362,6 +370,9 @@ def check_tables(heard: Sequence[Heard] | None, *, listen_s: float,
 
 
 _REACH = {Reach.OPEN: (Status.OK, DoctorCode.REACHED),
+          Reach.TABLE: (Status.OK, DoctorCode.REACHED_TABLE),
+          Reach.TABLE_BUSY: (Status.WARN, DoctorCode.REACHED_BUSY),
+          Reach.NOT_P2P8S: (Status.FAIL, DoctorCode.NOT_P2P8S),
           Reach.REFUSED: (Status.FAIL, DoctorCode.REFUSED),
           Reach.TIMED_OUT: (Status.FAIL, DoctorCode.TIMED_OUT),
           Reach.NO_ROUTE: (Status.FAIL, DoctorCode.UNREACHABLE),
@@ -377,6 +388,30 @@ def check_reach(host: str, port: int, outcome: Reach, *, error: str | None = Non
     return Finding(section=Section.REACH, status=status, code=code,
                    params={"host": host, "port": port, "timeout_s": timeout_s,
                            "error": error})
+
+
+#: Findings about the kernel's default multicast path, which zeroconf does not use: it
+#: joins the group and sends on each interface's own address.
+_DEFAULT_PATH = frozenset({DoctorCode.NO_ROUTE, DoctorCode.GROUP_FAILED})
+
+
+def follow_heard(findings: Sequence[Finding]) -> list[Finding]:
+    """``findings`` with the verdict following what was heard: when the mDNS self-test
+    heard its own service or a table answered, mDNS works here, so a missing route for
+    multicast (``NO_ROUTE``) or a failed join of the group on the default interface
+    (``GROUP_FAILED``) is only a note (WARN, ``heard=True``): zeroconf binds and joins
+    per interface, and needs neither. A self-test heard on a machine on no network
+    (loopback or link-local only) proves nothing past loopback: it does not count."""
+    codes = {f.code for f in findings}
+    offline = bool(codes & {DoctorCode.LOOPBACK_ONLY, DoctorCode.LINK_LOCAL_ONLY,
+                            DoctorCode.NO_INTERFACES})
+    heard = DoctorCode.TABLES_HEARD in codes or (DoctorCode.SELF_SEEN in codes
+                                                 and not offline)
+    if not heard:
+        return list(findings)
+    return [Finding(section=f.section, status=Status.WARN, code=f.code,
+                    params={**f.params, "heard": True})
+            if f.code in _DEFAULT_PATH and f.status is Status.FAIL else f for f in findings]
 
 
 def read_env(*, system: str, proc_version: str | None = None, dockerenv: bool = False,
@@ -396,24 +431,28 @@ def causes(findings: Iterable[Finding], env: Env) -> tuple[Cause, ...]:
     found = list(findings)
     codes = {f.code for f in found}
     bad = {f.code for f in found if f.status is not Status.OK}
-    failed = any(f.status is Status.FAIL for f in found)
+    # a refused connection, an unknown name or another program there: the way to that
+    # machine works, so nothing of this machine's network is to blame for them
+    path_ok = {DoctorCode.REFUSED, DoctorCode.UNKNOWN_HOST, DoctorCode.NOT_P2P8S}
+    path_failed = any(f.status is Status.FAIL and f.code not in path_ok for f in found)
     out: list[Cause] = []
     if codes & {DoctorCode.LOOPBACK_ONLY, DoctorCode.LINK_LOCAL_ONLY,
                 DoctorCode.NO_INTERFACES}:
         out.append(Cause.NOT_CONNECTED)
-    mdns_broken = bool(bad & {DoctorCode.NO_ROUTE, DoctorCode.GROUP_FAILED,
-                              DoctorCode.SELF_NOT_SEEN, DoctorCode.SELF_ERROR,
-                              DoctorCode.LISTEN_ERROR})
+    broken = {f.code for f in found if f.status is Status.FAIL}  # a note is not broken
+    mdns_broken = bool(broken & {DoctorCode.NO_ROUTE, DoctorCode.GROUP_FAILED,
+                                 DoctorCode.SELF_NOT_SEEN, DoctorCode.SELF_ERROR,
+                                 DoctorCode.LISTEN_ERROR})
     unheard = DoctorCode.NO_TABLES in codes
-    if env.wsl and (mdns_broken or unheard or failed):
+    if env.wsl and (mdns_broken or unheard or path_failed):
         out.append(Cause.WSL)
-    if env.container and failed:  # a container with the host's network passes them all
+    if env.container and path_failed:  # a container with the host's network passes all
         out.append(Cause.CONTAINER)
     if mdns_broken and not (env.wsl or env.container or Cause.NOT_CONNECTED in out):
         out.append(Cause.LOCAL_FIREWALL)
     if unheard and not mdns_broken:
         out.append(Cause.ISOLATION)
-    if mdns_broken or unheard or failed:
+    if mdns_broken or unheard or path_failed:
         if env.system == "Windows":
             out.append(Cause.WINDOWS_PROFILE)
         if env.system == "Darwin":
@@ -422,8 +461,12 @@ def causes(findings: Iterable[Finding], env: Env) -> tuple[Cause, ...]:
         out.append(Cause.NOTHING_LISTENS)
     if DoctorCode.TIMED_OUT in codes:
         out.extend(c for c in (Cause.HOST_FIREWALL, Cause.ISOLATION) if c not in out)
-    if codes & {DoctorCode.UNREACHABLE, DoctorCode.UNKNOWN_HOST}:
+    if DoctorCode.NOT_P2P8S in codes:
+        out.append(Cause.WRONG_PORT)
+    if DoctorCode.UNREACHABLE in codes:
         out.append(Cause.OTHER_NETWORK)
+    if DoctorCode.UNKNOWN_HOST in codes:
+        out.append(Cause.CHECK_NAME)
     if bad & {DoctorCode.VPN}:
         out.append(Cause.VPN)
     elif bad & {DoctorCode.SEVERAL}:

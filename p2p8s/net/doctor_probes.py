@@ -33,12 +33,18 @@ from p2p8s.net.doctor import (
     check_route,
     check_self_test,
     check_tables,
+    follow_heard,
     parse_routes,
     read_env,
 )
 
 #: Seconds the self-test's service may take to register (probing, RFC 6762 §8.1).
 REGISTER_S = 4.0
+#: Seconds the TCP check waits for the first bytes of the program it reached (a p2p8s
+#: node sends its hello at once).
+ANSWER_S = 1.5
+#: Bytes of the length prefix of a handshake record (protocol/wire.md).
+_PREFIX_LENGTH = 4
 #: The DNS-SD type of the self-test's throw-away service (never a table).
 SELF_TEST_TYPE = "_p2p8s-doctor._tcp.local."
 
@@ -148,21 +154,42 @@ async def probe_tables(*, listen_s: float) -> tuple[list[Heard] | None, str | No
     except Exception as exc:
         return None, str(exc) or type(exc).__name__
     heard = []
-    for group in by_table(cards):
-        first = group[0]
+    for group in by_table(cards):  # a table in play once; every open advert (a copy of
+        first = group[0]           # a table id may be a fake)
         playing = first.seat is not None
-        heard.append(Heard(host=(first.owner or first.host_name) if playing
-                           else first.host_name,
-                           seated=first.seats if playing else first.seats - first.free,
-                           seats=first.seats, rules=first.rules, playing=playing))
+        heard += [Heard(host=(card.owner or card.host_name) if playing else card.host_name,
+                        seated=card.seats if playing else card.seats - card.free,
+                        seats=card.seats, rules=card.rules, playing=playing)
+                  for card in (group[:1] if playing else group)]
     return heard, None
 
 
+def what_answers(first: bytes) -> Reach:
+    """What the first bytes a program sent on an accepted connection say it is, without
+    the code (protocol/wire.md, "Handshake"): a p2p8s node sends its clear ``hello``
+    (``u32 HELLO_LENGTH ‖ u8 version``) or a ``busy`` record (``u32 3 ‖ u8 version``) at
+    once; nothing at all cannot tell (:attr:`Reach.OPEN`)."""
+    from p2p8s.net.handshake import BUSY_LENGTH, HELLO_LENGTH
+
+    if len(first) < _PREFIX_LENGTH:  # too little to tell, unless it cannot be a prefix
+        return Reach.OPEN if first == bytes(len(first)) else Reach.NOT_P2P8S
+    length = int.from_bytes(first[:_PREFIX_LENGTH], "big")
+    if length == HELLO_LENGTH:
+        return Reach.TABLE
+    if length == BUSY_LENGTH:
+        return Reach.TABLE_BUSY
+    return Reach.NOT_P2P8S
+
+
 async def probe_reach(host: str, port: int, *,
-                      timeout_s: float = CONNECT_S) -> tuple[Reach, str | None]:
-    """``(outcome, error)`` of a TCP connection to ``host:port`` (closed at once)."""
+                      timeout_s: float = CONNECT_S,
+                      listen_s: float = ANSWER_S) -> tuple[Reach, str | None]:
+    """``(outcome, error)`` of a TCP connection to ``host:port``: once connected, the
+    first bytes the program sends within ``listen_s`` seconds say whether it is a p2p8s
+    node (:func:`what_answers`; nothing is sent to it, so no attempt is spent)."""
     try:
-        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout_s)
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port),
+                                                timeout_s)
     except TimeoutError:
         return Reach.TIMED_OUT, None
     except ConnectionRefusedError:
@@ -175,10 +202,18 @@ async def probe_reach(host: str, port: int, *,
         if exc.errno == errno.ETIMEDOUT:
             return Reach.TIMED_OUT, None
         return Reach.OTHER, _errno_name(exc)
+    first = b""
+    with contextlib.suppress(TimeoutError, OSError):
+        while len(first) < _PREFIX_LENGTH + 1:
+            more = await asyncio.wait_for(reader.read(_PREFIX_LENGTH + 1 - len(first)),
+                                          listen_s)
+            if not more:
+                break
+            first += more
     writer.close()
     with contextlib.suppress(OSError):
         await writer.wait_closed()
-    return Reach.OPEN, None
+    return what_answers(first), None
 
 
 def _read(path: str) -> str | None:
@@ -212,4 +247,5 @@ async def diagnose(*, listen_s: float, target: tuple[str, int] | None = None) ->
     if target is not None and reaching is not None:
         outcome, why = await reaching
         findings.append(check_reach(*target, outcome, error=why))
+    findings = follow_heard(findings)  # mDNS heard: the default path does not matter
     return Report(findings=tuple(findings), causes=causes(findings, probe_env()))

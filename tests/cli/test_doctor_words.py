@@ -79,8 +79,10 @@ Multicast and mDNS
 
 Tables heard in 3 s
   ✓ 2 tables answered:
-    · Ann's table: 2/4 seated, table rules, multi-play, draw limit 3
-    · Bea's table, in play with 3 players: classic, multi-play, draw limit 3
+    · "Ann's table" (as it announces itself): 2/4 seated, table rules,
+      multi-play, draw limit 3
+    · "Bea's table" (as it announces itself), in play with 3 players: classic,
+      multi-play, draw limit 3
 
 Reaching 192.168.1.7:4242
   ✗ No answer within 3 s: something drops the connection on the way.
@@ -103,7 +105,7 @@ def test_ascii_marks_and_no_wider_than_the_terminal() -> None:
     text = _shown(ascii=True)
     assert text.isascii()
     assert "  ok wlan0: 192.168.1.20" in text and "  XX No answer" in text
-    assert "  !! A VPN is on" in text and "    - Ann's table" in text
+    assert "  !! A VPN is on" in text and "    - \"Ann's table\" (as it announces itself)" in text
     for width in (80, 60):
         assert max(len(line) for line in _shown(width=width).splitlines()) <= width
 
@@ -154,5 +156,12 @@ def test_container_advice_only_when_a_check_failed() -> None:
                                Iface("eth0", ("192.168.1.20",))]),
             check_self_test(seen_s=0.1, error=None)]
     assert Cause.CONTAINER not in causes([*fine, *check_tables([], listen_s=3.0)], boxed)
+    # refused: the machine is there, the path works; the container is not to blame
     assert causes([*fine, check_reach("192.168.1.7", 4242, Reach.REFUSED)], boxed) == (
-        Cause.CONTAINER, Cause.NOTHING_LISTENS)
+        Cause.NOTHING_LISTENS,)
+    assert causes([*fine, check_reach("192.168.1.7", 4242, Reach.TIMED_OUT)], boxed) == (
+        Cause.CONTAINER, Cause.HOST_FIREWALL, Cause.ISOLATION)
+    assert causes([*fine, check_reach("printer", 4242, Reach.UNKNOWN_HOST)], boxed) == (
+        Cause.CHECK_NAME,)
+    assert causes([*fine, check_reach("192.168.1.7", 22, Reach.NOT_P2P8S)], boxed) == (
+        Cause.WRONG_PORT,)

@@ -284,11 +284,14 @@ def test_a_table_in_play_is_listed_once_with_its_host_and_nodes() -> None:
              _card(0, "Eve", owner="Eve"), _card(1, "Bob", owner="Eve")]
     tables = by_table([c for c in cards if isinstance(c, TableCard)])
     assert [[c.seat for c in g] for g in tables] == [[0, 1, 2], [None]]
-    assert PLAIN.say(Line.TABLES_FOUND, n=len(tables)) == "2 tables on the local network:"
+    assert PLAIN.say(Line.TABLES_FOUND, n=len(tables)) == (
+        "2 tables on the local network (names and keys as they announce themselves: "
+        "nobody checks an advert):")
     line = PLAIN.say(Line.TABLE_IN_PLAY, cards=tuple(tables[0]))
-    assert line.startswith("  Eve's table in play (Eve (seat 0), Bob (seat 1), Dan (seat 2))")
-    assert line.endswith(f"id {'ab' * 8}  nodes: Eve at 10.0.0.9:4242; Bob at "
-                         "10.0.0.9:4243; Dan at 10.0.0.9:4244")
+    assert line.startswith('  "Eve\'s table" in play ("Eve" (seat 0), "Bob" (seat 1), '
+                           '"Dan" (seat 2))')
+    assert line.endswith(f'id {"ab" * 8}  nodes: "Eve" at 10.0.0.9:4242; "Bob" at '
+                         '10.0.0.9:4243; "Dan" at 10.0.0.9:4244')
 
 
 def test_a_card_in_play_carries_the_name_of_the_tables_host() -> None:

@@ -18,6 +18,7 @@ from p2p8s.net.doctor import (
     Iface,
     IfaceKind,
     Reach,
+    Report,
     Route,
     Section,
     Status,
@@ -28,10 +29,11 @@ from p2p8s.net.doctor import (
     check_route,
     check_self_test,
     check_tables,
+    follow_heard,
     parse_routes,
     read_env,
 )
-from p2p8s.net.doctor_probes import probe_reach
+from p2p8s.net.doctor_probes import probe_reach, what_answers
 from p2p8s.rules import Ruleset
 
 LINUX = Env(system="Linux")
@@ -268,3 +270,62 @@ async def test_probe_reach_a_closed_port() -> None:
         port = s.getsockname()[1]
     assert await probe_reach("127.0.0.1", port) == (Reach.REFUSED, None)
 
+
+
+def _no_default_path() -> list[Finding]:
+    """What a namespace without a multicast route finds (issue 14): no route, no group
+    on the default interface."""
+    return [*check_interfaces([LO, ETH]), *check_route([], source=None, error="ENETUNREACH"),
+            *check_group(joined="ENODEV", bound=None)]
+
+
+def test_the_default_path_is_a_note_once_mdns_was_heard() -> None:
+    for heard, expected in (
+            # heard itself, no table: as where mDNS works and nobody is heard
+            ([check_self_test(seen_s=0.2, error=None), *check_tables([], listen_s=3.0)],
+             (Cause.ISOLATION, Cause.TYPE_ADDRESS)),
+            ([check_self_test(seen_s=0.2, error=None), *_heard()], ())):
+        found = follow_heard([*_no_default_path(), *heard])
+        notes = [f for f in found if f.code in (DoctorCode.NO_ROUTE, DoctorCode.GROUP_FAILED)]
+        assert [(f.status, f.params.get("heard")) for f in notes] == [
+            (Status.WARN, True), (Status.WARN, True)]
+        assert causes(found, LINUX) == expected
+    found = follow_heard([*_no_default_path(), *_heard()])
+    assert Report(findings=tuple(found), causes=causes(found, LINUX)).failed == 0
+
+
+def test_nothing_heard_keeps_the_default_path_a_failure() -> None:
+    found = follow_heard([*_no_default_path(), check_self_test(seen_s=None, error=None),
+                          *check_tables([], listen_s=3.0)])
+    assert [f.status for f in found if f.code is DoctorCode.NO_ROUTE] == [Status.FAIL]
+    assert causes(found, LINUX)[-1] is Cause.TYPE_ADDRESS
+    # loopback only: the self-test is heard over loopback, which proves nothing
+    found = follow_heard([*check_interfaces([LO]),
+                          *check_route([], source=None, error="ENETUNREACH"),
+                          check_self_test(seen_s=0.0, error=None)])
+    assert [f.status for f in found if f.code is DoctorCode.NO_ROUTE] == [Status.FAIL]
+
+
+def test_what_answers_tells_a_p2p8s_node_without_the_code() -> None:
+    from p2p8s.net.handshake import busy_record
+
+    assert what_answers(b"") is Reach.OPEN
+    assert what_answers((58).to_bytes(4, "big") + b"\x03") is Reach.TABLE
+    assert what_answers(busy_record(4)) is Reach.TABLE_BUSY
+    assert what_answers(b"SSH-2.0-OpenSSH_9.6\r\n") is Reach.NOT_P2P8S
+    assert what_answers(b"\x00\x00") is Reach.OPEN  # cut short: cannot tell
+    assert what_answers(b"HT") is Reach.NOT_P2P8S
+
+
+async def test_probe_reach_tells_a_table_from_another_program() -> None:
+    async def table(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write((58).to_bytes(4, "big") + b"\x03" + bytes(57))  # a clear hello
+
+    async def ssh(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"SSH-2.0-OpenSSH_9.6\r\n")
+
+    for handler, outcome in ((table, Reach.TABLE), (ssh, Reach.NOT_P2P8S)):
+        server = await asyncio.start_server(handler, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        async with server:
+            assert await probe_reach("127.0.0.1", port) == (outcome, None)

@@ -97,11 +97,13 @@ def test_tables_lists_two_tables(lan: Lan, procs: list[Proc], tmp_path: Path) ->
                       prefix=lan.prefix(3))
         procs.append(tables)
         assert tables.wait(15) == 0
-        if "2 tables on the local network:" in tables.output:
+        if "2 tables on the local network " in tables.output:
             break
     out = tables.output
-    assert "2 tables on the local network:" in out, out
-    assert "Ann's table  1/4 seated, 3 free  classic" in out, out
+    assert "2 tables on the local network (names and keys as they announce themselves: " \
+           "nobody checks an advert):" in out, out
+    assert '"Ann\'s table" (as it announces itself)  1/4 seated, 3 free  classic' in out, out
     assert f"at {lan.addresses[0]}:" in out and f"at {lan.addresses[1]}:" in out, out
-    assert "Dan's table  1/6 seated, 5 free  table rules" in out, out
+    assert '"Dan\'s table" (as it announces itself)  1/6 seated, 5 free  table rules' \
+           in out, out
     assert "127.0.0.1" not in out

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from p2p8s.cli.words import Speaker, Template
+from p2p8s.cli.words.net import announced
 from p2p8s.cli.words.rules import describe_rules
 from p2p8s.errors import Code
 from p2p8s.net.doctor import Cause, DoctorCode, Finding, Heard, IfaceKind, Section, Status
@@ -78,9 +79,11 @@ def _errno(text: str) -> Any:
 
 def _table(speaker: Speaker, p: Mapping[str, Any]) -> str:
     table: Heard = p["table"]
-    text = ("{host}'s table, in play with {seats} players: {rules}" if table.playing
-            else "{host}'s table: {seated}/{seats} seated, {rules}")
-    return speaker.format(text, host=table.host, seated=table.seated, seats=table.seats,
+    text = ("{table} (as it announces itself), in play with {seats} players: {rules}"
+            if table.playing else
+            "{table} (as it announces itself): {seated}/{seats} seated, {rules}")
+    return speaker.format(text, table=announced(speaker, table.host, table=True),
+                          seated=table.seated, seats=table.seats,
                           rules=describe_rules(table.rules, speaker))
 
 
@@ -108,9 +111,15 @@ _FINDINGS: dict[Any, Template] = {
     DoctorCode.ROUTE_MULTICAST: "Multicast has a route: 224.0.0.0/4 by {name}.",
     DoctorCode.ROUTE_DEFAULT: "Multicast follows the default route, by {name}.",
     DoctorCode.ROUTE_SOCKET: "Multicast has a route (from {address}).",
-    DoctorCode.NO_ROUTE: _errno("No route for multicast: mDNS cannot leave this machine"),
+    DoctorCode.NO_ROUTE: lambda sp, p: _errno(
+        "No default route for multicast, yet mDNS was heard: zeroconf sends on each "
+        "interface, nothing to fix" if p.get("heard") else
+        "No route for multicast: mDNS cannot leave this machine")(sp, p),
     DoctorCode.GROUP_JOINED: "Joined the mDNS group 224.0.0.251, port 5353.",
-    DoctorCode.GROUP_FAILED: "Could not join the mDNS group 224.0.0.251 ({error}).",
+    DoctorCode.GROUP_FAILED: lambda sp, p: sp.format(
+        "The mDNS group 224.0.0.251 could not be joined on the default interface "
+        "({error}), yet mDNS was heard: zeroconf joins on each interface, nothing to fix."
+        if p.get("heard") else "Could not join the mDNS group 224.0.0.251 ({error}).", **p),
     DoctorCode.PORT_BUSY: "Port 5353 is held by another program alone ({error}); zeroconf "
                           "may still share it.",
     DoctorCode.SELF_SEEN: lambda sp, p: sp.format(
@@ -123,7 +132,14 @@ _FINDINGS: dict[Any, Template] = {
     DoctorCode.TABLE: _table,
     DoctorCode.NO_TABLES: "No table answered (is someone hosting one right now?).",
     DoctorCode.LISTEN_ERROR: "Could not listen for tables ({error}).",
-    DoctorCode.REACHED: "Connected: a program listens there.",
+    DoctorCode.REACHED: "Connected: a program listens there, but it sent nothing, so "
+                        "this cannot tell whether it is a p2p8s table.",
+    DoctorCode.REACHED_TABLE: "Connected: a p2p8s table answers there (the code is "
+                              "checked when you join).",
+    DoctorCode.REACHED_BUSY: "Connected: a p2p8s table answers there, but it turned "
+                             "this attempt away for now (busy, or slowing down this "
+                             "address after wrong codes).",
+    DoctorCode.NOT_P2P8S: "Connected, but the program on port {port} is not p2p8s.",
     DoctorCode.REFUSED: "Refused: the machine is there but nothing listens on port {port}.",
     DoctorCode.TIMED_OUT: "No answer within {timeout_s:g} s: something drops the "
                           "connection on the way.",
@@ -159,6 +175,9 @@ _CAUSES: dict[Any, Template] = {
     Cause.HOST_FIREWALL: "The host's firewall may drop the connection: on the host, allow "
                          "Python through it.",
     Cause.OTHER_NETWORK: "The two machines are on different networks: join the same one.",
+    Cause.CHECK_NAME: "The name may be mistyped: check it, or use the IP address "
+                      "instead (the line on the host's screen shows it).",
+    Cause.WRONG_PORT: "The port is wrong: ask the host for the line its screen shows now.",
     Cause.TYPE_ADDRESS: "Join without mDNS: ask the host for the line its screen shows and "
                         "type it here: p2p8s join CODE@HOST:PORT",
 }

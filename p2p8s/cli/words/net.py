@@ -8,6 +8,7 @@ A peer never sends words: a ``refuse`` or ``bye`` carries a code
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -41,9 +42,14 @@ class Line(Code):
     DEALING = "dealing"  # people, computers, dots
     NAME_RULE = "name-rule"  # limit
     LEFT_TABLE = "left-table"
+    STOPPED_LOOKING = "stopped-looking"  # Ctrl-C before any table was joined
+    STOPPED = "stopped"  # Ctrl-C before a command took over
+    INVITE_MISSING = "invite-missing"  # join without CODE (click's usage error)
+    CODE_MISSING = "code-missing"  # text (an address without its code; MalformedInput)
     NO_TABLES = "no-tables"  # timeout_s
     TABLES_FOUND = "tables-found"  # n
     CARD_OPEN = "card-open"  # card
+    SAME_ID = "same-id"  # n (open adverts of one table id: all but one are not it)
     TABLE_IN_PLAY = "table-in-play"  # cards (one per node of the table, by seat)
     ASK_FOR_CODE = "ask-for-code"
     TABLE_OPEN = "table-open"  # rules, seats
@@ -63,8 +69,8 @@ class Line(Code):
     LOOKING = "looking"  # code, dots
     TRYING_LAST = "trying-last"  # addresses: where the table was the last time
     NOT_AT_LAST = "not-at-last"  # code, timeout_s, addresses (a LocalError)
-    FOUND = "found"  # tables (each table's addresses)
-    NO_TABLE_ANSWERED = "no-table-answered"  # code, tables (tried; a LocalError)
+    FOUND = "found"  # tables (per table id, each advert's addresses)
+    NO_TABLE_ANSWERED = "no-table-answered"  # code, tables (tried), answered (a LocalError)
     BUSY_RETRY = "busy-retry"  # wait_s
     ALREADY_HERE_WAIT = "already-here-wait"  # seconds, dots
     ALREADY_HERE = "already-here"  # fingerprint (a LocalError)
@@ -209,13 +215,37 @@ def _card_rules(speaker: Speaker, card: TableCard) -> str:
                           preset=card.rules.name, changes=changes) if changes else rules
 
 
+#: What a name must not hold to be shown: a name that reads like a command line.
+_COMMAND_LIKE = re.compile(r"p2p8s|\bjoin\b|@|://|\$|`", re.I)
+
+
+def announced(speaker: Speaker, name: str, *, table: bool = False) -> str:
+    """A name heard in an advert (unsigned: anyone may send any), shown as a claim: in
+    double quotes (one inside becomes ``'``, anything unprintable ``?``), ``table``:
+    as the name of a table (``"Ann's table"``); a name that reads like a command (it
+    names p2p8s or join, or holds ``@``, ``://``, ``$`` or a backquote) is not shown.
+    """
+    text = "".join(ch if ch.isprintable() else "?" for ch in name).replace('"', "'")
+    if _COMMAND_LIKE.search(text):
+        return speaker.format("a table whose name reads like a command (not shown)"
+                              if table else "a name that reads like a command (not shown)")
+    return speaker.format('"{name}\'s table"' if table else '"{name}"', name=text)
+
+
+def _claimed_key(speaker: Speaker, fingerprint: str) -> str:
+    return speaker.format("claims key {fingerprint}", fingerprint=fingerprint) \
+        if fingerprint else speaker.format("no key given")
+
+
 def _card(text: str) -> Say:
     def say(speaker: Speaker, params: Mapping[str, Any]) -> str:
         card: TableCard = params["card"]
-        return speaker.format(text, host=card.host_name, seat=card.seat,
-                              taken=card.seats - card.free, seats=card.seats,
-                              free=card.free, rules=_card_rules(speaker, card),
-                              fingerprint=card.fingerprint, id=card.table_id,
+        return speaker.format(text, table=announced(speaker, card.host_name, table=True),
+                              seat=card.seat, taken=card.seats - card.free,
+                              seats=card.seats, free=card.free,
+                              rules=_card_rules(speaker, card),
+                              key=_claimed_key(speaker, card.fingerprint),
+                              id=card.table_id,
                               where=_where(card))
 
     return say
@@ -225,19 +255,28 @@ def _in_play(speaker: Speaker, params: Mapping[str, Any]) -> str:
     cards: Sequence[TableCard] = params["cards"]
     first = cards[0]
     owner = first.owner or next((c.host_name for c in cards if c.seat == 0), None)
-    who = ", ".join(speaker.format("{name} (seat {seat})", name=c.host_name, seat=c.seat)
-                    for c in cards)
-    where = "; ".join(speaker.format("{name} at {where}", name=c.host_name, where=_where(c))
-                      for c in cards)
-    text = "  {owner}'s table in play" if owner else "  a table in play"
-    return speaker.format(text + " ({who})  {rules}  id {id}  nodes: {where}", owner=owner,
-                          who=who, rules=describe_rules(first.rules), id=first.table_id,
-                          where=where)
+    who = ", ".join(speaker.format("{name} (seat {seat})", name=announced(
+        speaker, c.host_name), seat=c.seat) for c in cards)
+    where = "; ".join(speaker.format("{name} at {where}", name=announced(
+        speaker, c.host_name), where=_where(c)) for c in cards)
+    text = "  {owner} in play" if owner else "  a table in play"
+    return speaker.format(text + " ({who})  {rules}  id {id}  nodes: {where}",
+                          owner=announced(speaker, owner, table=True) if owner else None,
+                          who=who, rules=describe_rules(first.rules),
+                          id=first.table_id, where=where)
+
+
+def _table_at(speaker: Speaker, adverts: Sequence[str]) -> str:
+    """One table id's adverts: ``A`` or ``A or B (2 adverts of one table id)``."""
+    if len(adverts) == 1:
+        return adverts[0]
+    return speaker.format("{where} ({n} adverts of one table id)",
+                          where=" or ".join(adverts), n=len(adverts))
 
 
 def _found(speaker: Speaker, params: Mapping[str, Any]) -> str:
     tables: Sequence[Sequence[str]] = params["tables"]
-    where = "; ".join(", ".join(t) for t in tables)
+    where = "; ".join(_table_at(speaker, t) for t in tables)
     if len(tables) == 1:
         return speaker.format("Found a table at {where}; trying it for this code",
                               where=where)
@@ -250,11 +289,12 @@ def _no_table_answered(speaker: Speaker, params: Mapping[str, Any]) -> str:
     lines = [speaker.format("no table here answered to code {code}; tried {n} table{n:s}, "
                             "none proved this code (a wrong code, or the table is not "
                             "among them):", code=params["code"], n=len(tables))]
-    lines += [speaker.format("  - {where}", where=", ".join(t)) for t in tables]
+    lines += [speaker.format("  - {where}", where=_table_at(speaker, t)) for t in tables]
     lines.append(speaker.format("  Check the code with the host, or type the line its "
                                 "screen shows: p2p8s join {code}@HOST:PORT", **params))
-    lines.append(speaker.format("  To see why this network hides tables, run: p2p8s "
-                                "doctor"))
+    if not params.get("answered"):  # found by mDNS, yet no connection got through
+        lines.append(speaker.format("  To see why the table cannot be reached, run: "
+                                    "p2p8s doctor HOST:PORT"))
     return "\n".join(lines)
 
 
@@ -446,11 +486,21 @@ _LINES: dict[Line, Template] = {
     Line.DEALING: _dealing,
     Line.NAME_RULE: "a name is 1 to {limit} printable characters",
     Line.LEFT_TABLE: "Left the table.",
+    Line.STOPPED_LOOKING: "Stopped before joining any table.",
+    Line.STOPPED: "Stopped.",
+    Line.INVITE_MISSING: "say which table: p2p8s join CODE, or the line on the host's "
+                         "screen (CODE@HOST:PORT)",
+    Line.CODE_MISSING: _with("the table code is missing in {text}: type the whole line on "
+                             "the host's screen, CODE@HOST:PORT (like "
+                             "7KQ4MX@192.168.1.20:4242)", text=_typed()),
     Line.NO_TABLES: "No tables found on the local network in {timeout_s:g} s.",
-    Line.TABLES_FOUND: "{n} table{n:s} on the local network:",
+    Line.TABLES_FOUND: "{n} table{n:s} on the local network (names and keys as they "
+                       "announce themselves: nobody checks an advert):",
     Line.TABLE_IN_PLAY: _in_play,
-    Line.CARD_OPEN: _card("  {host}'s table  {taken}/{seats} seated, {free} free  {rules}  "
-                          "key {fingerprint}  id {id}  at {where}"),
+    Line.CARD_OPEN: _card("  {table} (as it announces itself)  {taken}/{seats} seated, "
+                          "{free} free  {rules}  {key}  id {id}  at {where}"),
+    Line.SAME_ID: "  (these {n} adverts claim one table id: at most one is that table, "
+                  "and only the code tells which; join tries each)",
     Line.ASK_FOR_CODE: "Ask the host for the code, then run: p2p8s join CODE",
     Line.TABLE_OPEN: "Table open: {rules}; {seats} seats.",
     Line.YOUR_KEY: "Your key: {fingerprint}",

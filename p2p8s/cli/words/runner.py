@@ -23,6 +23,12 @@ from p2p8s.table.sync import SyncCode
 
 C = LinkCode
 
+
+class ScreenLine(Code):
+    """Lines of the table screen itself (params after the name)."""
+
+    TO_PLAY = "screen-to-play"  # seat (whose turn it is now: another seat)
+
 #: How a peer left or came back, as said in brackets after its name.
 _HOW: dict[Code, str] = {
     C.GONE_LEFT: "left the table",
@@ -125,6 +131,7 @@ def _invalid(tail: str) -> Template:
 
 
 TEMPLATES: dict[Enum, Template] = {
+    ScreenLine.TO_PLAY: "{seat:name}'s turn…",
     C.LEFT_TAKEN_OVER: "{seat:name} left the table: the computer plays their seat",
     C.WAITING_FOR_OTHERS: "Waiting for the others to come back — Ctrl-C / quit to leave",
     C.WAITING_FOR: "Waiting for {seat:name} to come back — Ctrl-C / quit to leave",
