@@ -360,7 +360,8 @@ def test_a_rejoined_node_whose_last_peer_quits_on_its_turn_ends_the_match_and_sa
 
 
 def test_a_node_whose_takeover_can_never_finish_rebuilds_at_once() -> None:
-    """Seat 3 drops from seats 0 and 1, who begin the recovery of its key; seat 2 (still
+    """On its turn (a lost seat is served, not taken over, until it must act), seat 3
+    drops from seats 0 and 1, who begin the recovery of its key; seat 2 (still
     connected to it) rebuilds from seat 0's log before publishing its share, which is
     lost with its round secrets: the recovery can never finish. Back and reaching seats
     0 and 1 (not 2), seat 3 sees it begun: it rebuilds from seat 0's log at once (its key then
@@ -370,6 +371,10 @@ def test_a_node_whose_takeover_can_never_finish_rebuilds_at_once() -> None:
     net.start_settled()
     node = net.nodes[3]
     node.auto = False
+    net.run(lambda: node.table.my_turn, 20_000)
+    while net.deliver():
+        pass
+    assert node.table.my_turn
     net.reset(3, 0)
     net.reset(3, 1)
     net.tamper = lambda sender, to, game: to != 2  # seat 2 sees no share yet
