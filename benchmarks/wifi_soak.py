@@ -141,8 +141,6 @@ class Chaos:
     stop_s: tuple[float, float] = (5.0, 30.0)
     gap: tuple[int, int] = (1, 6)
     kinds: tuple[Kind, ...] = tuple(Kind)
-    #: take ``kinds`` in their order, one after another (else at random)
-    in_turn: bool = False
     freeze_s: float = 90.0
     timeout_s: float = 3600.0
     max_matches: int = 50
@@ -485,7 +483,6 @@ class Match:
         active: Fault | None = None
         back: Fault | None = None  # undone, until its node is back in play
         owed, round_no, gap, moves_since = 0, 0, rng.randint(*c.gap), 0
-        placed = 0
         while True:
             now = time.monotonic()
             if now > self.deadline:
@@ -535,10 +532,8 @@ class Match:
             if (active is None and back is None and owed > 0 and moves_since >= gap
                     and len(waiting) == len(self.table) and round_no <= self.rounds
                     and not any(w.finished for w in self.watch.values())):
-                kind = c.kinds[placed % len(c.kinds)] if c.in_turn else rng.choice(c.kinds)
-                active = self.inject(kind, rng.choice(self.table), round_no)
+                active = self.inject(rng.choice(c.kinds), rng.choice(self.table), round_no)
                 owed -= 1
-                placed += 1
             time.sleep(0.1)
 
     def wait_for_exits(self) -> None:
@@ -759,8 +754,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="moves between two faults")
     parser.add_argument("--kinds", default=",".join(k.name.lower() for k in Kind),
                         help="faults to inject: " + ",".join(k.name.lower() for k in Kind))
-    parser.add_argument("--in-turn", action="store_true",
-                        help="take the --kinds in their order, one after another")
     parser.add_argument("--freeze-s", type=float, default=90.0)
     parser.add_argument("--timeout", type=float, default=1650.0,
                         help="seconds for the whole soak (under a `timeout 1800` with the "
@@ -773,7 +766,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                   seed=args.seed, pace_s=args.pace, link_down_s=args.link_down_s,
                   stop_s=args.stop_s, gap=tuple(args.gap), freeze_s=args.freeze_s,
                   kinds=tuple(Kind[k.strip().upper()] for k in args.kinds.split(",")),
-                  in_turn=args.in_turn,
                   timeout_s=args.timeout,
                   air=None if args.kernel_bridge else Air(
                       delay_ms=args.delay_ms, jitter_ms=args.jitter_ms, loss=args.loss,

@@ -1,8 +1,8 @@
-"""The Wi-Fi chaos soak, small (issue #11 §5; root only, about a minute).
+"""The Wi-Fi chaos soak, small (issue #11 §5; root only, about two minutes).
 
 ``benchmarks/wifi_soak.py`` as CI runs it: 3 nodes in network namespaces with real mDNS on
-the bad-Wi-Fi bridge (100 ± 30 ms, 5 % loss), 1 round of paced ``--auto`` play with 3
-short faults in turn (link down, SIGSTOP, kill -9 and rejoin). Every node
+the bad-Wi-Fi bridge (100 ± 30 ms, 5 % loss), 2 rounds of paced ``--auto`` play with 3
+short faults a round (link down, address change, SIGSTOP, kill -9 and rejoin). Every node
 is honest, so nothing may freeze, nobody may be accused, every log must audit and no log
 may lack an entry the table saw. The full soak (≥ 20 rounds, ≥ 40 faults) is the
 benchmark's job.
@@ -19,7 +19,7 @@ from .netns import unavailable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from wifi_soak import MUST_BE_ZERO, Chaos, Kind, Trouble, report, soak
+from wifi_soak import MUST_BE_ZERO, Chaos, Trouble, report, soak
 
 REASON = unavailable()
 
@@ -32,17 +32,15 @@ REASON = unavailable()
 def test_a_small_table_survives_a_bad_wifi_with_drops_moves_sleeps_and_kills(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("P2P8S_PACE_S", "0.25")
-    chaos = Chaos(nodes=3, rounds=1, faults_per_round=3, seed=11, link_down_s=(5.0, 7.0),
-                  stop_s=(5.0, 7.0), gap=(1, 3), kinds=(Kind.LINK_DOWN, Kind.STOP, Kind.KILL),
-                  in_turn=True, freeze_s=40.0, timeout_s=90.0, max_matches=1,
-                  workdir=tmp_path)
+    chaos = Chaos(nodes=3, rounds=2, faults_per_round=3, seed=11, link_down_s=(5.0, 8.0),
+                  stop_s=(5.0, 8.0), gap=(1, 4), freeze_s=40.0, timeout_s=125.0,
+                  max_matches=1, workdir=tmp_path)
     totals = soak(chaos)
     report(chaos, totals, 0.0)
     assert {t: totals.count(t) for t in (*MUST_BE_ZERO, Trouble.CRASH, Trouble.SETUP)} == {
         t: 0 for t in (*MUST_BE_ZERO, Trouble.CRASH, Trouble.SETUP)}
     assert totals.completed >= chaos.rounds
-    # a drop, a sleep and a kill (then the rejoin), one after another in the round
-    assert [f.kind for f in totals.faults] == [Kind.LINK_DOWN, Kind.STOP, Kind.KILL]
+    assert len(totals.faults) >= 4
 
 
 AUDIT_STOPPED = """\
