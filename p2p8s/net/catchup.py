@@ -28,6 +28,7 @@ from p2p8s.store.tablelog import (
     CorruptLog,
     TableLogWriter,
     find_logs,
+    going_on,
     log_path,
     read_log,
     table_secret,
@@ -147,7 +148,9 @@ def new_log(mesh: Mesh, config: TableConfig, log_dir: Path | None, frames: Seque
     """This node's table log in ``log_dir`` (None: the user data directory), with
     ``frames`` in it. ``rejoined`` (a restarted or rebuilt node): the newest readable
     file of this table, seat and match is continued — a ``{"rejoined": true}`` mark, then
-    only the frames it lacks. Frames it holds that are not among ``frames`` (the log the
+    the frames it lacks, so that the file's frames are ``frames`` in their order (those it
+    holds out of that order are named ``"moved"`` and written again). Frames it holds that
+    are not among ``frames`` (the log the
     table is rebuilt from: this node's moves of a void table, and what only it got) are
     named in that mark (``"rebuilt": true, "void": [id, …]``,
     :meth:`~p2p8s.store.tablelog.TableLogWriter.void`): kept for the record, not the
@@ -155,15 +158,14 @@ def new_log(mesh: Mesh, config: TableConfig, log_dir: Path | None, frames: Seque
     Raises OSError if no file can be written."""
     header = log_header(config, mesh)
     if rejoined:
-        given = set(frames)
         for path in reversed(find_logs(mesh.node.table, mesh.seat, directory=log_dir)):
             try:
                 held = read_log(path).frames
                 log = TableLogWriter.resume(path, header)
             except (CorruptLog, OSError):
                 continue
-            log.void([f for f in held if f not in given],
-                     {"rejoined": True, "at": header["started"]})
+            void, moved = going_on(held, frames)
+            log.void(void, {"rejoined": True, "at": header["started"]}, moved=moved)
             for frame in frames:
                 log.append(frame)
             return log

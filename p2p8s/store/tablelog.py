@@ -24,7 +24,10 @@ others never got: it rebuilt from their log) continues it too: a ``{"rebuilt": t
 "void": [frame id, …]}`` mark (:meth:`TableLogWriter.void`) names the frames before it
 that the table it goes on with does not hold (their SHA-256, hex); they stay in the file
 for anyone to read (:attr:`TableLog.void`) but are not the table's frames
-(:attr:`TableLog.frames`), so the audit does not count them. Older versions wrote a
+(:attr:`TableLog.frames`), so the audit does not count them. The frames it holds that
+the table it goes on with took in another order are named in the mark's ``"moved"`` and
+written again after it, so the file's frames are in the order that table took them in
+(the audit replays them as the live node did). Older versions wrote a
 ``-2``, ``-3``… file instead; those still read.
 
 Reading is strict by default (:class:`CorruptLog` for any damage); with ``salvage`` the
@@ -46,7 +49,7 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -267,15 +270,27 @@ class TableLogWriter:
         self._file.write(_record(MARK, json.dumps(note, sort_keys=True).encode()))
         self.sync()
 
-    def void(self, frames: Iterable[bytes], note: dict[str, Any]) -> None:
+    def void(self, frames: Iterable[bytes], note: dict[str, Any], *,
+             moved: Iterable[bytes] = ()) -> None:
         """Declare ``frames`` (held by this log) void from here on: a mark of ``note``
         with ``"rebuilt": true`` and ``"void"``, their ids (hex) — ``note`` alone when
         none is held. They stay in the file but no longer count as held (the same bytes
-        may come again, after the mark)."""
+        may come again, after the mark). ``moved`` (held, not void) are the table's
+        frames at a place of the log it goes on with that is not theirs here (it took
+        them in another order): named in the mark's ``"moved"``, they no longer count
+        at their place before it and are written again (:meth:`append`) at theirs."""
         ids = [frame_id(f) for f in frames if frame_id(f) in self._held]
-        self.mark({**note, "rebuilt": True, "void": [i.hex() for i in ids]} if ids else note)
-        self._held.difference_update(ids)
-        self.frames -= len(ids)
+        gone = set(ids)
+        again = [i for i in dict.fromkeys(frame_id(f) for f in moved)
+                 if i in self._held and i not in gone]
+        mark = dict(note)
+        if ids or again:
+            mark.update({"rebuilt": True, "void": [i.hex() for i in ids]})
+        if again:
+            mark["moved"] = [i.hex() for i in again]
+        self.mark(mark)
+        self._held.difference_update(ids + again)
+        self.frames -= len(ids) + len(again)
 
     def sync(self) -> None:
         """Flush and fsync the file (round end, close)."""
@@ -294,6 +309,20 @@ class TableLogWriter:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+def going_on(held: Sequence[bytes], frames: Sequence[bytes]
+             ) -> tuple[list[bytes], list[bytes]]:
+    """A log holding ``held`` (in file order) goes on with the table rebuilt from
+    ``frames`` (in the order it took them in): the held frames that are void (not among
+    ``frames``) and those to move (:meth:`TableLogWriter.void`) — every held frame from
+    the first one out of ``frames``' order on, so that after the mark and appending
+    ``frames`` the log's frames are exactly ``frames``, in order."""
+    given = set(frames)
+    kept = [f for f in held if f in given]
+    same = next((i for i, (a, b) in enumerate(zip(kept, frames, strict=False)) if a != b),
+                len(kept))
+    return [f for f in held if f not in given], kept[same:]
 
 
 def parse_log(data: bytes, *, name: str | None = None, salvage: bool = False) -> TableLog:
@@ -347,17 +376,25 @@ def parse_log(data: bytes, *, name: str | None = None, salvage: bool = False) ->
 
 def _void(mark: dict[str, Any], frames: list[bytes], offsets: list[int],
           void: list[bytes]) -> None:
-    """A ``rebuilt`` mark: move the frames it names (by id) from ``frames`` (and their
-    ``offsets``) to ``void``. Ids that are not hex, or name no frame before it, are
-    skipped (the mark is a note; the frames are what is signed)."""
-    named = mark.get("void") if mark.get("rebuilt") is True else None
-    if not isinstance(named, list):
+    """A ``rebuilt`` mark: move the frames it names (by id) in ``"void"`` from ``frames``
+    (and their ``offsets``) to ``void``, and drop those it names in ``"moved"`` (written
+    again after it, at their place in the table it goes on with). Ids that are not hex,
+    or name no frame before it, are skipped (the mark is a note; the frames are what is
+    signed)."""
+    if mark.get("rebuilt") is not True:
         return
-    ids = {bytes.fromhex(i) for i in named if isinstance(i, str) and _is_hex(i)}
-    keep = [k for k, f in enumerate(frames) if frame_id(f) not in ids]
+    ids, moved = _ids(mark.get("void")), _ids(mark.get("moved"))
+    keep = [k for k, f in enumerate(frames) if frame_id(f) not in ids | moved]
     void.extend(f for f in frames if frame_id(f) in ids)
     frames[:] = [frames[k] for k in keep]
     offsets[:] = [offsets[k] for k in keep]
+
+
+def _ids(named: object) -> set[bytes]:
+    """The frame ids a mark names (a list of hex strings; anything else is skipped)."""
+    if not isinstance(named, list):
+        return set()
+    return {bytes.fromhex(i) for i in named if isinstance(i, str) and _is_hex(i)}
 
 
 def _is_hex(text: str) -> bool:

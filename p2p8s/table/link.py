@@ -587,6 +587,8 @@ class Link(LinkState):
         self._maybe_back(seat, now)
 
     def _back(self, seat: int, how: LinkCode, *, moved: str | None) -> None:
+        if self.done is not None:
+            self.telling.add(seat)  # owed until its bye: the runner lingers for it
         self.away.discard(seat)
         self.alone = False
         self.relays.drop(seat)  # it resends, or rebuilds: relays are not due

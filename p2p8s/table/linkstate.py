@@ -65,6 +65,9 @@ class LinkState:
         self.pending: dict[int, int] = {}  # connected again, waiting for its sync
         self.expect: dict[int, int] = {}  # seat -> its posted count: peer_back once in
         self.away: set[int] = set()  # seats whose node this node misses
+        #: seats whose node came back after this run was done: given what it missed (the
+        #: log, or resends), owed until it says it finished (its ``bye``)
+        self.telling: set[int] = set()
         self.gone_for_good = self.outcome.gone_for_good  # seats that left, in order
         #: a restored node: the peers told it restarted, on which connection (a ``sync``
         #: on that one is of the old run: no resend is due for it)
@@ -120,9 +123,10 @@ class LinkState:
 
     @property
     def owed(self) -> list[int]:
-        """After the end of the match here: the other people's seats whose node is away
-        and has not left nor finished (they are told the result when they come back)."""
-        return sorted(s for s in self.away | set(self.pending)
+        """After the end of the match here (or the rounds asked for): the other people's
+        seats whose node is away, or came back and is being given what it missed, and has
+        not left nor finished (said ``bye`` after catching up)."""
+        return sorted(s for s in self.away | set(self.pending) | self.telling
                       if s not in self.gone_for_good and s not in self.outcome.finished)
 
     @property

@@ -35,7 +35,8 @@ async def test_a_broadcast_cut_short_by_a_dying_node_reaches_every_peer(
     async with proxied_table(rules) as (_nodes, meshes, proxies):
         to0, to1, to2 = proxies  # seat 2's links: to seat 0 (to0), to seat 1 (to2, to1)
         options = [Options(auto=get_bot("max"), auto_delay_s=0.05, rounds=1,
-                           turn_timeout_s=5.0, log_dir=tmp_path / str(i)) for i in range(3)]
+                           turn_timeout_s=5.0, linger_s=0.5, log_dir=tmp_path / str(i))
+                   for i in range(3)]  # (seat 2 is gone for good: not waited for long)
         tasks = [asyncio.ensure_future(play_table(m, f, options=o))
                  for m, f, o in zip(meshes, fronts, options, strict=True)]
         try:

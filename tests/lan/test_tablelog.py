@@ -13,6 +13,7 @@ from p2p8s.store.tablelog import (
     CorruptLog,
     TableLogWriter,
     find_logs,
+    going_on,
     log_path,
     parse_log,
     read_log,
@@ -170,3 +171,37 @@ def test_a_rebuilt_mark_with_junk_ids_voids_only_what_it_names(tmp_path: Path) -
     got = read_log(path)
     assert got.frames == (b"a",) and got.void == ()
     assert got.marks[-1] == {"rejoined": True}
+
+
+def test_a_log_going_on_with_a_table_taken_in_another_order_takes_that_order(
+        tmp_path: Path) -> None:
+    """A rebuilt node's table took the frames in the order of the log it was rebuilt
+    from; its own file held some of them in another order (the soak: Dan's share
+    revealed before Bob's message 18 in Dan's file, after it in Ann's log — the audit of
+    Dan's file then held message 18 for a recovery and said the log lacks it). The file
+    goes on in the table's order: the frames out of it are named ``moved`` and written
+    again, so the audit replays what the live node did."""
+    path = tmp_path / f"x{SUFFIX}"
+    header = {"table": "ab", "seed": "00", "me": 1}
+    held = [b"a", b"share", b"mine", b"m18"]
+    with TableLogWriter.create(path, header) as log:
+        for f in held:
+            log.append(f)
+    frames = [b"a", b"m18", b"share", b"b"]  # the log the table was rebuilt from
+    void, moved = going_on(held, frames)
+    assert void == [b"mine"] and moved == [b"share", b"m18"]
+    with TableLogWriter.resume(path, header) as log:
+        log.void(void, {"rejoined": True}, moved=moved)
+        assert log.frames == 1
+        assert [log.append(f) for f in frames] == [False, True, True, True]
+        log.append(b"c")  # played on
+    got = read_log(path)
+    assert got.frames == (b"a", b"m18", b"share", b"b", b"c") and got.void == (b"mine",)
+    assert len(got.offsets) == len(got.frames)
+    [mark] = got.marks
+    assert len(mark["moved"]) == 2 and len(mark["void"]) == 1
+    with TableLogWriter.resume(path, header) as log:  # resumed again: nothing twice
+        assert log.frames == 5 and not log.append(b"share")
+    # in the table's order already (the usual case): nothing moves
+    assert going_on([b"a", b"x", b"b"], [b"a", b"b", b"c"]) == ([b"x"], [])
+    assert going_on([], [b"a"]) == ([], [])

@@ -355,12 +355,11 @@ def test_a_relayed_frame_after_a_gap_is_not_counted_as_received_from_its_node() 
 
 
 @pytest.mark.parametrize("over", [True, False])
-def test_a_crashed_node_is_owed_the_result_only_when_the_match_is_over(over: bool) -> None:
+def test_a_crashed_node_is_owed_the_result_or_the_rounds_asked_for(over: bool) -> None:
     """Seat 2's node dies mid-round; the others take it over and finish the round. Where
     the round ends the match, the node is :attr:`~p2p8s.table.link.Link.owed` the result
-    (the runner lingers ``linger_s`` for it, protocol/table.md "Match over"); where only
-    the ``--rounds`` cut-off ends the run, nothing is owed in the match's name. (A deal
-    that ended the match held the runner test's live nodes 60 s, past its 40 s wait.)"""
+    (the runner lingers ``linger_s`` for it, protocol/table.md "Match over"); so it is
+    where only the ``--rounds`` cut-off ends the run (the rounds it missed)."""
     net = LinkNet(3, target=1 if over else 10_000, rounds={0: 1, 1: 1})
     net.start()
     net.run(lambda: net.applied(0) >= 3)
@@ -377,6 +376,43 @@ def test_a_crashed_node_is_owed_the_result_only_when_the_match_is_over(over: boo
         assert node.link.outcome.match_over is over
         assert node.link.owed == [2]  # away, not left: it may come back for the result
     assert len(net.transcripts()) == 1
+
+
+@pytest.mark.parametrize("over", [True, False])
+def test_a_node_back_after_the_end_stays_owed_until_its_bye(over: bool) -> None:
+    """Seat 2's node is cut off while the others finish the match (or the rounds asked
+    for). When it comes back it is given what it missed (the log, or resends) — and
+    stays :attr:`~p2p8s.table.link.Link.owed` until it says it finished: the others
+    used to leave as soon as its sync came, before it had what they sent (the soak:
+    "Dan is back", "Leaving the table", and Dan waited for good)."""
+    net = LinkNet(3, target=1 if over else 10_000, rounds={0: 1, 1: 1, 2: 1})
+    net.start()
+    net.run(lambda: net.applied(0) >= 3)
+    for w in net.wires[:3]:
+        if 2 in (w.a, w.b):
+            w.open = False
+            for q in w.queues.values():
+                q.clear()
+    for seat in (0, 1):
+        net.lose(seat, net.wires[net.nodes[seat].peers[2]])
+    net.run(lambda: all(net.nodes[s].link.done is not None for s in (0, 1)), 50_000)
+    assert net.nodes[2].link.done is None
+    assert all(net.nodes[s].link.owed == [2] for s in (0, 1))
+    for seat in (0, 1):
+        net.connect(2, seat)
+    net.run(lambda: net.nodes[2].link.done is not None or net.nodes[2].link.rebuild
+            is not None, 50_000)
+    for seat in (0, 1):  # back, given what it missed: still owed
+        assert 2 not in net.nodes[seat].link.away
+        assert net.nodes[seat].link.owed == [2]
+    if net.nodes[2].link.rebuild is not None:
+        net.rebuild(2)
+        net.run(lambda: net.nodes[2].link.done is not None, 50_000)
+    assert net.nodes[2].link.rounds == 1 and len(net.transcripts()) == 1
+    for seat in (0, 1):  # its bye: owed nothing more
+        node = net.nodes[seat]
+        net.run_out(seat, node.link.lost(2, node.peers[2], Note(Farewell.DONE), net.now))
+        assert node.link.owed == []
 
 
 def test_a_bad_relay_stops_the_table_naming_its_sender() -> None:
