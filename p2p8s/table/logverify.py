@@ -162,14 +162,13 @@ def verify(frames: Sequence[bytes]) -> LogReport:
         return LogReport(ok=False, config=None, frames=len(bodies), rounds=(),
                          fault=missing, duplicates=duplicates)
     replay = _Replay(config, received, order=_Order.LOG)
-    if replay.table.failed is not None or _stuck(replay):
-        # maybe only the log's order: try a node's, then with its handovers last
+    if _rank(replay):  # maybe only the log's order: try a node's, then handovers last
         again = _Replay(config, received, order=_Order.CAUSAL)
-        last = again if _clean(again) else _Replay(config, received, order=_Order.HANDOVER)
-        if _clean(last):
-            replay = last
-        elif replay.table.failed is not None and again.moved:
-            replay = again
+        tries = [again] if not _rank(again) else [
+            again, _Replay(config, received, order=_Order.HANDOVER)]
+        best = min(tries, key=_rank)
+        if _rank(best) < _rank(replay) or (_rank(replay) == _FAILED and again.moved):
+            replay = best
     fault, table = replay.fault, replay.table
     if broken is not None and fault is not None and fault.code is LogCode.MISSING:
         fault = None  # the replay stopped at the damaged frame: the gap is its shadow
@@ -190,14 +189,19 @@ def verify(frames: Sequence[bytes]) -> LogReport:
                      fault=fault, duplicates=duplicates, reordered=replay.moved)
 
 
-def _stuck(replay: _Replay) -> bool:
-    """The replay waited for good for a message the log does not hold."""
-    return replay.fault is not None and replay.fault.code is LogCode.MISSING
+_FAILED = 2
 
 
-def _clean(replay: _Replay) -> bool:
-    """The replay took in the whole log: nothing failed, nothing waits for good."""
-    return replay.table.failed is None and replay.fault is None
+def _rank(replay: _Replay) -> int:
+    """0 when the replay took in the whole log, 1 when it waited for good for a message
+    the log lacks (damage), :data:`_FAILED` when something failed in it. A failure
+    that one order of the log shows and another not rests on the order, not on signed
+    evidence: the lowest rank of the orders tried stands."""
+    fault = replay.fault
+    if replay.table.failed is not None or (fault is not None
+                                           and fault.code is not LogCode.MISSING):
+        return _FAILED
+    return 0 if fault is None else 1
 
 
 def _early(fault: tev.Fault | None) -> bool:
