@@ -19,8 +19,12 @@ and duplicate copies of one payload are skipped; two *different* payloads signed
 seat for the same message slot (round, sender, sequence number) are a signed proof of
 equivocation and name that seat. A sender's mental-poker messages out of their order
 (a log whose frames were moved) are put back in order by their slot
-(:attr:`LogReport.reordered`); a message missing from the log (a gap in a sender's
-numbers) is not a cheat: the log cannot be audited past it (``LogCode.MISSING``).
+(:attr:`LogReport.reordered`); so is a node's ``leave`` or ``ownkey`` (its own or
+relayed) found before crypto frames that node signed in its round (the node's link
+keeps the handover last). A failure that only one order of the log shows is no signed
+evidence: the best verdict of the orders tried stands (protocol/table.md, "The offline
+verifier"). A message missing from the log (a gap in a sender's numbers) is not a
+cheat: the log cannot be audited past it (``LogCode.MISSING``).
 
 A verdict that rests on the file rather than on signed evidence — no setup, a frame that
 does not verify, a frame no seat signed or of another table, a missing message — is
@@ -34,7 +38,7 @@ The report lists each round: audited ok, or the failing seat and why, and the po
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 import msgpack
@@ -161,14 +165,7 @@ def verify(frames: Sequence[bytes]) -> LogReport:
                                                             "cause": broken[2]})
         return LogReport(ok=False, config=None, frames=len(bodies), rounds=(),
                          fault=missing, duplicates=duplicates)
-    replay = _Replay(config, received, order=_Order.LOG)
-    if _rank(replay):  # maybe only the log's order: try a node's, then handovers last
-        again = _Replay(config, received, order=_Order.CAUSAL)
-        tries = [again] if not _rank(again) else [
-            again, _Replay(config, received, order=_Order.HANDOVER)]
-        best = min(tries, key=_rank)
-        if _rank(best) < _rank(replay) or (_rank(replay) == _FAILED and again.moved):
-            replay = best
+    replay = _replayed(config, received)
     fault, table = replay.fault, replay.table
     if broken is not None and fault is not None and fault.code is LogCode.MISSING:
         fault = None  # the replay stopped at the damaged frame: the gap is its shadow
@@ -189,7 +186,22 @@ def verify(frames: Sequence[bytes]) -> LogReport:
                      fault=fault, duplicates=duplicates, reordered=replay.moved)
 
 
-_FAILED = 2
+def _replayed(config: TableConfig, received: Sequence[wire.Received]) -> _Replay:
+    """The replay whose verdict stands: in log order; where that fails or waits for
+    good, the best (:func:`_rank`) of a node's order and that with the handovers last."""
+    replay = _Replay(config, received, order=_Order.LOG)
+    failed = replay.table.failed is not None  # (an equivocation is one in any order)
+    if failed or _rank(replay) == _STUCK:
+        again = _Replay(config, received, order=_Order.CAUSAL)
+        tries = [again] if not _rank(again) else [
+            again, _Replay(config, received, order=_Order.HANDOVER)]
+        best = min(tries, key=_rank)
+        if _rank(best) < _rank(replay) or (failed and again.moved):
+            replay = best
+    return replay
+
+
+_STUCK, _FAILED = 1, 2
 
 
 def _rank(replay: _Replay) -> int:
@@ -201,7 +213,7 @@ def _rank(replay: _Replay) -> int:
     if replay.table.failed is not None or (fault is not None
                                            and fault.code is not LogCode.MISSING):
         return _FAILED
-    return 0 if fault is None else 1
+    return 0 if fault is None else _STUCK
 
 
 def _early(fault: tev.Fault | None) -> bool:
@@ -228,6 +240,8 @@ class _Handover:
     node: int
     signer: int
     payload: bytes
+    #: the position of its frame in the log
+    at: int = 0
 
 
 def _handover(signer: int, payload: bytes) -> _Handover | None:
@@ -315,21 +329,27 @@ class _Replay:
         held: list[tuple[_Stamp, int, bytes]] = []
         table = self.table
         last: dict[tuple[int, int], int] = {}  # (round, signer) -> its last crypto frame
+        waiting: list[_Handover] = []  # every handover of the log, until it is due
         if handovers:
             for n, (signer, payload) in enumerate(games):
                 if (stamp := _stamp(payload)) is not None:
                     last[stamp.round, signer] = n
-        waiting: list[_Handover] = []
+                elif (h := _handover(signer, payload)) is not None:
+                    waiting.append(replace(h, at=n))
+        late = {h.at for h in waiting}
 
         def after(h: _Handover, read: int) -> bool:
-            """True once the first ``read`` frames hold every crypto frame ``h.node``
-            signed in ``h.round`` and none of them is held."""
-            return (read > last.get((h.round, h.node), -1)
+            """True once every crypto frame ``h.node`` signed in ``h.round`` was taken
+            (the first ``read`` frames hold them, none is held) and the observer reached
+            the round; a node without one there hands over where its frame is."""
+            return (read > last.get((h.round, h.node), h.at)
+                    and max(1, table.round_number) >= h.round
                     and not any(s.round == h.round and by == h.node for s, by, _ in held))
 
         def handed(read: int) -> Iterator[tuple[int, bytes]]:
             while (h := next((h for h in waiting if after(h, read)), None)) is not None:
                 waiting.remove(h)
+                self.moved += read != h.at + 1
                 yield h.signer, h.payload
 
         def ready(stamp: _Stamp) -> bool:
@@ -351,9 +371,8 @@ class _Replay:
                     self.moved += 1
                     continue
                 take(stamp)
-            elif handovers and (h := _handover(signer, payload)) is not None and not after(h, read):
-                waiting.append(h)
-                self.moved += 1
+            elif read - 1 in late:
+                yield from handed(read)  # as soon as it is due (perhaps before its frame)
                 continue
             yield signer, payload  # (unnumbered, or a copy: skipped or an equivocation)
             yield from handed(read)
@@ -362,6 +381,7 @@ class _Replay:
                 take(stamp)
                 yield signer, payload
                 yield from handed(read)
+        self.moved += len(waiting)
         yield from ((h.signer, h.payload) for h in waiting)  # behind a gap: no matter
         if held:  # the first message held for good, and the one it waits for
             first = min(held, key=lambda h: (h[0].round, h[0].seat, h[0].seq))[0]
