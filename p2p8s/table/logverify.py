@@ -19,8 +19,12 @@ and duplicate copies of one payload are skipped; two *different* payloads signed
 seat for the same message slot (round, sender, sequence number) are a signed proof of
 equivocation and name that seat. A sender's mental-poker messages out of their order
 (a log whose frames were moved) are put back in order by their slot
-(:attr:`LogReport.reordered`); a message missing from the log (a gap in a sender's
-numbers) is not a cheat: the log cannot be audited past it (``LogCode.MISSING``).
+(:attr:`LogReport.reordered`); so is a node's ``leave`` or ``ownkey`` (its own or
+relayed) found before crypto frames that node signed in its round (the node's link
+keeps the handover last). A failure that only one order of the log shows is no signed
+evidence: the best verdict of the orders tried stands (protocol/table.md, "The offline
+verifier"). A message missing from the log (a gap in a sender's numbers) is not a
+cheat: the log cannot be audited past it (``LogCode.MISSING``).
 
 A verdict that rests on the file rather than on signed evidence — no setup, a frame that
 does not verify, a frame no seat signed or of another table, a missing message — is
@@ -33,8 +37,9 @@ The report lists each round: audited ok, or the failing seat and why, and the po
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from enum import Enum
 
 import msgpack
 
@@ -43,7 +48,14 @@ from p2p8s.crypto.errors import Cheat
 from p2p8s.crypto.rand import seeded
 from p2p8s.errors import RemoteError
 from p2p8s.table import events as tev
-from p2p8s.table.actions import CRYPTO, SETUP
+from p2p8s.table.actions import (
+    CRYPTO,
+    LEAVE,
+    OWNKEY,
+    SETUP,
+    decode_ownkey,
+    decode_round,
+)
 from p2p8s.table.config import HOST_SEAT, TableConfig
 from p2p8s.table.core import OBSERVER, Table
 from p2p8s.table.decoding import BadPayload
@@ -153,11 +165,7 @@ def verify(frames: Sequence[bytes]) -> LogReport:
                                                             "cause": broken[2]})
         return LogReport(ok=False, config=None, frames=len(bodies), rounds=(),
                          fault=missing, duplicates=duplicates)
-    replay = _Replay(config, received, in_order=False)
-    if replay.table.failed is not None:  # maybe only the log's order: try a node's
-        again = _Replay(config, received, in_order=True)
-        if again.moved:
-            replay = again
+    replay = _replayed(config, received)
     fault, table = replay.fault, replay.table
     if broken is not None and fault is not None and fault.code is LogCode.MISSING:
         fault = None  # the replay stopped at the damaged frame: the gap is its shadow
@@ -178,17 +186,85 @@ def verify(frames: Sequence[bytes]) -> LogReport:
                      fault=fault, duplicates=duplicates, reordered=replay.moved)
 
 
+def _replayed(config: TableConfig, received: Sequence[wire.Received]) -> _Replay:
+    """The replay whose verdict stands: in log order; where that fails or waits for
+    good, the best (:func:`_rank`) of a node's order and that with the handovers last."""
+    replay = _Replay(config, received, order=_Order.LOG)
+    failed = replay.table.failed is not None  # (an equivocation is one in any order)
+    if failed or _rank(replay) == _STUCK:
+        again = _Replay(config, received, order=_Order.CAUSAL)
+        tries = [again] if not _rank(again) else [
+            again, _Replay(config, received, order=_Order.HANDOVER)]
+        best = min(tries, key=_rank)
+        if _rank(best) < _rank(replay) or (failed and again.moved):
+            replay = best
+    return replay
+
+
+_STUCK, _FAILED = 1, 2
+
+
+def _rank(replay: _Replay) -> int:
+    """0 when the replay took in the whole log, 1 when it waited for good for a message
+    the log lacks (damage), :data:`_FAILED` when something failed in it. A failure
+    that one order of the log shows and another not rests on the order, not on signed
+    evidence: the lowest rank of the orders tried stands."""
+    fault = replay.fault
+    if replay.table.failed is not None or (fault is not None
+                                           and fault.code is not LogCode.MISSING):
+        return _FAILED
+    return 0 if fault is None else _STUCK
+
+
 def _early(fault: tev.Fault | None) -> bool:
     """A message that came before an earlier one of its sender (not signed evidence)."""
     return fault is not None and fault.code is Cheat.ARRIVED_EARLY
 
 
+class _Order(Enum):
+    """The order a :class:`_Replay` takes the log's payloads in."""
+
+    LOG = "log"  #: as the file holds them (the observer's intake holds what must wait)
+    CAUSAL = "causal"  #: a mental-poker message after its sender's earlier ones, its causes
+    #: CAUSAL, and a node's ``leave`` and its ``ownkey`` (its own or relayed) after every
+    #: mental-poker frame the node signed in that round: its link keeps their order, and
+    #: it sends nothing of the round after them (protocol/table.md, "Leaving")
+    HANDOVER = "handover"
+
+
+@dataclass(frozen=True, slots=True)
+class _Handover:
+    """A ``leave`` or ``ownkey`` payload: in ``round``, ``node`` hands its seats over."""
+
+    round: int
+    node: int
+    signer: int
+    payload: bytes
+    #: the position of its frame in the log
+    at: int = 0
+
+
+def _handover(signer: int, payload: bytes) -> _Handover | None:
+    """The handover a payload states, or None (another kind, or a body that does not
+    decode: the observer table names it)."""
+    try:
+        if payload[:1] == bytes([LEAVE]):
+            return _Handover(decode_round(payload[1:]), signer, signer, payload)
+        if payload[:1] == bytes([OWNKEY]):
+            number, node, _ = decode_ownkey(payload[1:])
+            return _Handover(number, node, signer, payload)
+    except BadPayload:
+        return None
+    return None
+
+
 class _Replay:
-    """One pass of the log's game payloads through an observer table; ``in_order``:
-    a sender's mental-poker messages are held until the ones before them came."""
+    """One pass of the log's game payloads through an observer table, in ``order``:
+    for CAUSAL and HANDOVER a sender's mental-poker messages are held until the ones
+    before them came."""
 
     def __init__(self, config: TableConfig, received: Sequence[wire.Received], *,
-                 in_order: bool) -> None:
+                 order: _Order) -> None:
         self.table = table = Table(config, me=OBSERVER, rand=seeded(b"p2p8s/v1/observer"))
         self.events: list[tev.Event] = list(table.start(0.0).events)
         self.fault: tev.Fault | None = None
@@ -197,8 +273,10 @@ class _Replay:
         self.gap: tuple[tuple[int, int], int, int | None] | None = None
         seen: dict[tuple[int, tuple[int, int, int]], bytes] = {}
         done: set[tuple[int, bytes]] = set()
-        games = self._games(config, received)
-        for signer, payload in (self._in_order(games) if in_order else games):
+        games: Iterable[tuple[int, bytes]] = self._games(config, received)
+        if order is not _Order.LOG:
+            games = self._in_order(list(games), handovers=order is _Order.HANDOVER)
+        for signer, payload in games:
             if (signer, payload) in done:
                 continue
             done.add((signer, payload))
@@ -240,15 +318,39 @@ class _Replay:
                 return
             yield signer, content.payload
 
-    def _in_order(self, games: Iterator[tuple[int, bytes]]
+    def _in_order(self, games: Sequence[tuple[int, bytes]], *, handovers: bool
                   ) -> Iterator[tuple[int, bytes]]:
         """``games`` in an order a node could have received them: a mental-poker message
         waits for its sender's earlier ones, for those its echo says it had seen, for
         every held message of an earlier round and for the observer to reach its round
-        (causal delivery)."""
+        (causal delivery); with ``handovers`` a node's ``leave`` and ``ownkey`` of a
+        round also wait for every mental-poker frame it signed in that round."""
         got: dict[tuple[int, int], int] = {}  # (round, seat) -> messages delivered
         held: list[tuple[_Stamp, int, bytes]] = []
         table = self.table
+        last: dict[tuple[int, int], int] = {}  # (round, signer) -> its last crypto frame
+        waiting: list[_Handover] = []  # every handover of the log, until it is due
+        if handovers:
+            for n, (signer, payload) in enumerate(games):
+                if (stamp := _stamp(payload)) is not None:
+                    last[stamp.round, signer] = n
+                elif (h := _handover(signer, payload)) is not None:
+                    waiting.append(replace(h, at=n))
+        late = {h.at for h in waiting}
+
+        def after(h: _Handover, read: int) -> bool:
+            """True once every crypto frame ``h.node`` signed in ``h.round`` was taken
+            (the first ``read`` frames hold them, none is held) and the observer reached
+            the round; a node without one there hands over where its frame is."""
+            return (read > last.get((h.round, h.node), h.at)
+                    and max(1, table.round_number) >= h.round
+                    and not any(s.round == h.round and by == h.node for s, by, _ in held))
+
+        def handed(read: int) -> Iterator[tuple[int, bytes]]:
+            while (h := next((h for h in waiting if after(h, read)), None)) is not None:
+                waiting.remove(h)
+                self.moved += read != h.at + 1
+                yield h.signer, h.payload
 
         def ready(stamp: _Stamp) -> bool:
             return (stamp.round <= max(1, table.round_number)
@@ -261,7 +363,7 @@ class _Replay:
             key = (stamp.round, stamp.seat)
             got[key] = max(got.get(key, 0), stamp.seq)
 
-        for signer, payload in games:
+        for read, (signer, payload) in enumerate(games, start=1):
             stamp = _stamp(payload)
             if stamp is not None and stamp.seq > got.get((stamp.round, stamp.seat), 0):
                 if not ready(stamp):
@@ -269,11 +371,18 @@ class _Replay:
                     self.moved += 1
                     continue
                 take(stamp)
+            elif read - 1 in late:
+                yield from handed(read)  # as soon as it is due (perhaps before its frame)
+                continue
             yield signer, payload  # (unnumbered, or a copy: skipped or an equivocation)
+            yield from handed(read)
             while (i := next((i for i, h in enumerate(held) if ready(h[0])), None)) is not None:
                 stamp, signer, payload = held.pop(i)
                 take(stamp)
                 yield signer, payload
+                yield from handed(read)
+        self.moved += len(waiting)
+        yield from ((h.signer, h.payload) for h in waiting)  # behind a gap: no matter
         if held:  # the first message held for good, and the one it waits for
             first = min(held, key=lambda h: (h[0].round, h[0].seat, h[0].seq))[0]
             lacking = [(j, got.get((first.round, j), 0) + 1)

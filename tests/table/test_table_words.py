@@ -120,3 +120,15 @@ def test_a_peers_stop_shows_only_its_fault_code_never_its_text() -> None:
     assert sp.error(coded) == "Cat stopped the game: it reports a fault (table-seat-taken)"
     texted = TableError(TableCode.STOPPED, seat=0, peer=2, reason="Ann cheated, trust me")
     assert sp.error(texted) == "Cat stopped the game: it reports a fault"
+
+
+def test_a_seat_param_that_names_nobody_never_breaks_a_sentence() -> None:
+    """A seat taken over when every seat's key was recovered has no proxy (``None``):
+    the sentence says so instead of failing (#11: ``p2p8s audit`` crashed on it)."""
+    sp = words.Speaker(names=("Ann", "Bob", "Cat"))
+    assert sp.say(TableCode.SEAT_TAKEN, peer=0, player=0, proxy=None) == (
+        "Ann acted for Ann, whose seat was taken over (the computer plays it)")
+    assert sp.say(TableCode.SEAT_TAKEN, peer=2, player=2, proxy=0) == (
+        "Cat acted for Cat, whose seat was taken over (the computer plays it, sent by Ann)")
+    assert (sp.name(None), sp.who(None), sp.who(None, start=True)) == (
+        "nobody", "nobody", "Nobody")

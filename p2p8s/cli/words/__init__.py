@@ -99,12 +99,18 @@ class Speaker:
     me: int | None = None
     look: Any = field(default_factory=_look)
 
-    def name(self, seat: int) -> str:
-        """The seat's name (``seat 3`` when it has none)."""
+    def name(self, seat: int | None) -> str:
+        """The seat's name (``seat 3`` when it has none; ``nobody`` for no seat: a
+        parameter that names no seat never breaks a sentence)."""
+        if not isinstance(seat, int):
+            return "nobody" if seat is None else str(seat)
         return self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
 
-    def who(self, seat: int, *, start: bool = False) -> str:
-        """``you``/``You`` for the local seat, else the seat's name."""
+    def who(self, seat: int | None, *, start: bool = False) -> str:
+        """``you``/``You`` for the local seat, else the seat's name (``Nobody`` at the
+        start of a sentence for no seat)."""
+        if seat is None:
+            return "Nobody" if start else "nobody"
         if seat == self.me:
             return "You" if start else "you"
         return self.name(seat)

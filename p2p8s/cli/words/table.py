@@ -181,8 +181,10 @@ TEMPLATES: dict[Enum, Template] = {
     TableCode.SECOND_ACTION: "{player:name} sent a second action for place {index} of the log",
     TableCode.TWO_ACTIONS: "{player:name} sent two actions for the same place in the log",
     TableCode.NOT_ITS_SEAT: "{peer:name} sent an action for {player:name}, which it does not play",
-    TableCode.SEAT_TAKEN: ("{peer:name} acted for {player:name}, whose seat was taken over "
-                           "(the computer plays it, sent by {proxy:name})"),
+    TableCode.SEAT_TAKEN: lambda sp, p: sp.format(
+        "{peer:name} acted for {player:name}, whose seat was taken over (the computer "
+        + ("plays it, sent by {proxy:name})" if p.get("proxy") is not None
+           else "plays it)"), **p),
     TableCode.NOT_FOLLOWING: ("{player:name} sent an action that does not follow the log "
                               "(replayed or reordered)"),
     TableCode.TAKEOVER_MOVE: ("{peer:name} sent {action} for {player:name} (taken over), but "
