@@ -198,15 +198,9 @@ def _rebuilt(net: TableNet, seat: int) -> list[bytes]:
     return old
 
 
-#: with every node at Ann's turn first, seed 31 gives a schedule where her old log (her
-#: void table's) lacks a message of Bob's before a later one (LogCode.MISSING): the same
-#: on the code before serving existed — a cut/rebuild bug of its own, still to find
-_SEEDS = [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="old log misses a "
-                                                  "message (see _SEEDS)")) if s == 31 else s
-          for s in range(40)]
 
 
-@pytest.mark.parametrize("seed", _SEEDS)
+@pytest.mark.parametrize("seed", range(40))
 def test_a_node_acting_while_everyone_takes_its_seat_over_accuses_nobody(seed: int) -> None:
     # every other node lost Ann for longer than the grace and published its share of her
     # key; Ann's node was not cut off (it lost nobody) and plays its turn meanwhile, then
