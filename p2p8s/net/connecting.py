@@ -252,7 +252,8 @@ class Door:
         verdict = Verdict.WAIT
         while verdict is Verdict.WAIT:
             try:
-                await asyncio.wait_for(self._slot_freed.wait(), deadline - loop.time())
+                async with asyncio.timeout_at(deadline):  # not wait_for (Node._heartbeat_loop)
+                    await self._slot_freed.wait()
             except TimeoutError:
                 self.admission.give_up(host)
                 return Verdict.BUSY
@@ -275,7 +276,8 @@ async def _session(shake: Handshake, reader: asyncio.StreamReader,
     while True:
         if not data and not heard and shake.side is Side.ACCEPTOR:
             try:
-                data = await asyncio.wait_for(_read(reader), FIRST_MESSAGE_S)
+                async with asyncio.timeout(FIRST_MESSAGE_S):  # not wait_for (Node._heartbeat_loop)
+                    data = await _read(reader)
             except TimeoutError:
                 raise SessionError(SessionCode.CUT_SHORT, peer=shake.peer) from None
         elif not data:

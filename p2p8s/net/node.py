@@ -303,7 +303,8 @@ class Node:
 
     async def next_event(self, timeout_s: float | None = None) -> NetEvent:
         """The next event; raises :class:`TimeoutError` after ``timeout_s`` seconds."""
-        return await asyncio.wait_for(self._events.get(), timeout_s)
+        async with asyncio.timeout(timeout_s):  # not wait_for: see _heartbeat_loop
+            return await self._events.get()
 
     def pending_events(self) -> int:
         """Events queued and not yet taken."""
@@ -611,5 +612,8 @@ class Node:
             deadline = self._heartbeats.next_deadline()
             self._wake.clear()
             delay = None if deadline is None else max(0.0, deadline - loop.time())
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for swallows a cancel
+            # that comes as the wake is set (aclose sets it), and this loop never ends
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), delay)
+                async with asyncio.timeout(delay):
+                    await self._wake.wait()

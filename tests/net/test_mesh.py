@@ -219,3 +219,17 @@ async def test_joiner_sees_rules_first_and_a_leaver_frees_the_seat() -> None:
         assert view.seen == ["sat Cat 1", "left Cat"]
         commands.put_nowait("quit")
         assert await asyncio.wait_for(host_task, 2) is None
+
+
+async def test_closing_ends_the_heartbeat_loop_even_as_it_is_woken() -> None:
+    """A wake (a new connection kept) in the same loop step as the close: the heartbeat
+    loop still ends. Python 3.11's ``asyncio.wait_for`` returned normally when the
+    cancel came as its event was set, and this ``while True`` loop then ran on: the
+    close waited for it for ever (the table's last step hung)."""
+    async with table(2) as (nodes, _meshes, _views):
+        node = nodes[1]
+        await asyncio.sleep(0.05)  # the loop waits for its next heartbeat deadline
+        node._wake.set()
+        async with asyncio.timeout(5):
+            await node.aclose()
+        assert not node._tasks
