@@ -46,7 +46,7 @@ from p2p8s.codes import (
     parse_invite,
 )
 from p2p8s.errors import LocalError, MalformedInput
-from p2p8s.net.channel import SessionCode
+from p2p8s.net.connecting import busy_wait
 from p2p8s.net.discovery import (
     Advertiser,
     Candidate,
@@ -79,15 +79,6 @@ TABLE_ID_BYTES = 8
 #: Seconds ``join`` waits in all for tables that turn its attempts away (busy, or
 #: slowing down an address after wrong codes) before it gives up.
 BUSY_PATIENCE_S = 45.0
-
-
-def busy_wait(exc: Unreachable) -> int | None:
-    """Seconds to wait before trying again when a table turned the attempt away
-    (``table-busy``: the longest wait any address said, each at most 30 s), or None."""
-    failures = exc.params.get("failures", (exc,)) if exc.code is NetCode.NONE_REACHED \
-        else (exc,)
-    waits = [f.params["retry_s"] for f in failures if f.code is SessionCode.BUSY]
-    return max(waits) if waits else None
 
 
 def wrong_code(exc: Unreachable) -> bool:

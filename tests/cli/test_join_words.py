@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from p2p8s.cli.net_cmd import busy_wait, wrong_code
+from p2p8s.cli.net_cmd import wrong_code
 from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words.net import Line
 from p2p8s.net.channel import SessionCode
+from p2p8s.net.connecting import busy_wait
 from p2p8s.net.errors import NetCode, Unreachable
 
 
