@@ -30,8 +30,8 @@ class Lazy:
 
 #: Every command by name.
 LAZY: dict[str, Lazy] = {
-    "audit": Lazy("net_cmd", "Re-verify a table log offline: every signature, every move, "
-                             "every round's audit."),
+    "audit": Lazy("audit_cmd", "Re-verify a table log offline: every signature, every "
+                               "move, every round's audit."),
     "doctor": Lazy("doctor_cmd", "Check why machines cannot find each other, and say what "
                                  "to try."),
     "host": Lazy("net_cmd", "Open a table for friends on this network and print its code."),

@@ -53,13 +53,15 @@ def seats_line(names: Sequence[str], me: int, *, computers: dict[int, str],
                back: frozenset[int] = frozenset()) -> str:
     """Who sits where and who is connected: ``Seats: Ann (you) · Bob · Hanna (computer)``;
     ``taken``: seats the computer plays for a player whose node went (hand open): ``gone``
-    while its node is, ``back`` once it came back after that, else ``left``."""
+    while its node is, ``back`` once it came back after that, else ``left``; a computer
+    seat taken over is no longer on ``host``'s node."""
     parts = []
     for s, name in enumerate(names):
         if s == me:
             parts.append(f"{name} (you)")
-        elif s in computers:
-            parts.append(f"{name} (computer, on {host}'s node)")
+        elif s in computers:  # taken over: the node that ran it went
+            parts.append(f"{name} (computer, hand open)" if s in taken
+                         else f"{name} (computer, on {host}'s node)")
         elif s in taken:
             state = "gone" if s in gone else "back" if s in back else "left"
             parts.append(f"{name} ({state}; the computer plays, hand open)")

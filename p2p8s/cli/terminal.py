@@ -8,21 +8,20 @@ the output encoding cannot write them. Computer moves are paced (``P2P8S_PACE_S`
 0.6) only when stdout is a terminal; ``P2P8S_PACE_S`` also forces pacing elsewhere.
 
 When stdout is a terminal, lines longer than its width are wrapped at word boundaries
-(:func:`wrap_line`); piped output is never wrapped, so transcripts do not depend on a
-window's size.
+(:func:`~p2p8s.cli.lines.wrap_line`); piped output is never wrapped, so transcripts do
+not depend on a window's size.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import shutil
 import sys
 import time
 from collections.abc import Iterable
 from typing import TextIO
 
 from p2p8s.cli.errors import CliCode
+from p2p8s.cli.lines import stream_width, wrap_line
 from p2p8s.cli.look import Look
 from p2p8s.cli.moves import shorten
 from p2p8s.errors import LocalError
@@ -32,90 +31,10 @@ DEFAULT_PACE_S = 0.6
 #: Typed answers echoed back (piped input) are cut to this many characters.
 ECHO_LIMIT = 40
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_SPACES = re.compile(r"( +)")
 
 #: Non-ASCII punctuation and its ASCII stand-in (used when the look is ASCII).
 ASCII_PUNCTUATION = str.maketrans({"—": "-", "·": "|", "─": "-", "═": "=", "→": "->",
                                    "★": "*", "…": "...", "ß": "ss"})
-
-
-def visible_len(text: str) -> int:
-    """The width of ``text`` on screen (ANSI colour codes take no room)."""
-    return len(_ANSI.sub("", text))
-
-
-def wrap_line(line: str, width: int) -> list[str]:
-    """``line`` wrapped at word boundaries to ``width`` columns (colour codes ignored).
-
-    Words are never broken (a single word wider than ``width`` gets a line of its
-    own). Continuation lines are indented like the first, plus two spaces. A table-like
-    line (one with runs of two or more spaces after its indentation, like a hand or a
-    score row) is only broken at those runs, so ``3 Q♠`` stays together, and its
-    continuation lines align under its second column.
-
-    >>> wrap_line("Coach: a queen skips the next player: they miss their turn.", 24)
-    ['Coach: a queen skips the', '  next player: they miss', '  their turn.']
-    >>> wrap_line("  clubs     1 7C*   2 9C    3 JC", 24)
-    ['  clubs     1 7C*   2 9C', '            3 JC']
-    >>> wrap_line("  d        draw a card from the stock", 24)
-    ['  d        draw a card', '           from the', '           stock']
-    >>> wrap_line("  d    draw a card     p   pass (keep a drawn card)", 30)
-    ['  d    draw a card', '       p   pass (keep a drawn', '       card)']
-    """
-    if width < 10 or visible_len(line) <= width:
-        return [line]
-    body = line.lstrip(" ")
-    indent = line[:len(line) - len(body)]
-    tabular = "  " in body.rstrip(" ")
-    parts = _SPACES.split(body)  # word, spaces, word, spaces, ...
-    if tabular:  # only runs of 2+ spaces separate; single spaces join
-        merged: list[str] = [parts[0]]
-        for i in range(1, len(parts), 2):
-            gap, word = parts[i], parts[i + 1]
-            if len(gap) == 1:
-                merged[-1] += gap + word
-            else:
-                merged += [gap, word]
-        parts = merged
-    words = parts[0::2]
-    gaps = parts[1::2]
-    if tabular and len(words) > 1:
-        hang = " " * min(visible_len(indent + words[0] + gaps[0]), width // 2)
-    else:
-        hang = indent + "  "
-    glue = [""] * len(words)  # what must follow a word on its line
-    if tabular:
-        # a one-word label before a description ("p   pass (keep a drawn card)") stays
-        # with the description's first word
-        for i in range(len(words) - 1):
-            if " " not in words[i] and words[i + 1].count(" ") >= 2:
-                glue[i] = gaps[i] + words[i + 1].split(" ")[0]
-        # prose (three words or more) and a column too wide for a line of its own
-        # are broken at single spaces
-        room = width - len(hang)
-        triples: list[tuple[str, str, str]] = []
-        for gap, word, tie in zip(["", *gaps], words, glue, strict=True):
-            if (visible_len(word) <= room and word.count(" ") < 2) or " " not in word:
-                triples.append((gap, word, tie))
-            else:
-                first, *rest = word.split(" ")
-                triples += [(gap, first, ""), *((" ", w, "") for w in rest)]
-        gaps = [g for g, _, _ in triples[1:]]
-        words = [w for _, w, _ in triples]
-        glue = [t for _, _, t in triples]
-    out: list[str] = []
-    current = indent + words[0]
-    for gap, word, tie in zip(gaps, words[1:], glue[1:], strict=True):
-        if not word:
-            continue
-        if visible_len(current + gap + word + tie) <= width:
-            current += gap + word
-        else:
-            out.append(current.rstrip(" "))
-            current = hang + word
-    out.append(current)
-    return out
 
 
 class InputClosed(LocalError):
@@ -176,9 +95,7 @@ class Terminal:
         terminal (asked each time, so a resized window is followed), else None."""
         if self._width is not None:
             return self._width
-        if not _isatty(self.out):
-            return None
-        return shutil.get_terminal_size().columns
+        return stream_width(self.out)
 
     def _wrap(self, text: str) -> list[str]:
         width = self.width

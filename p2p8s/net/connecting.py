@@ -50,7 +50,7 @@ from p2p8s.net.handshake import (
 from p2p8s.wire import PREFIX_LENGTH, FrameDecoder, Hello, Received, Refuse
 
 __all__ = ["FIRST_MESSAGE_S", "HANDSHAKE_TIMEOUT_S", "Door", "HelloFrame", "Opened",
-           "not_there"]
+           "busy_wait", "not_there"]
 
 log = logging.getLogger("p2p8s.net.node")
 
@@ -369,3 +369,15 @@ def not_there(exc: SessionError, *, where: str) -> Unreachable:
     return Unreachable(SessionCode.NOT_THERE, where=where,
                        wrong_code=exc.code is SessionCode.WRONG_CODE)
 
+
+def busy_wait(exc: Unreachable, *, recorded: bool = False) -> int | None:
+    """Seconds to wait before trying again when a table turned the attempt away
+    (``table-busy``, :func:`not_there`: the longest wait any address of a
+    ``none-reached`` said, each at most :data:`~p2p8s.net.handshake.MAX_RETRY_S`), or
+    None when no address said busy; ``recorded``: only an address that sent a ``busy``
+    record counts (not one that closed before a byte of its hello)."""
+    failures = exc.params.get("failures", (exc,)) if exc.code is NetCode.NONE_REACHED \
+        else (exc,)
+    waits = [f.params["retry_s"] for f in failures if f.code is SessionCode.BUSY
+             and (f.params.get("answered", True) or not recorded)]
+    return max(waits) if waits else None

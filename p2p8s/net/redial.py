@@ -5,8 +5,12 @@ The :class:`~p2p8s.table.link.Link` decides *whether* this node dials a lost sea
 higher seat dials the lower; a restarted node dials everyone); a :class:`Redial` does
 it, in the background, with backoff (:data:`REDIAL_FIRST_S` doubling to
 :data:`REDIAL_MAX_S`, ±25 % jitter): first the addresses known (the roster's, the last
-connection's), then — when none answers — where mDNS says it listens now. A connection
-made shows up as a ``Connected`` event of the node, which starts the ``sync``.
+connection's), then — when none answers — where mDNS says it listens now. A node that
+turns an attempt away with a ``busy`` record (protocol/wire.md, "Limits") is there: the
+next attempt waits the time it said (at most :data:`~p2p8s.net.handshake.MAX_RETRY_S`,
+plus up to :data:`BUSY_JITTER` of it), and the backoff does not grow — a busy answer is
+no failure of the address. A connection made shows up as a ``Connected`` event of the
+node, which starts the ``sync``.
 """
 
 from __future__ import annotations
@@ -14,11 +18,15 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 from p2p8s.codes import format_address
 from p2p8s.errors import LocalError, RemoteError
+from p2p8s.net.connecting import busy_wait
+from p2p8s.net.errors import Unreachable
+from p2p8s.net.handshake import MAX_RETRY_S
 from p2p8s.net.lobby import Mesh
 from p2p8s.net.node import Connection, JoinRefused
 from p2p8s.wire import Role
@@ -28,6 +36,9 @@ REDIAL_FIRST_S = 0.5
 REDIAL_MAX_S = 8.0
 #: Seconds one dial attempt may take.
 DIAL_TIMEOUT_S = 3.0
+#: The most added to a ``busy`` record's wait, as a fraction of it (never less: the
+#: redial waits at least what the node said).
+BUSY_JITTER = 0.25
 
 Address = tuple[str, int]
 #: Where else a lost seat may listen now: ``find(seat, known) -> [(host, port), …]``, e.g.
@@ -36,11 +47,38 @@ Address = tuple[str, int]
 Finder = Callable[[int, Sequence[Address]], Awaitable[list[Address]]]
 
 
+@dataclass(frozen=True, slots=True)
+class Tried:
+    """How one round of dialling went: ``connected``, or not and ``busy_s`` the longest
+    wait a node that turned it away asked for (None: none said busy)."""
+
+    connected: bool
+    busy_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Pause:
+    """The wait before the next round of dialling (``sleep_s``) and the backoff delay
+    after it (``delay_s``), in seconds."""
+
+    sleep_s: float
+    delay_s: float
+
+
+_CONNECTED = Tried(connected=True)
+_FAILED = Tried(connected=False)
+
+
+def _longest(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else max(a, b)
+
+
 class Redial:
     """The addresses of ``mesh``'s seats, and the dialling of lost ones while
     ``away(seat)`` holds; ``find`` looks a seat up elsewhere (None: only the addresses
-    known); ``rng`` jitters the backoff. ``found_by_mdns`` counts the connections made
-    to an address found by ``find``."""
+    known); ``rng`` jitters the backoff and the busy waits. ``found_by_mdns`` counts the
+    connections made to an address found by ``find``; ``busy`` the attempts turned away
+    with a ``busy`` record."""
 
     def __init__(self, mesh: Mesh, *, away: Callable[[int], bool], find: Finder | None,
                  rng: random.Random, where: dict[int, list[Address]] | None = None) -> None:
@@ -57,6 +95,7 @@ class Redial:
         self.where.update(where or {})  # what an earlier run of this table learnt
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self.found_by_mdns = 0
+        self.busy = 0
 
     def note(self, seat: int, conn: Connection) -> None:
         """Remember where ``seat``'s node listens (the address of ``conn``, its hello port)."""
@@ -103,7 +142,7 @@ class Redial:
         """Try the seat's addresses with backoff until a connection is made or it is back
         by itself. The mDNS look-up runs while the known addresses are tried, and an
         address it finds is dialled at once, without waiting for a dead known address to
-        time out."""
+        time out. Between rounds it waits :meth:`pause`."""
         delay = REDIAL_FIRST_S
         node = self.mesh.node
         entry = self.mesh.roster.entry(seat)
@@ -111,18 +150,36 @@ class Redial:
             if entry.key in node.peers:
                 return
             known = list(self.where.get(seat, []))
-            if await self._attempt(seat, known):
+            tried = await self._attempt(seat, known)
+            if tried.connected:
                 return
-            await asyncio.sleep(delay * (0.75 + 0.5 * self._rng.random()))
-            delay = min(delay * 2, REDIAL_MAX_S)
+            pause = self.pause(tried, delay)
+            await asyncio.sleep(pause.sleep_s)
+            delay = pause.delay_s
 
-    async def _attempt(self, seat: int, known: list[Address]) -> bool:
+    def pause(self, tried: Tried, delay_s: float) -> Pause:
+        """What follows a round of dialling that made no connection, at backoff
+        ``delay_s``: turned away busy (``tried.busy_s``), the wait the node said (at most
+        :data:`~p2p8s.net.handshake.MAX_RETRY_S`, as a dialler reads it) plus a random
+        part of up to :data:`BUSY_JITTER` of it, so that seats turned away together do not
+        come back together, and the backoff unchanged; else ``delay_s`` ±25 % and the
+        backoff doubled (to :data:`REDIAL_MAX_S`)."""
+        if tried.busy_s is not None:
+            wait = min(max(tried.busy_s, 0.0), float(MAX_RETRY_S))
+            return Pause(sleep_s=wait * (1.0 + BUSY_JITTER * self._rng.random()),
+                         delay_s=delay_s)
+        return Pause(sleep_s=delay_s * (0.75 + 0.5 * self._rng.random()),
+                     delay_s=min(delay_s * 2, REDIAL_MAX_S))
+
+    async def _attempt(self, seat: int, known: list[Address]) -> Tried:
         """One round of dialling: the known addresses and, as soon as the look-up finds
-        it elsewhere, there too; whether a connection was made."""
+        it elsewhere, there too; whether a connection was made, else the longest busy
+        wait heard."""
         finding = (asyncio.ensure_future(self._find(seat, tuple(known)))
                    if self._find is not None else None)
         waiting: set[asyncio.Future[Any]] = {asyncio.ensure_future(self._try(known)),
                                              *([finding] if finding else [])}
+        busy_s: float | None = None
         try:
             while waiting:
                 done, waiting = await asyncio.wait(waiting,
@@ -136,24 +193,33 @@ class Redial:
                             dial = asyncio.ensure_future(self._try(found))
                             dial.add_done_callback(partial(self._count_found, dial))
                             waiting.add(dial)
-                    elif task.result():
-                        return True
-            return False
+                    elif task.result().connected:
+                        return _CONNECTED
+                    else:
+                        busy_s = _longest(busy_s, task.result().busy_s)
+            return Tried(connected=False, busy_s=busy_s)
         finally:
             for task in waiting:
                 task.cancel()
 
-    def _count_found(self, dial: asyncio.Future[bool], _: object) -> None:
-        if not dial.cancelled() and dial.exception() is None and dial.result():
+    def _count_found(self, dial: asyncio.Future[Tried], _: object) -> None:
+        if not dial.cancelled() and dial.exception() is None and dial.result().connected:
             self.found_by_mdns += 1
 
-    async def _try(self, addresses: list[Address]) -> bool:
-        """Dial the first of ``addresses`` that answers; whether one did."""
+    async def _try(self, addresses: list[Address]) -> Tried:
+        """Dial the first of ``addresses`` that answers; whether one did, else how long
+        the nodes that turned it away asked to wait."""
         if not addresses:
-            return False
+            return _FAILED
         try:
             await self.mesh.node.connect_any(addresses, role=Role.PEER,
                                              timeout_s=DIAL_TIMEOUT_S)
+        except Unreachable as exc:
+            wait = busy_wait(exc, recorded=True)  # a close before a byte: no word
+            if wait is None:
+                return _FAILED
+            self.busy += 1
+            return Tried(connected=False, busy_s=float(wait))
         except (JoinRefused, LocalError, RemoteError, OSError):
-            return False
-        return True
+            return _FAILED
+        return _CONNECTED

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from p2p8s.cli.net_cmd import busy_wait, wrong_code
+from p2p8s.cli.net_cmd import wrong_code
 from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words.net import Line
 from p2p8s.net.channel import SessionCode
+from p2p8s.net.connecting import busy_wait
 from p2p8s.net.errors import NetCode, Unreachable
 
 
@@ -111,7 +112,7 @@ def test_ctrl_c_says_what_it_stopped(capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_lobby_lines_are_wrapped_like_game_lines() -> None:
-    from p2p8s.cli.net_cmd import fit
+    from p2p8s.cli.lines import fit
 
     said = PLAIN.say(Line.SEATS, size=4, taken=1, free=3)
     assert fit(said, None) == said  # piped: as it is

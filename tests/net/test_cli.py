@@ -136,14 +136,14 @@ def test_a_port_in_use_is_refused_with_a_clear_message(procs: list[Proc],
 
 def test_lobby_lines_count_players_and_keep_to_ascii(capsys: pytest.CaptureFixture[str]
                                                      ) -> None:
-    from p2p8s.cli.net_cmd import _TerminalView
+    from p2p8s.cli.table_play import LobbyLines
     from p2p8s.rules import Ruleset
     from p2p8s.wire import Roster, SeatEntry
 
     ann = SeatEntry(seat=0, name="Ann", key=b"a" * 32, addrs=("127.0.0.1",), port=1)
     roster = Roster(size=3, rules=Ruleset(), seats=(ann,), open=False)
-    _TerminalView(me=ann.key, ascii=True).dealing(roster)
-    _TerminalView(me=ann.key).dealing(roster)
+    LobbyLines(me=ann.key, ascii=True).dealing(roster)
+    LobbyLines(me=ann.key).dealing(roster)
     assert capsys.readouterr().out.splitlines() == [
         "Dealing for 1 person and 2 computer players; connecting the table...",
         "Dealing for 1 person and 2 computer players; connecting the table…"]

@@ -15,8 +15,9 @@ from p2p8s.bots.hints import Hint, HintCode
 from p2p8s.cards import Card, Rank, Suit, parse_cards
 from p2p8s.cli import moves
 from p2p8s.cli import view as v
+from p2p8s.cli.lines import wrap_line
 from p2p8s.cli.moves import card_message, hint_line, parse_input, read_move
-from p2p8s.cli.terminal import Terminal, wrap_line
+from p2p8s.cli.terminal import Terminal
 from p2p8s.cli.words import PLAIN, Speaker
 from p2p8s.coach import Coach
 from p2p8s.engine import DRAW, Play

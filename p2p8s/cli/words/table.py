@@ -54,7 +54,7 @@ def _taken(how: str) -> Template:
         seat = p["seat"]
         who = "your seat" if seat == sp.me else f"{sp.name(seat)}'s seat"
         return (f"{who} is taken over: {how}, its hand is open and the computer plays it "
-                f"(sent by {sp.name(p['by'])})")
+                f"(sent by {sp.who(p['by'])})")
     return say
 
 
@@ -139,7 +139,7 @@ TEMPLATES: dict[Enum, Template] = {
         "rebuilt its table from the log): the others rebuild its key from the escrow and "
         "the computer plays its seat until {seat:name} plays again"),
     InfoCode.ADOPTED: ("the computer plays {seat:name} this round (hand open), sent by "
-                       "{by:name}"),
+                       "{by:who}"),
     InfoCode.HANDED_OVER: _taken("its node handed over its key (it restarted, or its "
                                  "player left)"),
     InfoCode.REBUILT: _taken("its key was rebuilt from the escrow"),
