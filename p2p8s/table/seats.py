@@ -217,8 +217,10 @@ class Seats:
         def node(seat: int) -> int:
             return adopter if seat in taken else config.node_of(seat)
 
-        # one holder per other live node; fewer than 2 holders would give a key away
-        holders = [tuple(h for h in live if h != node(d)) for d in range(n)]
+        # one holder per other live node; fewer than 2 holders would give a key away;
+        # none at all when the host switched the escrow off (a lost player pauses)
+        holders = [tuple(h for h in live if h != node(d)) if config.escrow else ()
+                   for d in range(n)]
         self.holders = tuple(h if len(h) >= 2 else () for h in holders)
         for seat in range(n):
             home = config.node_of(seat)
@@ -446,7 +448,8 @@ class Seats:
                         or primary.public_key(d) is None):
                     if node not in self.paused:
                         self.paused.add(node)
-                        why = PauseWhy.NO_ESCROW if not holders else PauseWhy.NOT_NOW
+                        why = (PauseWhy.NOT_NOW if holders else PauseWhy.NO_ESCROW
+                               if ctx.config.escrow else PauseWhy.ESCROW_OFF)
                         ctx.tell(tev.SeatAway(InfoCode.SEAT_WAITS, {
                             "seat": node, "left": node in self.left, "why": why},
                             seat=node, paused=True))
