@@ -47,8 +47,9 @@ from p2p8s.rules import Ruleset
 #: Version 3: the mental-poker messages of protocol/mental-poker.md version 2
 #: (ristretto255, proven shuffles), which version-2 nodes cannot read, and the
 #: SPAKE2 handshake with sealed records (protocol/wire.md). Version 4: mental-poker
-#: version 3 (the escrow of the inverse key, threshold-served strips).
-VERSION = 4
+#: version 3 (the escrow of the inverse key, threshold-served strips). Version 5: the
+#: roster and the table setup say whether the table escrows its keys (``--no-escrow``).
+VERSION = 5
 #: Largest frame body in bytes (the 4-byte length prefix not counted).
 MAX_FRAME = 64 * 1024
 #: Bytes of the length prefix.
@@ -116,12 +117,15 @@ class SeatEntry:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Roster:
     """The table as the host sees it: ``size`` seats (2–7), the rules, the taken seats;
-    ``open`` is False once the host has closed the lobby to deal."""
+    ``open`` is False once the host has closed the lobby to deal. ``escrow`` False: the
+    host switched the key escrow off (``--no-escrow``: a lost player pauses the game,
+    protocol/table.md "Dropped nodes"); part of the setup every node signs."""
 
     size: int
     rules: Ruleset
     seats: tuple[SeatEntry, ...]
     open: bool = True
+    escrow: bool = True
 
     def entry(self, seat: int) -> SeatEntry | None:
         """The entry for ``seat``, or None if it is free."""
@@ -273,6 +277,7 @@ def _roster_obj(roster: Roster) -> dict[str, Any]:
         "size": roster.size,
         "rules": roster.rules.to_dict(),
         "open": roster.open,
+        "escrow": roster.escrow,
         "seats": [{"seat": e.seat, "name": e.name, "key": e.key, "addrs": list(e.addrs),
                    "port": e.port} for e in roster.seats],
     }
@@ -451,7 +456,8 @@ def _roster(value: Any) -> Roster:
                                port=_int(entry, "port", 0, 65535)))
     if len({e.seat for e in seats}) != len(seats) or len({e.key for e in seats}) != len(seats):
         _fail(Schema.SEAT_TWICE)
-    return Roster(size=size, rules=rules, seats=tuple(seats), open=_get(obj, "open", bool))
+    return Roster(size=size, rules=rules, seats=tuple(seats), open=_get(obj, "open", bool),
+                  escrow=_get(obj, "escrow", bool))
 
 
 def _body(kind: Kind, obj: Mapping[str, Any]) -> Body:

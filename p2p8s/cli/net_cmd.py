@@ -242,9 +242,11 @@ def table_rules(choice: HouseChoice, seats: int) -> Ruleset:
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="TCP port to listen on (0: any free port).")
 @click.option("--no-mdns", is_flag=True, help="Do not advertise the table by mDNS.")
+@click.option("--no-escrow", is_flag=True, help="Share no player's key with the others: "
+              "if someone drops out, the game pauses until they are back.")
 @_game_options
-def host_cmd(name: str | None, seats: int, port: int, no_mdns: bool, auto: str | None,
-             rounds: int | None, ascii_: bool, **house: Any) -> None:
+def host_cmd(name: str | None, seats: int, port: int, no_mdns: bool, no_escrow: bool,
+             auto: str | None, rounds: int | None, ascii_: bool, **house: Any) -> None:
     """Open a table for friends on this network and print its code."""
     rules = table_rules(house_choice(house), seats)
     player = _check_name(name or _default_name())
@@ -264,12 +266,13 @@ def host_cmd(name: str | None, seats: int, port: int, no_mdns: bool, auto: str |
             first = addresses[0]
             me = SeatEntry(seat=0, name=player, key=node.key, addrs=tuple(addresses),
                            port=node.port)
-            seating = Seating(size=seats, rules=rules, host=me)
+            seating = Seating(size=seats, rules=rules, host=me, escrow=not no_escrow)
             card = TableCard(version=VERSION, table_id=tid.hex(), host_name=player,
                              rules=rules, seats=seats, free=seats - 1,
                              fingerprint=identity_fingerprint(identity))
             _say(Line.TABLE_OPEN, rules=describe_rules(rules), seats=seats)
             say_changes(rules, seats)
+            _say(Line.ESCROW, escrow=not no_escrow, seats=seats)
             _say(Line.YOUR_KEY, fingerprint=card.fingerprint)
             _say(Line.TABLE_CODE, code=code)
             if no_mdns:  # the code alone cannot find this table: say where it is

@@ -253,6 +253,7 @@ class LobbyLines:
         host = roster.entry(0)
         say(Line.TABLE_OF, host=host.name if host else "?", rules=describe_rules(roster.rules))
         say_changes(roster.rules, roster.size)
+        say(Line.ESCROW, escrow=roster.escrow, seats=roster.size)
         say(Line.SEATS, size=roster.size, taken=len(roster.seats), free=roster.free)
         for entry in roster.seats:
             say(Line.SEAT, seat=entry.seat, name=entry.name,

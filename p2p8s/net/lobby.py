@@ -92,8 +92,10 @@ class Seating:
     1
     """
 
-    def __init__(self, *, size: int, rules: Ruleset, host: SeatEntry) -> None:
-        self._roster = Roster(size=size, rules=rules, seats=(replace(host, seat=0),))
+    def __init__(self, *, size: int, rules: Ruleset, host: SeatEntry,
+                 escrow: bool = True) -> None:
+        self._roster = Roster(size=size, rules=rules, seats=(replace(host, seat=0),),
+                              escrow=escrow)
 
     @property
     def roster(self) -> Roster:

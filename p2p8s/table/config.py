@@ -38,13 +38,18 @@ class SeatInfo:
 class TableConfig:
     """The table: its 8-byte id, the ruleset, the match ``target`` (points; ignored by the
     countdown variant), the seats in order 0..n-1 (2..7, R-SEATS) and the turn timer in
-    seconds (R-TIMER). Raises :class:`~p2p8s.errors.MalformedInput` when inconsistent."""
+    seconds (R-TIMER). ``escrow`` False: the host switched the key escrow off
+    (``--no-escrow``): no seat's key is shared, nobody serves a lost seat's strips or
+    rebuilds its key, and a lost player pauses the game as at a table of two
+    (protocol/table.md "Dropped nodes"). Raises :class:`~p2p8s.errors.MalformedInput`
+    when inconsistent."""
 
     table: bytes
     rules: Ruleset
     target: int
     seats: tuple[SeatInfo, ...]
     turn_timeout_s: float = 30.0
+    escrow: bool = True
 
     def __post_init__(self) -> None:
         check_players(len(self.seats))
@@ -91,7 +96,7 @@ class TableConfig:
     def to_bytes(self) -> bytes:
         """Canonical msgpack form (protocol/table.md, "setup")."""
         obj = [self.table, self.rules.to_dict(), self.target, float(self.turn_timeout_s),
-               [[s.seat, s.name, s.key, s.computer] for s in self.seats]]
+               [[s.seat, s.name, s.key, s.computer] for s in self.seats], self.escrow]
         packed: bytes = msgpack.packb(obj, use_bin_type=True)
         return packed
 
@@ -102,18 +107,19 @@ class TableConfig:
         a config that breaks a rule carries that error as its ``cause``)."""
         with decoding(PayloadCode.CONFIG):
             obj = msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=True)
-            table, rules, target, timeout, seats = obj
+            table, rules, target, timeout, seats, escrow = obj
             # Exact types first: bytes(n) of a huge int would allocate n bytes (or raise
             # OverflowError) before the canonical check could refuse it.
             if (type(table) is not bytes or type(target) is not int
                     or type(timeout) is not float or type(seats) is not list
+                    or type(escrow) is not bool
                     or not all(type(s) is list and len(s) == 4 and type(s[0]) is int
                                and type(s[1]) is str and type(s[2]) is bytes
                                and (s[3] is None or type(s[3]) is str) for s in seats)):
                 refuse(PayloadProblem.WRONG_TYPE)
             config = cls(
                 table=bytes(table), rules=Ruleset.from_dict(rules), target=int(target),
-                turn_timeout_s=float(timeout),
+                turn_timeout_s=float(timeout), escrow=escrow,
                 seats=tuple(SeatInfo(int(s), str(n), bytes(k), None if c is None else str(c))
                             for s, n, k, c in seats))
             if config.to_bytes() != data:

@@ -51,8 +51,9 @@ def make_keys(players: int, seed: bytes = b"keys") -> list[Ed25519PrivateKey]:
 def make_config(players: int, *, rules: Ruleset | None = None, target: int = 100,
                 computers: Sequence[int] = (), table: bytes = b"TABLE001",
                 keys: Sequence[Ed25519PrivateKey] | None = None,
-                turn_timeout_s: float = 30.0) -> TableConfig:
-    """A config with seats named Ann, Bea, Cem, …; ``computers`` are computer seats."""
+                turn_timeout_s: float = 30.0, escrow: bool = True) -> TableConfig:
+    """A config with seats named Ann, Bea, Cem, …; ``computers`` are computer seats;
+    ``escrow=False``: the host's ``--no-escrow``."""
     names = ["Ann", "Bea", "Cem", "Dag", "Eli", "Fay", "Gus"]
     bots = ["Hanna", "Karl", "Vera", "Max"]
     ks = keys if keys is not None else make_keys(players)
@@ -63,7 +64,7 @@ def make_config(players: int, *, rules: Ruleset | None = None, target: int = 100
                  bots[s % 4] if s in computers else None)
         for s in range(players))
     return TableConfig(table=table, rules=rules or Ruleset(), target=target, seats=seats,
-                       turn_timeout_s=turn_timeout_s)
+                       turn_timeout_s=turn_timeout_s, escrow=escrow)
 
 
 class TableNet:

@@ -83,4 +83,4 @@ def table_config(roster: Roster, *, table: bytes, seed: bytes,
                                   computer=regular.personality))
     target = default_target(roster.rules, roster.size, solo=False)
     return TableConfig(table=table, rules=roster.rules, target=target, seats=tuple(seats),
-                       turn_timeout_s=turn_timeout_s)
+                       turn_timeout_s=turn_timeout_s, escrow=roster.escrow)

@@ -217,8 +217,10 @@ class Seats:
         def node(seat: int) -> int:
             return adopter if seat in taken else config.node_of(seat)
 
-        # one holder per other live node; fewer than 2 holders would give a key away
-        holders = [tuple(h for h in live if h != node(d)) for d in range(n)]
+        # one holder per other live node; fewer than 2 holders would give a key away;
+        # none at all when the host switched the escrow off (a lost player pauses)
+        holders = [tuple(h for h in live if h != node(d)) if config.escrow else ()
+                   for d in range(n)]
         self.holders = tuple(h if len(h) >= 2 else () for h in holders)
         for seat in range(n):
             home = config.node_of(seat)
@@ -306,6 +308,7 @@ class Seats:
         self.back_at[seat] = now
         if ctx.number != 0:
             self.paused.discard(seat)
+            self._stop_serving(seat)
             if not self.isolated():
                 self.paused.discard(ctx.me)
                 if was_cut:
@@ -446,7 +449,8 @@ class Seats:
                         or primary.public_key(d) is None):
                     if node not in self.paused:
                         self.paused.add(node)
-                        why = PauseWhy.NO_ESCROW if not holders else PauseWhy.NOT_NOW
+                        why = (PauseWhy.NOT_NOW if holders else PauseWhy.NO_ESCROW
+                               if ctx.config.escrow else PauseWhy.ESCROW_OFF)
                         ctx.tell(tev.SeatAway(InfoCode.SEAT_WAITS, {
                             "seat": node, "left": node in self.left, "why": why},
                             seat=node, paused=True))
@@ -480,12 +484,28 @@ class Seats:
         sessions.drain()
         return True
 
+    def _stop_serving(self, node: int) -> None:
+        """``node`` is back: this node serves no more strips of the seats it runs that
+        were served, not taken over (mental-poker.md §8.1: the seat strips the rest
+        itself; the partial strips already out stay valid). Served again if it is lost
+        again."""
+        sessions = self._sessions
+        back = [d for d in sorted(self.served) if self.runner(d) == node
+                and d not in self.recovered]
+        for seat in back:
+            self.served.discard(seat)
+            self.awaited.pop(seat, None)
+            sessions.emit(sessions.primary_seat, sessions.primary.stop_serving(seat))
+        if back:
+            sessions.drain()
+
     def _name_withholders(self) -> None:
         """Name, once each, the holders whose partial strips of a served seat are still
         missing :data:`SERVE_WAIT_S` after they became due here."""
         ctx, primary = self._ctx, self._sessions.primary
         for seat in range(ctx.players):
-            missing = () if seat in self.recovered else primary.awaited_partials(seat)
+            served = seat not in self.recovered and self.runner(seat) in self.gone
+            missing = primary.awaited_partials(seat) if served else ()
             if not missing:
                 self.awaited.pop(seat, None)
                 continue

@@ -30,6 +30,8 @@ def test_host_and_two_joiners_sit_and_deal(procs: list[Proc], tmp_path: Path) ->
                home=tmp_path / "bob")
     procs.append(bob)
     bob.expect(r"^Ann's table: classic, multi-play, draw limit 3, target 200$")
+    bob.expect(r"^If someone's connection drops, the others can play their hand for them .* "
+               r"the two others together could also open that hand\.$")
     bob.expect(r"Seats: 3 \(1 taken, 2 free")
     bob.expect(r"seat 0: Ann \[key [0-9A-Z-]{19}\]")
     time.sleep(0.3)
@@ -151,7 +153,9 @@ def test_lobby_lines_count_players_and_keep_to_ascii(capsys: pytest.CaptureFixtu
 
 def test_the_host_closes_the_table_when_its_input_ends(procs: list[Proc],
                                                         tmp_path: Path) -> None:
-    host, _code, _port = _host(procs, tmp_path)
+    host, _code, _port = _host(procs, tmp_path, "--no-escrow")
+    assert ("Escrow off: if someone drops out, the game pauses until they are back."
+            in host.output)
     assert host.popen.stdin is not None
     host.popen.stdin.close()
     assert host.wait() == 0, host.output

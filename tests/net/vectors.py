@@ -3,7 +3,7 @@
 ``python -m tests.net.vectors`` (from the repository root) prints freshly computed
 vectors; the stored file is the reference and must not change without a version bump
 (``python -m tests.net.vectors > new.json && mv new.json
-protocol/vectors/wire_frames.json`` after one, as for version 2).
+protocol/vectors/wire_frames.json`` after one, as for versions 2 to 5).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ RFC8032_TEST1_SECRET = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac03
 
 def _roster(obj: dict[str, Any]) -> Roster:
     return Roster(size=obj["size"], rules=Ruleset.from_dict(obj["rules"]), open=obj["open"],
-                  seats=tuple(SeatEntry(seat=e["seat"], name=e["name"],
+                  escrow=obj["escrow"], seats=tuple(SeatEntry(seat=e["seat"], name=e["name"],
                                         key=bytes.fromhex(e["key_hex"]),
                                         addrs=tuple(e["addrs"]), port=e["port"])
                               for e in obj["seats"]))

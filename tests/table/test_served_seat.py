@@ -91,3 +91,32 @@ def test_a_holder_that_withholds_its_partial_strips_is_named() -> None:
             break
     assert named and named[0].params["seat"] == mute and named[0].params["dealer"] == gone
     assert "Bea has not served its part of Cem's cards" in said(named[0], net, 3)
+
+
+def test_when_the_node_is_back_the_others_stop_serving_its_strips() -> None:
+    gone, partials = 2, []
+
+    def tamper(sender: int, recipient: int, payload: bytes) -> bytes | None:
+        if payload[:1] == bytes([CRYPTO]):
+            msg = decode(payload[1:], sender=None)
+            if isinstance(msg, PartialStrip) and msg.dealer == gone:
+                partials.append((msg.round_no, msg.op, msg.seat))
+        return payload
+
+    net = TableNet(make_config(4, target=30), seed=b"served4", tamper=tamper)
+    net.start()
+    until(net, lambda: _drawing(net.nodes[0]) not in (None, gone))
+    net.cut_off(gone)
+    live = [s for s in net.humans if s != gone]
+    until(net, lambda: all(net.nodes[s]._sessions.primary.serving(gone) for s in live))
+    until(net, lambda: _draws_applied(net, 0) > 0 and _drawing(net.nodes[0]) is None)
+    number = net.nodes[0].round_number
+    net.reconnect(gone)
+    assert not any(net.nodes[s]._sessions.primary.serving(gone) for s in live)
+    served_before = len(partials)
+    draws = _draws_applied(net, 0)
+    until(net, lambda: _draws_applied(net, 0) > draws + 2
+          or net.nodes[0].round_number != number)
+    assert net.nodes[0].round_number == number  # more draws in the same round
+    assert len(partials) == served_before  # its own node strips them: nobody serves
+    assert net.faults() == {} and not net.of(0, tev.SeatTakenOver)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from p2p8s.cli.words import PLAIN, Speaker, Template
+from p2p8s.cli.words.phrases import number
 from p2p8s.cli.words.rules import describe_changes, describe_rules
 from p2p8s.codes import InviteProblem
 from p2p8s.errors import Code
@@ -53,6 +54,7 @@ class Line(Code):
     TABLE_IN_PLAY = "table-in-play"  # cards (one per node of the table, by seat)
     ASK_FOR_CODE = "ask-for-code"
     TABLE_OPEN = "table-open"  # rules, seats
+    ESCROW = "escrow"  # escrow (bool: the table escrows its keys), seats (the trade-off)
     YOUR_KEY = "your-key"  # fingerprint
     TABLE_CODE = "table-code"  # code
     RUN_JOIN = "run-join"  # code
@@ -307,6 +309,20 @@ def _dealing(speaker: Speaker, params: Mapping[str, Any]) -> str:
                           dots=params["dots"])
 
 
+def _escrow(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    """The table card's line on the escrow's trade-off (protocol/table.md "Dropped
+    nodes"): with it, the others play a dropped hand and all of them together could open
+    it; without it (switched off, or two seats) a drop-out pauses the game."""
+    seats = params["seats"]
+    if not params["escrow"]:
+        return "Escrow off: if someone drops out, the game pauses until they are back."
+    if seats < 3:
+        return "With two at the table, if one drops out the game pauses until they are back."
+    return (f"If someone's connection drops, the others can play their hand for them — "
+            f"with {seats} at the table, the {number(seats - 1)} others together could "
+            f"also open that hand.")
+
+
 _WIRE: dict[WireCode, Template] = {
     WireCode.FRAME_SIZE: _peer(": frame of {size} bytes is outside {low}..{high}"),
     WireCode.FRAME_LENGTH: _peer(": frame length {length} is outside {low}..{high}"),
@@ -503,6 +519,7 @@ _LINES: dict[Line, Template] = {
                   "and only the code tells which; join tries each)",
     Line.ASK_FOR_CODE: "Ask the host for the code, then run: p2p8s join CODE",
     Line.TABLE_OPEN: "Table open: {rules}; {seats} seats.",
+    Line.ESCROW: _escrow,
     Line.YOUR_KEY: "Your key: {fingerprint}",
     Line.TABLE_CODE: "Table code: {code}",
     Line.RUN_JOIN: "On the other computers, run: p2p8s join {code}",

@@ -154,6 +154,7 @@ TEMPLATES: dict[Enum, Template] = {
                       "would ({action}; the bot plays {expected})"),
     PauseWhy.NO_ESCROW: "no escrow with fewer than three players",
     PauseWhy.NOT_NOW: "its key cannot be rebuilt now",
+    PauseWhy.ESCROW_OFF: "escrow is off at this table",
     # faults: payloads
     TableCode.NO_OTHER_NODE: "payload from seat {sender}, which has no other node",
     TableCode.EMPTY_PAYLOAD: "{peer:name} sent an empty payload",

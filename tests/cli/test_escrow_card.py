@@ -1,0 +1,64 @@
+"""The table card states the escrow's trade-off (issue #13), and the host may switch the
+escrow off: ``p2p8s host --no-escrow`` reaches the roster every joiner sees."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from p2p8s import wire
+from p2p8s.cli.main import cli
+from p2p8s.cli.table_play import LobbyLines
+from p2p8s.cli.words import PLAIN
+from p2p8s.cli.words.net import Line
+from p2p8s.rules import Ruleset
+from p2p8s.table.roster import table_config
+from p2p8s.wire import Roster, RosterBody, SeatEntry
+
+ANN = SeatEntry(seat=0, name="Ann", key=b"a" * 32, addrs=("127.0.0.1",), port=1)
+
+
+@pytest.mark.parametrize(("seats", "line"), [
+    (3, "If someone's connection drops, the others can play their hand for them — with 3 "
+        "at the table, the two others together could also open that hand."),
+    (5, "If someone's connection drops, the others can play their hand for them — with 5 "
+        "at the table, the four others together could also open that hand."),
+    (2, "With two at the table, if one drops out the game pauses until they are back."),
+])
+def test_with_escrow_the_card_says_who_could_open_a_hand(seats: int, line: str) -> None:
+    assert PLAIN.say(Line.ESCROW, escrow=True, seats=seats) == line
+
+
+@pytest.mark.parametrize("seats", [2, 3, 5])
+def test_without_escrow_the_card_says_the_game_pauses(seats: int) -> None:
+    assert PLAIN.say(Line.ESCROW, escrow=False, seats=seats) == (
+        "Escrow off: if someone drops out, the game pauses until they are back.")
+
+
+@pytest.mark.parametrize(("escrow", "words"), [
+    (True, "the four others together could also open that hand"),
+    (False, "Escrow off: if someone drops out"),
+])
+def test_a_joiner_sees_the_trade_off_before_it_sits(
+        escrow: bool, words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    LobbyLines(me=b"b" * 32).table(Roster(size=5, rules=Ruleset(), seats=(ANN,),
+                                             escrow=escrow))
+    lines = capsys.readouterr().out.splitlines()
+    assert words in lines[1] and lines[2].startswith("Seats: 5")
+
+
+@pytest.mark.parametrize("escrow", [True, False])
+def test_the_roster_carries_the_setting_into_every_nodes_table(escrow: bool) -> None:
+    roster = Roster(size=3, rules=Ruleset(), seats=(ANN,), open=False, escrow=escrow)
+    sent = wire.Message(table=b"T" * 8, seat=0, seq=1, prev=b"", body=RosterBody(roster=roster))
+    got = wire.decode_payload(wire.encode_payload(sent)).body
+    assert isinstance(got, RosterBody) and got.roster.escrow is escrow
+    assert table_config(got.roster, table=b"T" * 8, seed=bytes(32)).escrow is escrow
+    assert wire.roster_digest(roster) != wire.roster_digest(
+        Roster(size=3, rules=Ruleset(), seats=(ANN,), open=False, escrow=not escrow))
+
+
+def test_host_help_offers_no_escrow() -> None:
+    out = CliRunner().invoke(cli, ["host", "--help"]).output
+    assert "--no-escrow" in out and "the game pauses until they are back" in " ".join(
+        out.split())
