@@ -26,6 +26,7 @@ from typing import Any
 import click
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2p8s.cli.comeback import come_back_command
 from p2p8s.cli.house import HouseChoice, house_choice, house_options
 from p2p8s.cli.words import PLAIN, Speaker
 from p2p8s.cli.words.doctor import DoctorLine
@@ -283,12 +284,13 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
                           remember=functools.partial(
                               save_where, mesh.node.table if code is None else where_key(code)))
         if code is not None:  # how a lost player comes back: through this node, at the
-            # address the table reached it at (the roster's), where it listens
+            # address the table reached it at (the roster's) while it has it, else at
+            # the one it has when the hint is said
             entry = mesh.roster.entry(mesh.seat)
-            host = entry.addrs[0] if entry is not None and entry.addrs else lan_addresses()[0]
-            where = format_address(host, mesh.node.port)
-            options.come_back = PLAIN.say(Line.COME_BACK if mdns or aiozc is not None
-                                          else Line.COME_BACK_LINK, code=code, where=where)
+            screen.come_back = come_back_command(
+                code, entry.addrs if entry is not None else (), mesh.node.port,
+                mdns=mdns or aiozc is not None)
+            options.come_back = screen.come_back()
         advertising: asyncio.Task[None] | None = None
         if aiozc is not None:
             options.find_peer = _finder(aiozc, mesh.node.table)

@@ -195,7 +195,9 @@ class TurnClock:
         if record.choice is not None:
             self.missed.discard(seat)  # its person is back at the table
         elif seat == self._ctx.me and seat in self._seats.bots:
-            if not isinstance(record.action, Draw):
+            # (a log replayed into a restored table is history: its person was told of
+            # it, or is told by the catch-up screen; only this absence's moves count)
+            if not isinstance(record.action, Draw) and not self._ctx.restoring:
                 self.bot_turns += 1  # told when the person acts again
             if self._seats.home_back(seat) and told:
                 self.missed.add(seat)  # it was back and missed this turn (R-TIMER)
