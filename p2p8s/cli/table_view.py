@@ -187,6 +187,7 @@ class TableScreen:
         self._prompting = False
         self._applied: list[str] = []
         self._catching: _CatchUp | None = None  # a replay of missed events runs
+        self._ended = 0  # the last round whose end this screen showed
         #: the current command to come back through this node (its address now)
         self.come_back: Callable[[], str] | None = None
         self._seat = _Seat(self)
@@ -311,6 +312,7 @@ class TableScreen:
                 else:  # the table has moved on: tell the rest from the events
                     self.say(*self._applied[self.ctl.told_events:])
                 self.round_over = True
+                self._ended = max(self._ended, event.result.number)
                 match = table.match
                 lines = (v.render_round_end(event.result, self.names, match, self.look)
                          if match is not None else [])
@@ -337,6 +339,11 @@ class TableScreen:
             elif isinstance(event, Note):
                 if event.code is LinkCode.COME_BACK and self.come_back is not None:
                     event = Note(event.code, {**event.params, "command": self.come_back()})
+                elif event.code is LinkCode.REJOINED and table.match is not None:
+                    # the rounds the rebuilt table holds (a replay that ends between two
+                    # rounds shows the last one's end as its current part)
+                    event = Note(event.code, {**event.params,
+                                              "rounds": len(table.match.results)})
                 line = self._words().note(event)
                 self.say(self.look.paint(line, "red") if event.code in FAULTS else line)
                 if event.code in CATCH_UP_FROM and self._catching is None:
@@ -356,10 +363,14 @@ class TableScreen:
         the end), False when it is shown as usual."""
         catching = self._catching
         assert catching is not None
-        if (isinstance(event, tev.RoundStarted) and event.number == self.round_number
-                and event.dealer == self._dealer and not self.round_over):
+        if isinstance(event, tev.RoundStarted) and (event.number <= self._ended or (
+                event.number == self.round_number and event.dealer == self._dealer)):
             self._applied = []  # the replay tells the round again from its start
             catching.moves.clear()
+            return True
+        if isinstance(event, tev.RoundOver) and event.result.number <= self._ended:
+            catching.moves.clear()  # its end was shown (its moves were told then)
+            self.ctl.skip_narration()
             return True
         if isinstance(event, tev.Applied):
             if len(self._applied) >= catching.told and not isinstance(event.action, Draw):

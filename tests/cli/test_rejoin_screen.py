@@ -225,3 +225,25 @@ class _NoTable:
 
     def view(self) -> None:
         return None
+
+
+def test_a_replay_from_an_earlier_round_repeats_no_round_end_and_no_deal() -> None:
+    net = _net(b"ended")
+    net.start()
+
+    def dealt_twice() -> bool:
+        starts = [i for i, e in enumerate(net.events[0]) if isinstance(e, tev.RoundStarted)]
+        return len(starts) == 2 and isinstance(net.events[0][-1], tev.Applied)
+
+    _until(net, dealt_twice)
+    node, events = net.nodes[0], list(net.events[0])
+    screen, out = _screen(0)
+    screen.started(node, net.config, log=None, auto=None)
+    screen.show(node, events, net.now)
+    told = out.getvalue()
+    assert told.count("Round 1 is over") == 1 and told.count("Round 2:") == 1
+    screen.show(node, [note(LinkCode.FROZEN, seconds=12.0)], net.now)
+    screen.show(node, [*events, note(LinkCode.CAUGHT_UP)], net.now)
+    again = out.getvalue()[len(told):]
+    assert "Round 1 is over" not in again and "Round 2:" not in again, again
+    assert "While you were away" not in again  # nothing new was played
