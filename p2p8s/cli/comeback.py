@@ -11,14 +11,19 @@ from p2p8s.cli.words.net import Line
 from p2p8s.codes import format_address
 from p2p8s.net.discovery import lan_addresses
 
+#: What :func:`~p2p8s.net.discovery.lan_addresses` gives when there is nothing else.
+LOOPBACK = "127.0.0.1"
+
 
 def where_now(dealt: Sequence[str], port: int, current: Sequence[str]) -> str:
     """``HOST:PORT`` of this node now: the first address it was dealt at (the roster's)
     that it still has, else its first current address (``current``, as
-    :func:`~p2p8s.net.discovery.lan_addresses` gives them; the port does not change)."""
-    host = next((a for a in dealt if a in current), current[0] if current else None)
+    :func:`~p2p8s.net.discovery.lan_addresses` gives them; the port does not change) —
+    but while it has none but loopback (between two leases) the one it was dealt at."""
+    lan = [a for a in current if a != LOOPBACK]
+    host = next((a for a in dealt if a in current), lan[0] if lan else None)
     if host is None:
-        host = dealt[0] if dealt else "127.0.0.1"
+        host = dealt[0] if dealt else LOOPBACK
     return format_address(host, port)
 
 

@@ -203,6 +203,9 @@ def test_the_come_back_hint_names_the_address_this_node_has_now() -> None:
     assert where_now(["10.0.0.5", "fd00::5"], 4242, ["10.0.0.5", "10.0.1.9"]) == "10.0.0.5:4242"
     assert where_now(["10.0.0.5"], 4242, ["10.0.1.9"]) == "10.0.1.9:4242"
     assert where_now(["fd00::5"], 4242, []) == "[fd00::5]:4242"
+    # between two leases the machine has no address but loopback: the last one stands
+    assert where_now(["10.0.0.5"], 4242, ["127.0.0.1"]) == "10.0.0.5:4242"
+    assert where_now(["127.0.0.1"], 4242, ["127.0.0.1"]) == "127.0.0.1:4242"
     here = ["10.0.0.5"]
     command = come_back_command("ABC123", ["10.0.0.5"], 4242, mdns=False,
                                 addresses=lambda: list(here))
