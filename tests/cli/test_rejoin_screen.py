@@ -26,12 +26,11 @@ from p2p8s.table.outcome import Outcome
 
 
 def _until(net: TableNet, pred: Callable[[], bool], max_steps: int = 100_000) -> None:
-    for _ in range(max_steps):
-        if pred():
-            return
-        if not net.step():
-            break
-    assert pred(), "the moment never came"
+    """Step ``net`` (moves and timers too) until ``pred()`` holds."""
+    steps = 0
+    while not pred():
+        assert steps < max_steps and net.step(), "the moment never came"
+        steps += 1
 
 
 #: The key secret seat 2's node runs its rounds with (kept on disk across restarts).
