@@ -249,3 +249,6 @@ def test_a_replay_from_an_earlier_round_repeats_no_round_end_and_no_deal() -> No
     again = out.getvalue()[len(told):]
     assert "Round 1 is over" not in again and "Round 2:" not in again, again
     assert "While you were away" not in again  # nothing new was played
+    # the rejoined line counts the rounds the table holds (a replay may end between two)
+    screen.show(node, [note(LinkCode.REJOINED, seat=0, taken=False, rounds=0)], net.now)
+    assert "1 round played so far, every one audited from the signed log." in out.getvalue()

@@ -91,7 +91,7 @@ def _rejoined(sp: Speaker, p: Mapping[str, Any]) -> str:
     when = ("from your next turn (your hand stays open to the others until this round "
             "ends)" if taken else "once the others deal you in")
     return (f"Rejoined the table at seat {p['seat']}; "
-            + ("the computer played your seat meanwhile; " if taken else "")
+            + ("your seat was taken over meanwhile; " if taken else "")
             + f"you play again {when}. "
             + (f"{n} round{'s' if n != 1 else ''} played so far, every one audited from the "
                "signed log." if n else "No round has ended yet."))
