@@ -295,7 +295,9 @@ class TableScreen:
                 dealer = "you deal" if event.dealer == self.me else \
                     f"{self.name(event.dealer)} deals"
                 self.say("", self.look.paint(f"Round {event.number}: {dealer}.", "bold"))
-                if self.auto is not None:
+                if self.auto is not None and self._current(table):
+                    # (a table already rounds further — events told after a drop — would
+                    # show a later round's board under this round's name)
                     self.ctl.show_board(Redraw.START)
                     self.ctl.skip_narration()  # its "Last moves" are not narrated again
             elif isinstance(event, tev.Applied):

@@ -17,6 +17,7 @@ from p2p8s.cli.table_view import TableScreen, seats_line
 from p2p8s.cli.terminal import Terminal
 from p2p8s.crypto.rand import seeded
 from p2p8s.net.node import NetCode, Reason
+from p2p8s.solo import get_bot
 from p2p8s.table import Table
 from p2p8s.table import events as tev
 from p2p8s.table.events import InfoCode
@@ -229,7 +230,10 @@ class _NoTable:
         return None
 
 
-def test_a_replay_from_an_earlier_round_repeats_no_round_end_and_no_deal() -> None:
+@pytest.fixture(scope="module")
+def two_rounds() -> tuple[TableNet, Table, list[tev.Event]]:
+    """A table whose second round has begun (read only): the net, seat 0's node, its
+    events."""
     net = _net(b"ended")
     net.start()
 
@@ -238,7 +242,23 @@ def test_a_replay_from_an_earlier_round_repeats_no_round_end_and_no_deal() -> No
         return len(starts) == 2 and isinstance(net.events[0][-1], tev.Applied)
 
     _until(net, dealt_twice)
-    node, events = net.nodes[0], list(net.events[0])
+    return net, net.nodes[0], list(net.events[0])
+
+
+def test_an_auto_seat_told_two_rounds_at_once_sees_no_board_of_the_later_one_as_the_first(
+        two_rounds: tuple[TableNet, Table, list[tev.Event]]) -> None:
+    net, node, events = two_rounds
+    screen, out = _screen(0)
+    screen.started(node, net.config, log=None, auto=get_bot("expert"))
+    screen.show(node, events, net.now)  # (after a drop: told in one go)
+    text = out.getvalue()
+    assert "── Round 1 ·" not in text and "-- Round 1 |" not in text, text
+    assert text.count("Round 2 |") + text.count("Round 2 ·") == 1, text
+
+
+def test_a_replay_from_an_earlier_round_repeats_no_round_end_and_no_deal(
+        two_rounds: tuple[TableNet, Table, list[tev.Event]]) -> None:
+    net, node, events = two_rounds
     screen, out = _screen(0)
     screen.started(node, net.config, log=None, auto=None)
     screen.show(node, events, net.now)
