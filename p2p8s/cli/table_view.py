@@ -370,6 +370,9 @@ class TableScreen:
             self._applied = []  # the replay tells the round again from its start
             catching.moves.clear()
             return True
+        if isinstance(event, tev.RoundStarted):
+            catching.told = 0  # a round not told yet: its moves are all new
+            return False
         if isinstance(event, tev.RoundOver) and event.result.number <= self._ended:
             catching.moves.clear()  # its end was shown (its moves were told then)
             self.ctl.skip_narration()
@@ -390,7 +393,6 @@ class TableScreen:
         if catching is None or not catching.moves:
             return
         moves, catching.moves = catching.moves, {}
-        catching.told = 0  # a later round's moves are all new
         turns = tuple((s, n) for s, n in sorted(moves.items()) if s != self.me)
         self.say(self.look.paint(self._words().say(
             ScreenLine.WHILE_AWAY, turns=turns, mine=moves.get(self.me, 0),
