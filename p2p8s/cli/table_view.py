@@ -401,7 +401,8 @@ class TableScreen:
     def _end_catch_up(self, table: Table, *, rebuilt: bool) -> None:
         """The table is current again: summarise the replay, count its moves as told,
         say the seat notices that still hold; after a rebuild the seats' presence is the
-        rebuilt table's (this node's links were made anew)."""
+        rebuilt table's (this node's links were made anew: the lost connections were
+        said as they happened)."""
         catching = self._catching
         if catching is None:
             return
@@ -413,8 +414,9 @@ class TableScreen:
             self.back = set()
         for notice in catching.notices:
             seat = getattr(notice, "seat", None)
-            if isinstance(notice, tev.SeatAway):
-                holds = (seat in table.paused if seat == self.me else seat in table.gone)
+            if isinstance(notice, tev.SeatAway):  # (a peer the rebuilt table has not
+                # reached yet is being dialled: said only if the game waits for it)
+                holds = seat in (table.paused if seat == self.me or rebuilt else table.gone)
             else:
                 holds = (isinstance(notice, tev.SeatTakenOver) and seat != self.me
                          and seat in table.taken_over and seat in table.gone)
