@@ -19,18 +19,17 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 
+from p2p8s.cli.comeback import come_back_command
 from p2p8s.cli.lines import say
-from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words.net import Line
 from p2p8s.cli.words.rules import describe_changes, describe_rules
-from p2p8s.codes import fingerprint, format_address, normalize_code
+from p2p8s.codes import fingerprint, normalize_code
 from p2p8s.net.discovery import (
     Advertiser,
     MdnsHandle,
     TableCard,
     find_node,
     follow_addresses,
-    lan_addresses,
     open_zeroconf,
     with_free,
 )
@@ -204,12 +203,13 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
                           remember=functools.partial(
                               save_where, mesh.node.table if code is None else where_key(code)))
         if code is not None:  # how a lost player comes back: through this node, at the
-            # address the table reached it at (the roster's), where it listens
+            # address the table reached it at (the roster's) while it has it, else at
+            # the one it has when the hint is said
             entry = mesh.roster.entry(mesh.seat)
-            host = entry.addrs[0] if entry is not None and entry.addrs else lan_addresses()[0]
-            where = format_address(host, mesh.node.port)
-            options.come_back = PLAIN.say(Line.COME_BACK if mdns or aiozc is not None
-                                          else Line.COME_BACK_LINK, code=code, where=where)
+            screen.come_back = come_back_command(
+                code, entry.addrs if entry is not None else (), mesh.node.port,
+                mdns=mdns or aiozc is not None)
+            options.come_back = screen.come_back()
         advertising: asyncio.Task[None] | None = None
         if aiozc is not None:
             options.find_peer = _finder(aiozc, mesh.node.table)

@@ -15,7 +15,8 @@ says the hint when it is done.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from p2p8s.bots import registry
@@ -30,7 +31,7 @@ from p2p8s.cli.words.rules import describe_rules
 from p2p8s.cli.words.runner import FAULTS, ScreenLine, presence_line
 from p2p8s.cli.words.runner import reason as _reason
 from p2p8s.cli.words.table import said
-from p2p8s.engine import Action, Round
+from p2p8s.engine import Action, Draw, Round
 from p2p8s.errors import MalformedInput, Note
 from p2p8s.match import Match
 from p2p8s.net import runner
@@ -38,6 +39,7 @@ from p2p8s.net.runner import Think, Typed
 from p2p8s.rules import Ruleset
 from p2p8s.table import Table, TableConfig
 from p2p8s.table import events as tev
+from p2p8s.table.linkout import LinkCode
 
 #: What the audit line says when every card of the round checked out.
 AUDIT_OK = "audit: every card checked ✓"
@@ -52,9 +54,9 @@ def seats_line(names: Sequence[str], me: int, *, computers: dict[int, str],
                gone: dict[int, str], host: str, taken: frozenset[int] = frozenset(),
                back: frozenset[int] = frozenset()) -> str:
     """Who sits where and who is connected: ``Seats: Ann (you) · Bob · Hanna (computer)``;
-    ``taken``: seats the computer plays for a player whose node went (hand open): ``gone``
-    while its node is, ``back`` once it came back after that, else ``left``; a computer
-    seat taken over is no longer on ``host``'s node."""
+    ``taken``: seats taken over (hand open) for a player whose node went: the computer
+    plays them while their node is ``gone`` (else ``left``); once ``back``, the player
+    plays again; a computer seat taken over is no longer on ``host``'s node."""
     parts = []
     for s, name in enumerate(names):
         if s == me:
@@ -62,8 +64,10 @@ def seats_line(names: Sequence[str], me: int, *, computers: dict[int, str],
         elif s in computers:  # taken over: the node that ran it went
             parts.append(f"{name} (computer, hand open)" if s in taken
                          else f"{name} (computer, on {host}'s node)")
+        elif s in taken and s in back and s not in gone:
+            parts.append(f"{name} (back; plays again, hand open)")
         elif s in taken:
-            state = "gone" if s in gone else "back" if s in back else "left"
+            state = "gone" if s in gone else "left"
             parts.append(f"{name} ({state}; the computer plays, hand open)")
         elif s in gone:
             parts.append(f"{name} (gone)")
@@ -78,6 +82,33 @@ def audit_line(ok: bool, message: str) -> str:
         return AUDIT_OK
     reason = message.removeprefix("audit failed: ")
     return f"audit FAILED — {reason}"
+
+
+#: Notes after which the table's next events are a replay of what this node missed
+#: (a frozen process catching up, a table rebuilt from a peer's log).
+CATCH_UP_FROM = frozenset({LinkCode.FROZEN, LinkCode.REBUILD_TAKEN, LinkCode.REBUILD_ASLEEP,
+                           LinkCode.REBUILD_HELD, LinkCode.REBUILD_OVER})
+#: Notes after whose batch the catch-up is over (the table is current again).
+CATCH_UP_TO = frozenset({LinkCode.REJOINED, LinkCode.CAUGHT_UP, LinkCode.ASLEEP_GAVE_UP})
+#: Seat notices a replay repeats, said only if still true once caught up.
+SEAT_NOTICES = (tev.SeatAway, tev.SeatTakenOver, tev.SeatBack)
+
+
+@dataclass(slots=True, kw_only=True)
+class _CatchUp:
+    """A replay of missed events in progress: the moves it brings are summarised, not
+    narrated as new. ``told``: moves of the round this screen had narrated before (a
+    replay from the round's start repeats them); ``fresh``: this program just started
+    (nothing of the round was told); ``moves``: the new ones per seat (not draws);
+    ``notices``: seat notices, said at the end if they still hold; ``done``: the
+    catch-up ends with this batch (``rebuilt``: with a table rebuilt from a log)."""
+
+    told: int
+    fresh: bool = False
+    moves: dict[int, int] = field(default_factory=dict)
+    notices: list[tev.Info] = field(default_factory=list)
+    done: bool = False
+    rebuilt: bool = False
 
 
 class _Seat:
@@ -156,6 +187,10 @@ class TableScreen:
         self._to_play: int | None = None  # whose turn was said last (None: none yet)
         self._prompting = False
         self._applied: list[str] = []
+        self._catching: _CatchUp | None = None  # a replay of missed events runs
+        self._ended = 0  # the last round whose end this screen showed
+        #: the current command to come back through this node (its address now)
+        self.come_back: Callable[[], str] | None = None
         self._seat = _Seat(self)
         self.ctl = Controller(self._seat, self, self.look,
                               help_tail=TABLE_HELP)
@@ -190,8 +225,12 @@ class TableScreen:
         if table is None:
             return []
         taken = table.taken_over - {self.me}
+        # a seat taken over whose node this node does not miss is back (this screen may
+        # not have seen it go: it started, or was rebuilt, after that)
+        back = frozenset(self.back) | {s for s in taken
+                                       if s not in self.gone and s not in table.gone}
         lines = [seats_line(self.names, self.me, computers=self.computers, gone=self.gone,
-                            host=self.host, taken=taken, back=frozenset(self.back))]
+                            host=self.host, taken=taken, back=back)]
         rnd = table.round
         for s in sorted(taken):  # its key was rebuilt: every node sees the hand
             hand = rnd.hands[s] if rnd is not None else []
@@ -238,11 +277,15 @@ class TableScreen:
             self.say(f"The signed log of this table is written to {log}")
         if auto is not None:
             self.say(f"The computer ({auto.name}) plays your seat.")
+        if rejoined:  # the table's first events replay the round so far
+            self._catching = _CatchUp(told=0, fresh=True)
 
     def show(self, table: Table, events: Sequence[object], now: float) -> None:
         """Narrate the table's events in order."""
         self._seat.table = table
         for event in events:
+            if self._catching is not None and self._caught_up(table, event):
+                continue
             if isinstance(event, tev.RoundStarted):
                 self.round_number = event.number
                 self._dealer = event.dealer
@@ -253,7 +296,9 @@ class TableScreen:
                 dealer = "you deal" if event.dealer == self.me else \
                     f"{self.name(event.dealer)} deals"
                 self.say("", self.look.paint(f"Round {event.number}: {dealer}.", "bold"))
-                if self.auto is not None:
+                if self.auto is not None and self._current(table):
+                    # (a table already rounds further — events told after a drop — would
+                    # show a later round's board under this round's name)
                     self.ctl.show_board(Redraw.START)
                     self.ctl.skip_narration()  # its "Last moves" are not narrated again
             elif isinstance(event, tev.Applied):
@@ -261,12 +306,16 @@ class TableScreen:
                 self._narrate(table)
             elif isinstance(event, tev.RoundOver):
                 view = table.view()
-                if (view is not None and view.dealer == event.result.dealer
+                if self._catching is not None:  # its moves are summarised, not told
+                    self._away_summary()
+                    self.ctl.skip_narration()
+                elif (view is not None and view.dealer == event.result.dealer
                         and len(view.log) == len(self._applied)):
                     self._narrate(table)
                 else:  # the table has moved on: tell the rest from the events
                     self.say(*self._applied[self.ctl.told_events:])
                 self.round_over = True
+                self._ended = max(self._ended, event.result.number)
                 match = table.match
                 lines = (v.render_round_end(event.result, self.names, match, self.look)
                          if match is not None else [])
@@ -291,9 +340,90 @@ class TableScreen:
                 text = said(event, self._words())
                 self.say(text[:1].upper() + text[1:])  # a sentence of its own
             elif isinstance(event, Note):
+                if event.code is LinkCode.COME_BACK and self.come_back is not None:
+                    event = Note(event.code, {**event.params, "command": self.come_back()})
+                elif event.code is LinkCode.REJOINED and table.match is not None:
+                    # the rounds the rebuilt table holds (a replay that ends between two
+                    # rounds shows the last one's end as its current part)
+                    event = Note(event.code, {**event.params,
+                                              "rounds": len(table.match.results)})
                 line = self._words().note(event)
                 self.say(self.look.paint(line, "red") if event.code in FAULTS else line)
+                if event.code in CATCH_UP_FROM and self._catching is None:
+                    self._catching = _CatchUp(told=len(self._applied))
+                elif event.code in CATCH_UP_TO and self._catching is not None:
+                    self._catching.done = True
+                    self._catching.rebuilt = event.code is LinkCode.REJOINED
+        if self._catching is not None and self._catching.done:
+            self._end_catch_up(table, rebuilt=self._catching.rebuilt)
         self._say_to_play(table)
+
+    # --- a replay of missed events --------------------------------------------------
+
+    def _caught_up(self, table: Table, event: object) -> bool:
+        """Take ``event`` of a replay in: True when it is handled here (a move counted
+        for the summary, a round this screen announced already, a seat notice kept for
+        the end), False when it is shown as usual."""
+        catching = self._catching
+        assert catching is not None
+        if isinstance(event, tev.RoundStarted) and (event.number <= self._ended or (
+                event.number == self.round_number and event.dealer == self._dealer)):
+            self._applied = []  # the replay tells the round again from its start
+            catching.moves.clear()
+            return True
+        if isinstance(event, tev.RoundStarted):
+            catching.told = 0  # a round not told yet: its moves are all new
+            return False
+        if isinstance(event, tev.RoundOver) and event.result.number <= self._ended:
+            catching.moves.clear()  # its end was shown (its moves were told then)
+            self.ctl.skip_narration()
+            return True
+        if isinstance(event, tev.Applied):
+            if len(self._applied) >= catching.told and not isinstance(event.action, Draw):
+                catching.moves[event.seat] = catching.moves.get(event.seat, 0) + 1
+            self._applied.append(applied_line(event, self._words(), table.config.rules))
+            return True
+        if isinstance(event, SEAT_NOTICES):
+            catching.notices.append(event)
+            return True
+        return False
+
+    def _away_summary(self) -> None:
+        """Say what the replayed moves were, in one line (none: nothing)."""
+        catching = self._catching
+        if catching is None or not catching.moves:
+            return
+        moves, catching.moves = catching.moves, {}
+        turns = tuple((s, n) for s, n in sorted(moves.items()) if s != self.me)
+        self.say(self.look.paint(self._words().say(
+            ScreenLine.WHILE_AWAY, turns=turns, mine=moves.get(self.me, 0),
+            fresh=catching.fresh, number=self.round_number), "dim"))
+
+    def _end_catch_up(self, table: Table, *, rebuilt: bool) -> None:
+        """The table is current again: summarise the replay, count its moves as told,
+        say the seat notices that still hold; after a rebuild the seats' presence is the
+        rebuilt table's (this node's links were made anew: the lost connections were
+        said as they happened)."""
+        catching = self._catching
+        if catching is None:
+            return
+        self._away_summary()
+        self._catching = None
+        self.ctl.skip_narration()
+        if rebuilt:
+            self.gone = {s: self.gone.get(s, "") for s in table.gone}
+            self.back = set()
+        for notice in catching.notices:
+            seat = getattr(notice, "seat", None)
+            if isinstance(notice, tev.SeatAway):  # (a peer the rebuilt table has not
+                # reached yet is being dialled: said only if the game waits for it)
+                holds = seat in (table.paused if seat == self.me or rebuilt else table.gone)
+            else:
+                holds = (isinstance(notice, tev.SeatTakenOver) and seat != self.me
+                         and seat in table.taken_over and seat in table.gone)
+            if holds:
+                text = said(notice, self._words())
+                self.say(text[:1].upper() + text[1:])
 
     def _say_to_play(self, table: Table) -> None:
         """Say whose turn it is when it passed to another seat (once per change; this
@@ -323,6 +453,8 @@ class TableScreen:
         seconds left."""
         self._seat.table = table
         self.ctl.asking = None
+        if self._catching is not None:
+            self._end_catch_up(table, rebuilt=False)
         if self._current(table):
             self.ctl.refresh()
         self._prompt(table, now)

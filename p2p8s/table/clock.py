@@ -192,6 +192,12 @@ class TurnClock:
         told it plays again, so it missed this turn)."""
         self.moves += 1
         self.moved_at = self._ctx.now
+        ctx = self._ctx
+        if seat == ctx.me and ctx.restoring and (record.choice is not None
+                                                 or seat not in self._seats.bots):
+            # a log replayed into a restored table: its person played here, so only the
+            # computer's turns after this one are of the absence now ending
+            self.bot_turns = 0
         if record.choice is not None:
             self.missed.discard(seat)  # its person is back at the table
         elif seat == self._ctx.me and seat in self._seats.bots:

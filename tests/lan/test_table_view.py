@@ -84,7 +84,7 @@ def test_the_seats_line_says_who_the_computer_plays_for() -> None:
     line = seats_line(["Ann", "Bob", "Cat"], 0, computers={}, gone={1: "closed"}, host="Ann",
                       taken=frozenset({1, 2}), back=frozenset({2}))
     assert line == ("Seats: Ann (you) · Bob (gone; the computer plays, hand open) · "
-                    "Cat (back; the computer plays, hand open)")
+                    "Cat (back; plays again, hand open)")
     # a seat taken over whose node this screen never saw come back: it left
     line = seats_line(["Ann", "Bob"], 0, computers={}, gone={}, host="Ann",
                       taken=frozenset({1}))

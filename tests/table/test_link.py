@@ -578,7 +578,7 @@ def test_the_runner_says_what_it_said_before() -> None:
         "Bob and Cat did not connect again within 30 s (the table may have ended "
         "meanwhile): going on as after a lost connection.")
     assert say(LinkCode.REJOINED, seat=2, taken=True, rounds=1) == (
-        "Rejoined the table at seat 2; the computer played your seat meanwhile; you play "
+        "Rejoined the table at seat 2; your seat was taken over meanwhile; you play "
         "again from your next turn (your hand stays open to the others until this round "
         "ends). 1 round played so far, every one audited from the signed log.")
     assert say(LinkCode.DONE_ROUNDS, n=2) == "Leaving the table: played the 2 rounds asked for."

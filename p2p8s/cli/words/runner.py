@@ -28,6 +28,9 @@ class ScreenLine(Code):
     """Lines of the table screen itself (params after the name)."""
 
     TO_PLAY = "screen-to-play"  # seat (whose turn it is now: another seat)
+    #: turns (seat, n) of the others, mine (n of this seat), fresh (this program just
+    #: started: the round so far), number (the round): the moves a catch-up replayed
+    WHILE_AWAY = "screen-while-away"
 
 #: How a peer left or came back, as said in brackets after its name.
 _HOW: dict[Code, str] = {
@@ -88,9 +91,29 @@ def _rejoined(sp: Speaker, p: Mapping[str, Any]) -> str:
     when = ("from your next turn (your hand stays open to the others until this round "
             "ends)" if taken else "once the others deal you in")
     return (f"Rejoined the table at seat {p['seat']}; "
-            + ("the computer played your seat meanwhile; " if taken else "")
-            + f"you play again {when}. {n} round{'s' if n != 1 else ''} played so far, "
-            "every one audited from the signed log.")
+            + ("your seat was taken over meanwhile; " if taken else "")
+            + f"you play again {when}. "
+            + (f"{n} round{'s' if n != 1 else ''} played so far, every one audited from the "
+               "signed log." if n else "No round has ended yet."))
+
+
+def _while_away(sp: Speaker, p: Mapping[str, Any]) -> str:
+    """``While you were away: Ann played 3 turns, Bob 1 and the computer 2 for you.``"""
+    parts = [f"{sp.name(seat)} {n}" for seat, n in p["turns"]]
+    if parts:
+        first, n = p["turns"][0]
+        parts[0] = f"{sp.name(first)} played {n} turn{'s' if n != 1 else ''}"
+    mine = p["mine"]
+    if mine:
+        mine_s = f"{mine} turn{'s' if mine != 1 else ''}" if not parts else str(mine)
+        parts.append(f"your seat {mine_s}" if p["fresh"] else
+                     f"the computer {mine_s} for you" if parts else
+                     f"the computer played {mine_s} for you")
+    if len(parts) > 1:
+        parts[-2:] = [f"{parts[-2]} and {parts[-1]}"]
+    head = (f"Round {p['number']} so far, from the signed log" if p["fresh"]
+            else "While you were away")
+    return f"{head}: {', '.join(parts)}."
 
 
 def _stranded(sp: Speaker, p: Mapping[str, Any]) -> str:
@@ -132,6 +155,7 @@ def _invalid(tail: str) -> Template:
 
 TEMPLATES: dict[Enum, Template] = {
     ScreenLine.TO_PLAY: "{seat:name}'s turn…",
+    ScreenLine.WHILE_AWAY: _while_away,
     C.LEFT_TAKEN_OVER: "{seat:name} left the table: the computer plays their seat",
     C.WAITING_FOR_OTHERS: "Waiting for the others to come back — Ctrl-C / quit to leave",
     C.WAITING_FOR: "Waiting for {seat:name} to come back — Ctrl-C / quit to leave",
