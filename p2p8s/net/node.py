@@ -361,6 +361,19 @@ class Node:
         if self._drop(conn):
             conn.writer.transport.abort()
 
+    def _retire(self, old: Connection) -> None:
+        """Stop using ``old`` (a new connection of its node replaces it) at once, but
+        end the socket only :data:`ASK_OLD_S` later: when both ends dialled at once, the
+        other end may not have taken in the new connection yet, and an end of ``old``
+        reaching it first would be a loss to it (a gone-and-back blip on its screen)."""
+        if not old.closed:
+            old.closed = True
+            old.heard.set()
+            self._heartbeats.remove(old)
+            if self.peers.get(old.key) is old:
+                del self.peers[old.key]
+            asyncio.get_running_loop().call_later(ASK_OLD_S, old.writer.transport.abort)
+
     def close_peer(self, conn: Connection, why: Refusal | Farewell, *,
                    seats: int | None = None) -> None:
         """Send ``refuse`` (``why`` a :class:`~p2p8s.wire.Refusal`, with ``seats`` when
@@ -468,7 +481,7 @@ class Node:
         sealer = session.sealer
         if old is not None and self.replace_old and not old_live and self._new_wins(
                 old, dialled=dialled, now=now):
-            self.discard(old)
+            self._retire(old)
         elif old is not None:
             writer.write(sealer.seal(self.frame(Refuse(code=Refusal.DUPLICATE))))
             raise JoinRefused(NetCode.ALREADY_CONNECTED, refusal=Refusal.DUPLICATE,
