@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from p2p8s.cli.words import PLAIN, Speaker, Template
-from p2p8s.cli.words.phrases import number
 from p2p8s.cli.words.rules import describe_changes, describe_rules
 from p2p8s.codes import InviteProblem
 from p2p8s.errors import Code
@@ -311,16 +310,19 @@ def _dealing(speaker: Speaker, params: Mapping[str, Any]) -> str:
 
 def _escrow(speaker: Speaker, params: Mapping[str, Any]) -> str:
     """The table card's line on the escrow's trade-off (protocol/table.md "Dropped
-    nodes"): with it, the others play a dropped hand and all of them together could open
-    it; without it (switched off, or two seats) a drop-out pauses the game."""
-    seats = params["seats"]
+    nodes"), said by people, since computer seats hold no share: with three or more
+    people the others serve a dropped player's draws without seeing that hand and open
+    it for the computer only when that player must act, and all the other people
+    together could open it; with two people (or the escrow switched off) a drop-out
+    pauses the game. ``seats`` bounds the people (two seats: two people at most)."""
     if not params["escrow"]:
         return "Escrow off: if someone drops out, the game pauses until they are back."
-    if seats < 3:
+    if params["seats"] < 3:
         return "With two at the table, if one drops out the game pauses until they are back."
-    return (f"If someone's connection drops, the others can play their hand for them — "
-            f"with {seats} at the table, the {number(seats - 1)} others together could "
-            f"also open that hand.")
+    return ("With three or more people: if someone's connection drops, the others go on "
+            "without seeing that hand, and open it for the computer only when that player "
+            "must act; all the other people together could open a hand. With two people, "
+            "a drop-out pauses the game.")
 
 
 _WIRE: dict[WireCode, Template] = {
