@@ -76,6 +76,14 @@ def seats_line(names: Sequence[str], me: int, *, computers: dict[int, str],
     return "Seats: " + " · ".join(parts)
 
 
+def _escrowed(table: Table) -> bool:
+    """True when a lost player's seat can be served and taken over: the escrow is on and
+    the table has three people or more (protocol/table.md "Dropped nodes"); else a lost
+    player pauses the game."""
+    config = table.config
+    return config.escrow and sum(not config.computer(s) for s in range(config.players)) >= 3
+
+
 def audit_line(ok: bool, message: str) -> str:
     """The round's audit verdict for people (``message``: what failed)."""
     if ok:
@@ -344,9 +352,14 @@ class TableScreen:
                     event = Note(event.code, {**event.params, "command": self.come_back()})
                 elif event.code is LinkCode.REJOINED and table.match is not None:
                     # the rounds the rebuilt table holds (a replay that ends between two
-                    # rounds shows the last one's end as its current part)
-                    event = Note(event.code, {**event.params,
-                                              "rounds": len(table.match.results)})
+                    # rounds shows the last one's end as its current part); whether the
+                    # computer played this seat in the absence, or could not (no escrow,
+                    # or two people: the game waited) — its seat is taken over now also
+                    # when only its own restart handed its keys over
+                    event = Note(event.code, {
+                        **event.params, "rounds": len(table.match.results),
+                        "taken": self.me in table.taken_over,
+                        "played": table.away_turns, "waited": not _escrowed(table)})
                 line = self._words().note(event)
                 self.say(self.look.paint(line, "red") if event.code in FAULTS else line)
                 if event.code in CATCH_UP_FROM and self._catching is None:

@@ -160,6 +160,38 @@ def test_the_catch_up_after_a_rebuild_is_summarised_as_past_and_the_seats_are_cu
     seats = [line for line in lines if line.startswith("Seats: ")]
     assert seats and "Ann (connected)" in seats[-1], seats
     assert "No round has ended yet." in after
+    assert "Rejoined the table at seat 2; the computer played your seat meanwhile; " in after
+
+
+def test_a_rejoin_where_the_game_waited_says_nothing_was_played() -> None:
+    """An escrow-off table (``p2p8s host --no-escrow``): seat 2's node crashes while
+    another seat is on turn, the game pauses, the node restarts with its table secret.
+    Its own restart hands its keys over (its seat is taken over now, its hand open to
+    the end of the round), but nothing was played for it: the screen says so."""
+    seed = b"waited"
+    net = TableNet(make_config(3, target=300, escrow=False), seed=seed)
+    net.nodes[2] = Table(net.config, me=2, rand=seeded(seed + b"/2"), seed=seed + b"2",
+                         sign=net.signers[2], key_secret=SECRET)
+    net.start()
+    _until(net, lambda: net.nodes[0].round is not None
+           and net.nodes[0].round.turn not in (None, 2))
+    net.crash(2)
+    net.run()
+    assert net.nodes[0].paused == {2} and not net.nodes[0].taken_over  # the game waits
+    mark = len(net.events[2])
+    node = _restart(net, 2, b"waited")
+    first, marks = Outcome(node, others=[0, 1]).replayed(net.events[2][mark:])
+    assert 2 in node.taken_over and node.away_turns == 0
+    screen, out = _screen(2)
+    screen.started(node, net.config, log=None, auto=None, rejoined=True)
+    # the note as the runner makes it (link.py: the seat taken over now, or rounds logged)
+    rejoined = note(LinkCode.REJOINED, seat=2, taken=2 in node.taken_over or bool(marks),
+                    rounds=len(marks))
+    screen.show(node, [rejoined, *first], net.now)
+    text = out.getvalue()
+    assert ("Rejoined the table at seat 2; nothing was played for you meanwhile: the game "
+            "waited; you play again from your next turn") in text, text
+    assert "taken over meanwhile" not in text and "the computer played" not in text
 
 
 def test_a_restarted_program_says_the_round_so_far_from_the_log(rebuilt: Rebuilt) -> None:

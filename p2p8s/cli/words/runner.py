@@ -87,12 +87,17 @@ def _names(seats: list[int], sp: Speaker) -> str:
 
 
 def _rejoined(sp: Speaker, p: Mapping[str, Any]) -> str:
-    taken, n = p["taken"], p["rounds"]
+    """``taken``: the seat is taken over now (its hand open until the round ends: by
+    the others in the absence, or by this node's own restart handing its keys over);
+    ``played``: turns the computer played for it in the absence (None: not known);
+    ``waited``: nobody could take it over (no escrow, or two people)."""
+    taken, n, played = p["taken"], p["rounds"], p.get("played")
     when = ("from your next turn (your hand stays open to the others until this round "
             "ends)" if taken else "once the others deal you in")
-    return (f"Rejoined the table at seat {p['seat']}; "
-            + ("your seat was taken over meanwhile; " if taken else "")
-            + f"you play again {when}. "
+    meanwhile = ("the computer played your seat meanwhile; " if played else
+                 "nothing was played for you meanwhile: the game waited; "
+                 if played == 0 and p.get("waited") else "")
+    return (f"Rejoined the table at seat {p['seat']}; {meanwhile}you play again {when}. "
             + (f"{n} round{'s' if n != 1 else ''} played so far, every one audited from the "
                "signed log." if n else "No round has ended yet."))
 
