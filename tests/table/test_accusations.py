@@ -10,7 +10,6 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-
 from table_helpers import quiet, said, texts
 
 from p2p8s.crypto import escrow, group
