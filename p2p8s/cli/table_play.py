@@ -226,6 +226,7 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
                 return [] if zc is None else await _finder(zc, mesh.node.table)(seat, known)
 
             options.find_peer = find
+        screen.mdns = options.find_peer is not None  # what "still trying" tries
         try:
             await play_table(mesh, screen, options=options,
                              lines=lines if lines is not None else stdin_lines())

@@ -304,3 +304,43 @@ def test_a_replay_from_an_earlier_round_repeats_no_round_end_and_no_deal(
     # the rejoined line counts the rounds the table holds (a replay may end between two)
     screen.show(node, [note(LinkCode.REJOINED, seat=0, taken=False, rounds=0)], net.now)
     assert "1 round played so far, every one audited from the signed log." in out.getvalue()
+
+
+def test_other_screens_say_a_seat_is_its_persons_again_once_the_table_counts_it_back(
+) -> None:
+    """A screen that saw Cem's node go reads the table's own word that it is back
+    (``SeatBack``): its seat, taken over, is played by Cem again — not "gone; the
+    computer plays" for the rest of the round."""
+    net = _net(b"others")
+    net.start()
+    _until(net, lambda: net.nodes[2].my_turn)
+    net.cut_off(2)
+    screen, out = _screen(0)
+    screen.started(net.nodes[0], net.config, log=None, auto=None)
+    screen.presence(2, "Cem", connected=False,
+                    reason=note(LinkCode.GONE_LOST, reason=Reason(NetCode.CONNECTION_CLOSED)))
+    _until(net, lambda: 2 in net.nodes[0].taken_over)
+    screen.ctl.show_board()
+    assert "Cem (gone; the computer plays, hand open)" in out.getvalue()
+    mark = len(net.events[0])
+    net.reconnect(2)
+    net.deliver_all()
+    back = net.events[0][mark:]
+    assert [e.seat for e in back if isinstance(e, tev.SeatBack)] == [2]
+    screen.show(net.nodes[0], back, net.now)
+    screen.ctl.show_board()
+    seats = [line for line in out.getvalue().splitlines() if line.startswith("Seats: ")]
+    assert "Cem (back; plays again, hand open)" in seats[-1], seats
+
+
+@pytest.mark.parametrize(("mdns", "tries"), [
+    (True, "still trying (mDNS and the last known addresses)"),
+    (False, "still trying (the last known addresses)"),
+])
+def test_nobody_reachable_says_only_what_the_runner_tries(mdns: bool, tries: str) -> None:
+    net = _net(b"alone")
+    screen, out = _screen(0)
+    screen.started(net.nodes[0], net.config, log=None, auto=None)
+    screen.mdns = mdns  # table_runner: the runner looks lost peers up by mDNS
+    screen.show(net.nodes[0], [note(LinkCode.NOBODY_REACHABLE)], 0.0)
+    assert f"Cannot reach anyone at the table: {tries} - Ctrl-C" in out.getvalue()  # ASCII

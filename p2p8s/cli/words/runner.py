@@ -198,8 +198,10 @@ TEMPLATES: dict[Enum, Template] = {
     C.REFUSED: lambda sp, p: (lambda s: s[:1].upper() + s[1:])(_error(sp, p["error"])),
     C.TURN_STALLED: "{seat:name}'s turn does not move: connecting to {node:name} again to "
                     "catch up…",
-    C.NOBODY_REACHABLE: "Cannot reach anyone at the table: still trying (mDNS and the last "
-                        "known addresses) — Ctrl-C / quit to leave",
+    C.NOBODY_REACHABLE: lambda sp, p: (
+        "Cannot reach anyone at the table: still trying ("
+        + ("mDNS and the last known addresses" if p.get("mdns") else
+           "the last known addresses") + ") — Ctrl-C / quit to leave"),
     C.TELLING_RESULT: lambda sp, p: (
         f"Waiting up to {p['seconds']:g} s for {_names(p['seats'], sp)} to come back, to "
         "tell them how the match ended (Ctrl-C to leave now)."),
