@@ -270,4 +270,6 @@ class LobbyLines:
     def dealing(self, roster: Roster) -> None:
         say(Line.DEALING, people=len(roster.seats),
              computers=roster.size - len(roster.seats), dots=self._dots)
+        if roster.escrow and len(roster.seats) >= 2:  # the card's trade-off, for these people
+            say(Line.ESCROW_DEALT, people=len(roster.seats))
 

@@ -94,3 +94,30 @@ def test_host_help_offers_no_escrow() -> None:
     out = CliRunner().invoke(cli, ["host", "--help"]).output
     assert "--no-escrow" in out and "the game pauses until they are back" in " ".join(
         out.split())
+
+
+@pytest.mark.parametrize(("people", "line"), [
+    (2, "With two people, a drop-out pauses the game until they are back."),
+    (3, "If someone's connection drops, the two others go on without seeing that hand; "
+        "both together could open it."),
+    (4, "If someone's connection drops, the three others go on without seeing that hand; "
+        "all three together could open it."),
+])
+def test_at_the_deal_the_trade_off_counts_the_people_dealt_in(
+        people: int, line: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """With 2 people and 2 computers the game pauses; with 3 people and 1 computer the
+    two others (not three) could open a hand."""
+    seats = tuple(SeatEntry(seat=s, name=n, key=bytes([65 + s]) * 32, addrs=("127.0.0.1",),
+                            port=1) for s, n in enumerate(["Ann", "Bob", "Cat", "Dan"][:people]))
+    LobbyLines(me=b"b" * 32).dealing(Roster(size=4, rules=Ruleset(), seats=seats, open=False))
+    assert capsys.readouterr().out.splitlines()[1] == line
+
+
+def test_at_the_deal_no_trade_off_is_said_without_escrow_or_alone(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    LobbyLines(me=b"b" * 32).dealing(Roster(size=3, rules=Ruleset(), seats=(ANN,), open=False))
+    two = (ANN, SeatEntry(seat=1, name="Bob", key=b"b" * 32, addrs=("127.0.0.1",), port=1))
+    LobbyLines(me=b"b" * 32).dealing(Roster(size=3, rules=Ruleset(), seats=two, open=False,
+                                            escrow=False))
+    assert [line for line in capsys.readouterr().out.splitlines()
+            if not line.startswith("Dealing for")] == []

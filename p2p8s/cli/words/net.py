@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from p2p8s.cli.words import PLAIN, Speaker, Template
+from p2p8s.cli.words.phrases import number
 from p2p8s.cli.words.rules import describe_changes, describe_rules
 from p2p8s.codes import InviteProblem
 from p2p8s.errors import Code
@@ -54,6 +55,7 @@ class Line(Code):
     ASK_FOR_CODE = "ask-for-code"
     TABLE_OPEN = "table-open"  # rules, seats
     ESCROW = "escrow"  # escrow (bool: the table escrows its keys), seats (the trade-off)
+    ESCROW_DEALT = "escrow-dealt"  # people (the roster at the deal: the trade-off now)
     YOUR_KEY = "your-key"  # fingerprint
     TABLE_CODE = "table-code"  # code
     RUN_JOIN = "run-join"  # code
@@ -325,6 +327,17 @@ def _escrow(speaker: Speaker, params: Mapping[str, Any]) -> str:
             "a drop-out pauses the game.")
 
 
+def _escrow_dealt(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    """The trade-off for the people actually dealt in (an escrow table of two people or
+    more): one holder per other person, all of them needed."""
+    people = params["people"]
+    if people < 3:
+        return "With two people, a drop-out pauses the game until they are back."
+    together = "both" if people == 3 else f"all {number(people - 1)}"
+    return (f"If someone's connection drops, the {number(people - 1)} others go on without "
+            f"seeing that hand; {together} together could open it.")
+
+
 _WIRE: dict[WireCode, Template] = {
     WireCode.FRAME_SIZE: _peer(": frame of {size} bytes is outside {low}..{high}"),
     WireCode.FRAME_LENGTH: _peer(": frame length {length} is outside {low}..{high}"),
@@ -522,6 +535,7 @@ _LINES: dict[Line, Template] = {
     Line.ASK_FOR_CODE: "Ask the host for the code, then run: p2p8s join CODE",
     Line.TABLE_OPEN: "Table open: {rules}; {seats} seats.",
     Line.ESCROW: _escrow,
+    Line.ESCROW_DEALT: _escrow_dealt,
     Line.YOUR_KEY: "Your key: {fingerprint}",
     Line.TABLE_CODE: "Table code: {code}",
     Line.RUN_JOIN: "On the other computers, run: p2p8s join {code}",
