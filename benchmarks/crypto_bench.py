@@ -28,11 +28,12 @@ code is fast enough here.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import os
 import statistics
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -400,7 +401,9 @@ def bench(players: int, deck: int, hand: int, goal_ms: float) -> None:
     report(players, deck, hand, goal_ms, raw, before, after)
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None,
+                            epilog="Takes no options: runs every table above.").parse_args(argv)
     print("p2p8s mental-poker compute cost (libsodium, one process)")
     compare_groups()
     print(f"\ncalibration: {mul_us():.0f} µs per ed25519 multiplication right now; the "

@@ -11,9 +11,11 @@ before the deal.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -45,11 +47,14 @@ def _one(lan: Lan, home: Path, *, mdns: bool) -> float:
         host.stop()
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("runs", type=int, nargs="?", default=3,
+                        help="deals timed per mode (default: 3)")
+    runs = parser.parse_args(argv).runs
     why = unavailable()
     if why is not None:
         sys.exit(f"first_deal: {why}")
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     with Lan(2) as lan, tempfile.TemporaryDirectory() as tmp:
         for mdns in (True, False):
             took = [_one(lan, Path(tmp) / f"{mdns}{i}", mdns=mdns) for i in range(runs)]

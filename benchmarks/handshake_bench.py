@@ -19,6 +19,7 @@ Wall and CPU differ when the machine is busy (other processes take the cores).
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import importlib
 import inspect
@@ -30,6 +31,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Sequence
 from io import BytesIO
 from pathlib import Path
 from typing import Any
@@ -119,11 +121,16 @@ def _line(result: dict[str, Any]) -> str:
     return text
 
 
-def main() -> None:
-    if sys.argv[1:2] == ["--inner"]:
-        print(json.dumps(asyncio.run(_pairs(int(sys.argv[2])))))
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("runs", type=int, nargs="?", default=20,
+                        help="fresh node pairs per version (default: 20)")
+    parser.add_argument("--inner", type=int, metavar="RUNS", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.inner is not None:  # one version's pairs, in its own process (see _run)
+        print(json.dumps(asyncio.run(_pairs(args.inner))))
         return
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    runs = args.runs
     with tempfile.TemporaryDirectory() as tmp:
         _old_tree(Path(tmp))
         old = _run(Path(tmp), runs)

@@ -226,6 +226,7 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
                 return [] if zc is None else await _finder(zc, mesh.node.table)(seat, known)
 
             options.find_peer = find
+        screen.mdns = options.find_peer is not None  # what "still trying" tries
         try:
             await play_table(mesh, screen, options=options,
                              lines=lines if lines is not None else stdin_lines())
@@ -269,4 +270,6 @@ class LobbyLines:
     def dealing(self, roster: Roster) -> None:
         say(Line.DEALING, people=len(roster.seats),
              computers=roster.size - len(roster.seats), dots=self._dots)
+        if roster.escrow and len(roster.seats) >= 2:  # the card's trade-off, for these people
+            say(Line.ESCROW_DEALT, people=len(roster.seats))
 

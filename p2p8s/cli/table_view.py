@@ -76,6 +76,14 @@ def seats_line(names: Sequence[str], me: int, *, computers: dict[int, str],
     return "Seats: " + " · ".join(parts)
 
 
+def _escrowed(table: Table) -> bool:
+    """True when a lost player's seat can be served and taken over: the escrow is on and
+    the table has three people or more (protocol/table.md "Dropped nodes"); else a lost
+    player pauses the game."""
+    config = table.config
+    return config.escrow and sum(not config.computer(s) for s in range(config.players)) >= 3
+
+
 def audit_line(ok: bool, message: str) -> str:
     """The round's audit verdict for people (``message``: what failed)."""
     if ok:
@@ -191,6 +199,8 @@ class TableScreen:
         self._ended = 0  # the last round whose end this screen showed
         #: the current command to come back through this node (its address now)
         self.come_back: Callable[[], str] | None = None
+        #: the runner looks lost peers up by mDNS too (not at a ``--no-mdns`` table)
+        self.mdns = False
         self._seat = _Seat(self)
         self.ctl = Controller(self._seat, self, self.look,
                               help_tail=TABLE_HELP)
@@ -335,18 +345,27 @@ class TableScreen:
                 who = "you" if event.seat == self.me else who
                 self.say(self.look.paint(f"Fault ({who}): {message}", "red"))
             elif isinstance(event, tev.SeatBack):
-                pass  # the runner's presence line has said so, with how it came back
+                # the runner's presence line has said so, with how it came back; the
+                # table counts the node back now: its person plays the seat again
+                self._seat_back(event.seat)
             elif isinstance(event, tev.Info):
                 text = said(event, self._words())
                 self.say(text[:1].upper() + text[1:])  # a sentence of its own
             elif isinstance(event, Note):
                 if event.code is LinkCode.COME_BACK and self.come_back is not None:
                     event = Note(event.code, {**event.params, "command": self.come_back()})
+                elif event.code is LinkCode.NOBODY_REACHABLE:  # say only what it tries
+                    event = Note(event.code, {**event.params, "mdns": self.mdns})
                 elif event.code is LinkCode.REJOINED and table.match is not None:
                     # the rounds the rebuilt table holds (a replay that ends between two
-                    # rounds shows the last one's end as its current part)
-                    event = Note(event.code, {**event.params,
-                                              "rounds": len(table.match.results)})
+                    # rounds shows the last one's end as its current part); whether the
+                    # computer played this seat in the absence, or could not (no escrow,
+                    # or two people: the game waited) — its seat is taken over now also
+                    # when only its own restart handed its keys over
+                    event = Note(event.code, {
+                        **event.params, "rounds": len(table.match.results),
+                        "taken": self.me in table.taken_over,
+                        "played": table.away_turns, "waited": not _escrowed(table)})
                 line = self._words().note(event)
                 self.say(self.look.paint(line, "red") if event.code in FAULTS else line)
                 if event.code in CATCH_UP_FROM and self._catching is None:
@@ -440,13 +459,19 @@ class TableScreen:
         """A node left, was lost, or came back (``reason`` says how)."""
         line = presence_line(self._words(), seat, name, reason)
         if connected:
-            if self.gone.pop(seat, None) is not None:
-                self.back.add(seat)
+            self._seat_back(seat)  # (also one this screen never saw go: its seat, taken
+            # over meanwhile, is played by its person again)
             self.say(line)
         else:
             self.back.discard(seat)
             self.gone[seat] = _reason(reason)
             self.say(self.look.paint(line, "yellow"))
+
+    def _seat_back(self, seat: int) -> None:
+        """``seat``'s node is back: not gone, and a seat of it taken over is said to be
+        played by its person again (``seats_line``'s ``back``)."""
+        self.gone.pop(seat, None)
+        self.back.add(seat)
 
     def turn(self, table: Table, now: float) -> None:
         """A new decision: what happened, the table again, then the prompt with the

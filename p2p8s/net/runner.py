@@ -539,6 +539,10 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
         if log is not None:
             with contextlib.suppress(OSError):
                 log.close()
+        if run is not None and run.link.left and options.write_log:
+            # a quitter (quit, Ctrl-C) gave its round keys up: its secret serves no more
+            with contextlib.suppress(OSError):
+                forget_secret(mesh.node.table, mesh.seat, options.log_dir)
         await mesh.node.flush()
         with contextlib.suppress(Exception):
             await mesh.node.aclose(Farewell.DONE if run is not None

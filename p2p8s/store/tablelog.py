@@ -187,10 +187,12 @@ def table_secret(table: bytes, seat: int, directory: Path | None = None) -> byte
 
 
 def forget_secret(table: bytes, seat: int, directory: Path | None = None) -> bool:
-    """Delete the per-table secret of ``seat`` at ``table`` once its match is over, so a
-    later match with the same code starts from a fresh one (issue #13; the round keys
-    also depend on the round id, protocol/mental-poker.md §5.2). True if a file was
-    deleted; OSError if the disk refuses."""
+    """Delete the per-table secret of ``seat`` at ``table`` once its match is over, or
+    once its player left (``quit``, Ctrl-C: the keys were given up with the ``leave``),
+    so no secret outlives its use and a later match with the same code starts from a
+    fresh one (issue #13; the round keys also depend on the round id,
+    protocol/mental-poker.md §5.2). True if a file was deleted; OSError if the disk
+    refuses."""
     try:
         secret_path(table, seat, directory=directory).unlink()
     except FileNotFoundError:

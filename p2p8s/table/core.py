@@ -243,6 +243,13 @@ class Table:
         return frozenset(self._seats.bots) if self._ctx.number else frozenset()
 
     @property
+    def away_turns(self) -> int:
+        """Turns the computer played this round for this node's seat that its person
+        has not been told of yet (R-TIMER's "you were away": a restored table counts
+        only those after the person's last own move in the log); 0 once told."""
+        return self._clock.away_turns + self._clock.bot_turns
+
+    @property
     def paused(self) -> frozenset[int]:
         """Nodes (human seats) the game waits for: gone, and no way to take their seats
         over this round (no escrow, no key given up) — or every gone node once every

@@ -160,6 +160,38 @@ def test_the_catch_up_after_a_rebuild_is_summarised_as_past_and_the_seats_are_cu
     seats = [line for line in lines if line.startswith("Seats: ")]
     assert seats and "Ann (connected)" in seats[-1], seats
     assert "No round has ended yet." in after
+    assert "Rejoined the table at seat 2; the computer played your seat meanwhile; " in after
+
+
+def test_a_rejoin_where_the_game_waited_says_nothing_was_played() -> None:
+    """An escrow-off table (``p2p8s host --no-escrow``): seat 2's node crashes while
+    another seat is on turn, the game pauses, the node restarts with its table secret.
+    Its own restart hands its keys over (its seat is taken over now, its hand open to
+    the end of the round), but nothing was played for it: the screen says so."""
+    seed = b"waited"
+    net = TableNet(make_config(3, target=300, escrow=False), seed=seed)
+    net.nodes[2] = Table(net.config, me=2, rand=seeded(seed + b"/2"), seed=seed + b"2",
+                         sign=net.signers[2], key_secret=SECRET)
+    net.start()
+    _until(net, lambda: net.nodes[0].round is not None
+           and net.nodes[0].round.turn not in (None, 2))
+    net.crash(2)
+    net.run()
+    assert net.nodes[0].paused == {2} and not net.nodes[0].taken_over  # the game waits
+    mark = len(net.events[2])
+    node = _restart(net, 2, b"waited")
+    first, marks = Outcome(node, others=[0, 1]).replayed(net.events[2][mark:])
+    assert 2 in node.taken_over and node.away_turns == 0
+    screen, out = _screen(2)
+    screen.started(node, net.config, log=None, auto=None, rejoined=True)
+    # the note as the runner makes it (link.py: the seat taken over now, or rounds logged)
+    rejoined = note(LinkCode.REJOINED, seat=2, taken=2 in node.taken_over or bool(marks),
+                    rounds=len(marks))
+    screen.show(node, [rejoined, *first], net.now)
+    text = out.getvalue()
+    assert ("Rejoined the table at seat 2; nothing was played for you meanwhile: the game "
+            "waited; you play again from your next turn") in text, text
+    assert "taken over meanwhile" not in text and "the computer played" not in text
 
 
 def test_a_restarted_program_says_the_round_so_far_from_the_log(rebuilt: Rebuilt) -> None:
@@ -272,3 +304,43 @@ def test_a_replay_from_an_earlier_round_repeats_no_round_end_and_no_deal(
     # the rejoined line counts the rounds the table holds (a replay may end between two)
     screen.show(node, [note(LinkCode.REJOINED, seat=0, taken=False, rounds=0)], net.now)
     assert "1 round played so far, every one audited from the signed log." in out.getvalue()
+
+
+def test_other_screens_say_a_seat_is_its_persons_again_once_the_table_counts_it_back(
+) -> None:
+    """A screen that saw Cem's node go reads the table's own word that it is back
+    (``SeatBack``): its seat, taken over, is played by Cem again — not "gone; the
+    computer plays" for the rest of the round."""
+    net = _net(b"others")
+    net.start()
+    _until(net, lambda: net.nodes[2].my_turn)
+    net.cut_off(2)
+    screen, out = _screen(0)
+    screen.started(net.nodes[0], net.config, log=None, auto=None)
+    screen.presence(2, "Cem", connected=False,
+                    reason=note(LinkCode.GONE_LOST, reason=Reason(NetCode.CONNECTION_CLOSED)))
+    _until(net, lambda: 2 in net.nodes[0].taken_over)
+    screen.ctl.show_board()
+    assert "Cem (gone; the computer plays, hand open)" in out.getvalue()
+    mark = len(net.events[0])
+    net.reconnect(2)
+    net.deliver_all()
+    back = net.events[0][mark:]
+    assert [e.seat for e in back if isinstance(e, tev.SeatBack)] == [2]
+    screen.show(net.nodes[0], back, net.now)
+    screen.ctl.show_board()
+    seats = [line for line in out.getvalue().splitlines() if line.startswith("Seats: ")]
+    assert "Cem (back; plays again, hand open)" in seats[-1], seats
+
+
+@pytest.mark.parametrize(("mdns", "tries"), [
+    (True, "still trying (mDNS and the last known addresses)"),
+    (False, "still trying (the last known addresses)"),
+])
+def test_nobody_reachable_says_only_what_the_runner_tries(mdns: bool, tries: str) -> None:
+    net = _net(b"alone")
+    screen, out = _screen(0)
+    screen.started(net.nodes[0], net.config, log=None, auto=None)
+    screen.mdns = mdns  # table_runner: the runner looks lost peers up by mDNS
+    screen.show(net.nodes[0], [note(LinkCode.NOBODY_REACHABLE)], 0.0)
+    assert f"Cannot reach anyone at the table: {tries} - Ctrl-C" in out.getvalue()  # ASCII

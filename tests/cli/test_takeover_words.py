@@ -13,11 +13,14 @@ from p2p8s.table import events as tev
 def test_a_seat_taken_over_by_this_node_is_sent_by_you() -> None:
     bob, cat = (Speaker(names=("Ann", "Bob", "Cat"), me=m) for m in (1, 2))
     handed = tev.Info(tev.InfoCode.HANDED_OVER, {"seat": 0, "by": 1})
-    assert said(handed, bob).endswith("the computer plays it (sent by you)")
-    assert said(handed, cat).endswith("the computer plays it (sent by Bob)")
+    assert said(handed, bob).endswith("the computer plays it; its moves are sent by you")
+    assert said(handed, cat).endswith("the computer plays it; its moves are sent by Bob's "
+                                      "node")
     adopted = tev.Info(tev.InfoCode.ADOPTED, {"seat": 0, "by": 1})
-    assert said(adopted, bob) == "the computer plays Ann this round (hand open), sent by you"
-    assert said(adopted, cat) == "the computer plays Ann this round (hand open), sent by Bob"
+    assert said(adopted, bob) == ("the computer plays Ann this round (hand open); its moves "
+                                  "are sent by you")
+    assert said(adopted, cat) == ("the computer plays Ann this round (hand open); its moves "
+                                  "are sent by Bob's node")
 
 
 def test_a_computer_seat_taken_over_is_not_on_the_host_node_any_more() -> None:

@@ -27,7 +27,7 @@ from p2p8s.crypto.messages import PlayCards, decode
 from p2p8s.net.lobby import Mesh
 from p2p8s.net.runner import EOF_MARK, Options, PeerLost, Result, TableFailed, play_table
 from p2p8s.rules import Ruleset
-from p2p8s.store.tablelog import read_log
+from p2p8s.store.tablelog import read_log, secret_path
 from p2p8s.table import Table, TableConfig
 from p2p8s.table import events as tev
 from p2p8s.table.actions import CRYPTO
@@ -283,17 +283,43 @@ async def test_a_player_who_quits_is_taken_over_and_the_others_go_on(tmp_path: P
                                                   lines=lines if i == 1 else None))
                  for i, (m, f, o) in enumerate(zip(meshes, fronts, options, strict=True))]
         await _until(lambda: all(f.of(tev.Applied) for f in fronts))
+        secret = secret_path(meshes[1].node.table, 1, directory=tmp_path / "1")
+        assert secret.exists()  # its round keys derive from it while it plays
         lines.put_nowait("quit")
         async with asyncio.timeout(40):
             results = await asyncio.gather(*tasks, return_exceptions=True)
     assert all(isinstance(r, Result) for r in results), results
     assert "You left the table; the computer plays your seat." in _texts(fronts[1])
+    # it gave its keys up with its leave: its secret is deleted, not left on the disk
+    assert not secret.exists() and not list((tmp_path / "1").glob("*.key"))
     for i in (0, 2):
         assert results[i].rounds == 1  # type: ignore[union-attr]
         assert "P1 left the table: the computer plays their seat" in _texts(fronts[i])
         assert {e.seat for e in fronts[i].of(tev.SeatTakenOver)} == {1}
         assert verify(read_log(next((tmp_path / str(i)).glob("*.p2p8slog"))).frames).ok
         assert not [s for s in fronts[i].seen if s[0] == 1 and s[3] != "left the table"]
+
+
+async def test_ctrl_c_leaves_like_quit_and_deletes_the_secret(tmp_path: Path) -> None:
+    """Ctrl-C (the run cancelled) hands the keys over as ``quit`` does: the others take
+    the seat over, and the leaver's table secret is deleted."""
+    fronts = [Recorder() for _ in range(3)]
+    async with dealt_table(3) as (_nodes, meshes, _views):
+        tasks = [asyncio.ensure_future(play_table(m, f, options=Options(
+                     auto=get_bot("max"), auto_delay_s=0.02, rounds=1,
+                     log_dir=tmp_path / str(i))))
+                 for i, (m, f) in enumerate(zip(meshes, fronts, strict=True))]
+        await _until(lambda: all(f.of(tev.Applied) for f in fronts))
+        secret = secret_path(meshes[1].node.table, 1, directory=tmp_path / "1")
+        assert secret.exists()
+        tasks[1].cancel()
+        async with asyncio.timeout(40):
+            results = await asyncio.gather(*tasks, return_exceptions=True)
+    assert isinstance(results[1], asyncio.CancelledError), results[1]
+    assert not secret.exists()
+    for i in (0, 2):
+        assert isinstance(results[i], Result), results[i]
+        assert "P1 left the table: the computer plays their seat" in _texts(fronts[i])
 
 
 async def test_with_two_people_a_quit_leaves_the_other_playing_the_computer(

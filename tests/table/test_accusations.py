@@ -7,11 +7,15 @@ the offline audit (``p2p8s audit``) names the same seat."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
+import pytest
 from table_helpers import quiet, said, texts
 
+from p2p8s.crypto import escrow, group
 from p2p8s.crypto.errors import Cheat
-from p2p8s.crypto.messages import Accuse, KeyAnnounce, decode
+from p2p8s.crypto.messages import Accuse, KeyAnnounce, Message, decode
+from p2p8s.crypto.session import Session
 from p2p8s.table import Table
 from p2p8s.table.actions import CRYPTO
 from p2p8s.table.harness import TableNet, make_config, make_keys
@@ -89,6 +93,32 @@ def test_a_truly_bad_share_names_the_dealer_on_every_node() -> None:
     # the accusers' screens said it first, then named the dealer
     for s in (0, 1):
         assert any("accuses" in t for t in texts(net, s)), texts(net, s)
+
+
+def test_a_share_that_decrypts_but_misses_the_commitments_names_the_dealer(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dealer 2 seals for its first holder a share that opens (right keys, right
+    commitments as associated data) but is not ``f(x)``: only the Feldman check of
+    ``escrow.open_share`` catches it — the holder accuses, every node settles it the
+    same way and names the dealer, and so does the audit."""
+    send = Session._send
+
+    def lying(self: Session, cls: type[Message], **body: Any) -> None:
+        if cls is KeyAnnounce and self._me == 2 and body["shares"]:
+            (r0, _), *rest = body["shares"]
+            wrong = escrow.seal_share(
+                group.scalar_from_int(7), dealer=2, recipient=r0,
+                box_secret=self._box_secret, recipient_box_key=self._commits[r0][1],
+                commitments=body["commitments"], ctx=self._ctx())
+            body = {**body, "shares": ((r0, wrong), *rest)}
+        send(self, cls, **body)
+
+    monkeypatch.setattr(Session, "_send", lying)
+    net = _net(4, b"feldman")
+    net.start()
+    net.run()
+    _all_name(net, 2, Cheat.SHARE_FELDMAN)
+    assert any("accuses" in t for t in texts(net, 0)), texts(net, 0)
 
 
 def test_a_bad_share_is_never_adopted_on_a_stop_notice_alone() -> None:

@@ -577,10 +577,14 @@ def test_the_runner_says_what_it_said_before() -> None:
     assert say(LinkCode.ASLEEP_GAVE_UP, seats=[1, 2], seconds=30.0) == (
         "Bob and Cat did not connect again within 30 s (the table may have ended "
         "meanwhile): going on as after a lost connection.")
-    assert say(LinkCode.REJOINED, seat=2, taken=True, rounds=1) == (
-        "Rejoined the table at seat 2; your seat was taken over meanwhile; you play "
+    assert say(LinkCode.REJOINED, seat=2, taken=True, rounds=1, played=2, waited=False) == (
+        "Rejoined the table at seat 2; the computer played your seat meanwhile; you play "
         "again from your next turn (your hand stays open to the others until this round "
         "ends). 1 round played so far, every one audited from the signed log.")
+    # the runner's note alone does not know what was played: it claims nothing
+    assert say(LinkCode.REJOINED, seat=2, taken=True, rounds=0) == (
+        "Rejoined the table at seat 2; you play again from your next turn (your hand "
+        "stays open to the others until this round ends). No round has ended yet.")
     assert say(LinkCode.DONE_ROUNDS, n=2) == "Leaving the table: played the 2 rounds asked for."
     assert say(LinkCode.DONE_LEFT) == ""
     assert say(LinkCode.LEFT_TAKEN_OVER, seat=1) == (

@@ -265,9 +265,13 @@ def test_a_node_that_reaches_nobody_says_so_once_and_keeps_dialling() -> None:
     assert net.notes(2, LinkCode.NOBODY_REACHABLE) == [note(LinkCode.NOBODY_REACHABLE)]
     assert {d.seat for d in net.of(2, Dial)} == {0, 1}  # type: ignore[attr-defined]
     assert not net.notes(0, LinkCode.NOBODY_REACHABLE)
-    assert PLAIN.say(LinkCode.NOBODY_REACHABLE) == (
+    assert PLAIN.say(LinkCode.NOBODY_REACHABLE, mdns=True) == (
         "Cannot reach anyone at the table: still trying (mDNS and the last known "
         "addresses) — Ctrl-C / quit to leave")
+    # a --no-mdns table looks nobody up by mDNS: the line says only what it tries
+    assert PLAIN.say(LinkCode.NOBODY_REACHABLE) == (
+        "Cannot reach anyone at the table: still trying (the last known addresses) — "
+        "Ctrl-C / quit to leave")
     net.connect(2, 0)
     net.run(lambda: bool(net.of(2, PeerBack)), 5_000)
     net.reset(2, 0)  # alone again: said again

@@ -129,6 +129,7 @@ def test_a_seat_param_that_names_nobody_never_breaks_a_sentence() -> None:
     assert sp.say(TableCode.SEAT_TAKEN, peer=0, player=0, proxy=None) == (
         "Ann acted for Ann, whose seat was taken over (the computer plays it)")
     assert sp.say(TableCode.SEAT_TAKEN, peer=2, player=2, proxy=0) == (
-        "Cat acted for Cat, whose seat was taken over (the computer plays it, sent by Ann)")
+        "Cat acted for Cat, whose seat was taken over (the computer plays it; its moves are "
+        "sent by Ann's node)")
     assert (sp.name(None), sp.who(None), sp.who(None, start=True)) == (
         "nobody", "nobody", "Nobody")

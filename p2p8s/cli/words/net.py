@@ -55,6 +55,7 @@ class Line(Code):
     ASK_FOR_CODE = "ask-for-code"
     TABLE_OPEN = "table-open"  # rules, seats
     ESCROW = "escrow"  # escrow (bool: the table escrows its keys), seats (the trade-off)
+    ESCROW_DEALT = "escrow-dealt"  # people (the roster at the deal: the trade-off now)
     YOUR_KEY = "your-key"  # fingerprint
     TABLE_CODE = "table-code"  # code
     RUN_JOIN = "run-join"  # code
@@ -311,16 +312,30 @@ def _dealing(speaker: Speaker, params: Mapping[str, Any]) -> str:
 
 def _escrow(speaker: Speaker, params: Mapping[str, Any]) -> str:
     """The table card's line on the escrow's trade-off (protocol/table.md "Dropped
-    nodes"): with it, the others play a dropped hand and all of them together could open
-    it; without it (switched off, or two seats) a drop-out pauses the game."""
-    seats = params["seats"]
+    nodes"), said by people, since computer seats hold no share: with three or more
+    people the others serve a dropped player's draws without seeing that hand and open
+    it for the computer only when that player must act, and all the other people
+    together could open it; with two people (or the escrow switched off) a drop-out
+    pauses the game. ``seats`` bounds the people (two seats: two people at most)."""
     if not params["escrow"]:
         return "Escrow off: if someone drops out, the game pauses until they are back."
-    if seats < 3:
+    if params["seats"] < 3:
         return "With two at the table, if one drops out the game pauses until they are back."
-    return (f"If someone's connection drops, the others can play their hand for them — "
-            f"with {seats} at the table, the {number(seats - 1)} others together could "
-            f"also open that hand.")
+    return ("With three or more people: if someone's connection drops, the others go on "
+            "without seeing that hand, and open it for the computer only when that player "
+            "must act; all the other people together could open a hand. With two people, "
+            "a drop-out pauses the game.")
+
+
+def _escrow_dealt(speaker: Speaker, params: Mapping[str, Any]) -> str:
+    """The trade-off for the people actually dealt in (an escrow table of two people or
+    more): one holder per other person, all of them needed."""
+    people = params["people"]
+    if people < 3:
+        return "With two people, a drop-out pauses the game until they are back."
+    together = "both" if people == 3 else f"all {number(people - 1)}"
+    return (f"If someone's connection drops, the {number(people - 1)} others go on without "
+            f"seeing that hand; {together} together could open it.")
 
 
 _WIRE: dict[WireCode, Template] = {
@@ -520,6 +535,7 @@ _LINES: dict[Line, Template] = {
     Line.ASK_FOR_CODE: "Ask the host for the code, then run: p2p8s join CODE",
     Line.TABLE_OPEN: "Table open: {rules}; {seats} seats.",
     Line.ESCROW: _escrow,
+    Line.ESCROW_DEALT: _escrow_dealt,
     Line.YOUR_KEY: "Your key: {fingerprint}",
     Line.TABLE_CODE: "Table code: {code}",
     Line.RUN_JOIN: "On the other computers, run: p2p8s join {code}",

@@ -87,12 +87,17 @@ def _names(seats: list[int], sp: Speaker) -> str:
 
 
 def _rejoined(sp: Speaker, p: Mapping[str, Any]) -> str:
-    taken, n = p["taken"], p["rounds"]
+    """``taken``: the seat is taken over now (its hand open until the round ends: by
+    the others in the absence, or by this node's own restart handing its keys over);
+    ``played``: turns the computer played for it in the absence (None: not known);
+    ``waited``: nobody could take it over (no escrow, or two people)."""
+    taken, n, played = p["taken"], p["rounds"], p.get("played")
     when = ("from your next turn (your hand stays open to the others until this round "
             "ends)" if taken else "once the others deal you in")
-    return (f"Rejoined the table at seat {p['seat']}; "
-            + ("your seat was taken over meanwhile; " if taken else "")
-            + f"you play again {when}. "
+    meanwhile = ("the computer played your seat meanwhile; " if played else
+                 "nothing was played for you meanwhile: the game waited; "
+                 if played == 0 and p.get("waited") else "")
+    return (f"Rejoined the table at seat {p['seat']}; {meanwhile}you play again {when}. "
             + (f"{n} round{'s' if n != 1 else ''} played so far, every one audited from the "
                "signed log." if n else "No round has ended yet."))
 
@@ -193,8 +198,10 @@ TEMPLATES: dict[Enum, Template] = {
     C.REFUSED: lambda sp, p: (lambda s: s[:1].upper() + s[1:])(_error(sp, p["error"])),
     C.TURN_STALLED: "{seat:name}'s turn does not move: connecting to {node:name} again to "
                     "catch up…",
-    C.NOBODY_REACHABLE: "Cannot reach anyone at the table: still trying (mDNS and the last "
-                        "known addresses) — Ctrl-C / quit to leave",
+    C.NOBODY_REACHABLE: lambda sp, p: (
+        "Cannot reach anyone at the table: still trying ("
+        + ("mDNS and the last known addresses" if p.get("mdns") else
+           "the last known addresses") + ") — Ctrl-C / quit to leave"),
     C.TELLING_RESULT: lambda sp, p: (
         f"Waiting up to {p['seconds']:g} s for {_names(p['seats'], sp)} to come back, to "
         "tell them how the match ended (Ctrl-C to leave now)."),

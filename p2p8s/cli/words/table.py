@@ -49,12 +49,20 @@ def _seat_waits(sp: Speaker, p: P) -> str:
     return f"{what}: the game waits until it is back ({sp.say(p['why'])})"
 
 
+def _sender(sp: Speaker, seat: int | None) -> str:
+    """Whose node sends a taken-over seat's moves: ``you``, ``Bob's node`` (``nobody``:
+    no node is left to)."""
+    if seat is None or seat == sp.me:
+        return sp.who(seat)
+    return f"{sp.name(seat)}'s node"
+
+
 def _taken(how: str) -> Template:
     def say(sp: Speaker, p: P) -> str:
         seat = p["seat"]
         who = "your seat" if seat == sp.me else f"{sp.name(seat)}'s seat"
-        return (f"{who} is taken over: {how}, its hand is open and the computer plays it "
-                f"(sent by {sp.who(p['by'])})")
+        return (f"{who} is taken over: {how}, its hand is open and the computer plays it; "
+                f"its moves are sent by {_sender(sp, p['by'])}")
     return say
 
 
@@ -138,8 +146,9 @@ TEMPLATES: dict[Enum, Template] = {
         "{seat:name}'s node lost its cards of this round (its program restarted, or it "
         "rebuilt its table from the log): the others rebuild its key from the escrow and "
         "the computer plays its seat until {seat:name} plays again"),
-    InfoCode.ADOPTED: ("the computer plays {seat:name} this round (hand open), sent by "
-                       "{by:who}"),
+    InfoCode.ADOPTED: lambda sp, p: sp.format(
+        "the computer plays {seat:name} this round (hand open); its moves are sent by "
+        "{sender}", seat=p["seat"], sender=_sender(sp, p["by"])),
     InfoCode.HANDED_OVER: _taken("its node handed over its key (it restarted, or its "
                                  "player left)"),
     InfoCode.REBUILT: _taken("its key was rebuilt from the escrow"),
@@ -184,8 +193,8 @@ TEMPLATES: dict[Enum, Template] = {
     TableCode.NOT_ITS_SEAT: "{peer:name} sent an action for {player:name}, which it does not play",
     TableCode.SEAT_TAKEN: lambda sp, p: sp.format(
         "{peer:name} acted for {player:name}, whose seat was taken over (the computer "
-        + ("plays it, sent by {proxy:name})" if p.get("proxy") is not None
-           else "plays it)"), **p),
+        "plays it" + (f"; its moves are sent by {_sender(sp, p['proxy'])})"
+                      if p.get("proxy") is not None else ")"), **p),
     TableCode.NOT_FOLLOWING: ("{player:name} sent an action that does not follow the log "
                               "(replayed or reordered)"),
     TableCode.TAKEOVER_MOVE: ("{peer:name} sent {action} for {player:name} (taken over), but "
