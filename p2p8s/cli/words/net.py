@@ -234,6 +234,16 @@ def announced(speaker: Speaker, name: str, *, table: bool = False) -> str:
     return speaker.format('"{name}\'s table"' if table else '"{name}"', name=text)
 
 
+def claimed_table(speaker: Speaker, name: str) -> str:
+    """The table an advert names, as a claim: ``"Ann's table" (as it announces
+    itself)``, or ``a table whose name reads like a command (not shown)``
+    (:func:`announced`)."""
+    shown = announced(speaker, name, table=True)
+    if _COMMAND_LIKE.search(name):
+        return shown
+    return speaker.format("{table} (as it announces itself)", table=shown)
+
+
 def _claimed_key(speaker: Speaker, fingerprint: str) -> str:
     return speaker.format("claims key {fingerprint}", fingerprint=fingerprint) \
         if fingerprint else speaker.format("no key given")
@@ -242,7 +252,7 @@ def _claimed_key(speaker: Speaker, fingerprint: str) -> str:
 def _card(text: str) -> Say:
     def say(speaker: Speaker, params: Mapping[str, Any]) -> str:
         card: TableCard = params["card"]
-        return speaker.format(text, table=announced(speaker, card.host_name, table=True),
+        return speaker.format(text, table=claimed_table(speaker, card.host_name),
                               seat=card.seat, taken=card.seats - card.free,
                               seats=card.seats, free=card.free,
                               rules=_card_rules(speaker, card),
@@ -513,7 +523,7 @@ _LINES: dict[Line, Template] = {
     Line.TABLES_FOUND: "{n} table{n:s} on the local network (names and keys as they "
                        "announce themselves: nobody checks an advert):",
     Line.TABLE_IN_PLAY: _in_play,
-    Line.CARD_OPEN: _card("  {table} (as it announces itself)  {taken}/{seats} seated, "
+    Line.CARD_OPEN: _card("  {table}  {taken}/{seats} seated, "
                           "{free} free  {rules}  {key}  id {id}  at {where}"),
     Line.SAME_ID: "  (these {n} adverts claim one table id: at most one is that table, "
                   "and only the code tells which; join tries each)",
