@@ -134,9 +134,10 @@ def test_doctor_that_hears_a_table_without_a_multicast_route_passes(
     out = doctor.output
     assert "  ✓ 1 table answered:" in out, out
     assert code == 0, out
-    assert "  ! No default route for multicast, yet mDNS was heard" in out, out
+    assert "  ✓ No default route for multicast, yet mDNS was heard" in out, out
     assert "✗" not in out and "Join without mDNS" not in out, out
-    assert "No check failed; " in out, out
+    # nothing to fix is not trouble: the verdict does not contradict the lines
+    assert out.endswith("Every check passed."), out
 
 
 def test_join_that_hears_nothing_says_how_to_type_the_address(lan: Lan, procs: list[Proc],
