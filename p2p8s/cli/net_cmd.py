@@ -23,7 +23,7 @@ import click
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p8s.cli.house import HouseChoice, house_choice, house_options
-from p2p8s.cli.lines import echo, notice
+from p2p8s.cli.lines import Retries, echo, notice
 from p2p8s.cli.lines import say as _say
 from p2p8s.cli.table_play import (
     CardUpdates,
@@ -439,7 +439,7 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
                         port=port) as node:
             _say(Line.YOUR_KEY, fingerprint=identity_fingerprint(identity))
             view = LobbyLines(me=node.key, ascii=ascii_)
-            duplicates, waited = 0, 0.0
+            duplicates, waited, busy = 0, 0.0, Retries()
             while True:
                 try:
                     mesh = await join_lobby(node, addresses, view=view, confirm=confirm)
@@ -448,7 +448,8 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
                     wait = busy_wait(exc)
                     if wait is not None and waited + wait <= BUSY_PATIENCE_S:
                         # the table turned the attempt away (fixed words: it is unsigned)
-                        _say(Line.BUSY_RETRY, wait_s=wait)
+                        busy.say(asyncio.get_running_loop().time(), Line.BUSY_RETRY,
+                                 wait_s=wait)
                         await asyncio.sleep(wait)
                         waited += wait
                         continue

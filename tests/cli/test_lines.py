@@ -54,3 +54,21 @@ def test_a_top_level_error_is_wrapped_at_word_boundaries_on_a_terminal() -> None
     assert " ".join(s.strip() for s in lines) == (
         "p2p8s: the table code is missing in '192.168.1.20:4242': type the whole line on "
         "the host's screen, CODE@HOST:PORT (like 7KQ4MX@192.168.1.20:4242)")
+
+
+def test_a_run_of_retries_is_said_once_then_now_and_then() -> None:
+    """Issue 14: a table that turned every attempt away printed one identical line a
+    second (45 in 46 s)."""
+    from p2p8s.cli.words.net import Line
+
+    retries = lines.Retries()
+    said = [(t, text) for t in range(46)
+            if (text := retries.words(float(t), Line.BUSY_RETRY, wait_s=1)) is not None]
+    assert said == [
+        (0, "The table is busy or slowing down new attempts from this address; trying "
+            "again in 1 s."),
+        (10, "Still trying (11 attempts in 10 s)."),
+        (20, "Still trying (21 attempts in 20 s)."),
+        (30, "Still trying (31 attempts in 30 s)."),
+        (40, "Still trying (41 attempts in 40 s)."),
+    ]

@@ -74,6 +74,7 @@ class Line(Code):
     FOUND = "found"  # tables (per table id, each advert's addresses)
     NO_TABLE_ANSWERED = "no-table-answered"  # code, tables (tried), answered (a LocalError)
     BUSY_RETRY = "busy-retry"  # wait_s
+    STILL_TRYING = "still-trying"  # attempts, seconds (a run of retries, said now and then)
     ALREADY_HERE_WAIT = "already-here-wait"  # seconds, dots
     ALREADY_HERE = "already-here"  # fingerprint (a LocalError)
     #: pid (None: unknown), path — this identity's lock at this table is held (issue #14)
@@ -557,6 +558,7 @@ _LINES: dict[Line, Template] = {
     Line.NO_TABLE_ANSWERED: _no_table_answered,
     Line.BUSY_RETRY: "The table is busy or slowing down new attempts from this address; "
                      "trying again in {wait_s} s.",
+    Line.STILL_TRYING: "Still trying ({attempts} attempts in {seconds:.0f} s).",
     Line.ALREADY_HERE_WAIT: "Your key is already at this table (another terminal, or an "
                             "old connection of this one not timed out yet); trying again "
                             "for {seconds} s{dots}",
