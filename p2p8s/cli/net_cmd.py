@@ -27,8 +27,10 @@ from p2p8s.cli.lines import Retries, echo, notice
 from p2p8s.cli.lines import say as _say
 from p2p8s.cli.table_play import (
     CardUpdates,
+    LobbyEnd,
     LobbyLines,
     say_changes,
+    seated_lobby,
     stdin_lines,
     table_runner,
     where_key,
@@ -442,7 +444,8 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
             duplicates, waited, busy = 0, 0.0, Retries()
             while True:
                 try:
-                    mesh = await join_lobby(node, addresses, view=view, confirm=confirm)
+                    mesh = await seated_lobby(
+                        join_lobby(node, addresses, view=view, confirm=confirm), view, lines)
                     break
                 except Unreachable as exc:
                     wait = busy_wait(exc)
@@ -474,6 +477,9 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
                     if duplicates == 1:
                         _say(Line.ALREADY_HERE_WAIT, seconds=REJOIN_TRIES - 1, dots=dots)
                     await asyncio.sleep(1.0)
+            if mesh is LobbyEnd.LEFT:
+                _say(Line.LEFT_TABLE)
+                return 0
             if mesh is None:
                 _say(Line.DID_NOT_SIT)
                 return 0

@@ -1,7 +1,8 @@
 """A friends' table in this terminal, around the runner: the lobby's lines, and the
 runner that plays a dealt table here and keeps its mDNS card.
 
-:class:`LobbyLines` prints the lobby (:mod:`p2p8s.net.lobby`) for people. When the host
+:class:`LobbyLines` prints the lobby (:mod:`p2p8s.net.lobby`) for people;
+:func:`seated_lobby` answers what a seated joiner types there. When the host
 deals, every node hands the full mesh to a game runner (:func:`table_runner`, installed
 as :data:`GAME_RUNNER`): the replicated table (:mod:`p2p8s.net.runner`) drawn by
 :class:`~p2p8s.cli.table_view.TableScreen`, with this node advertised in play
@@ -18,6 +19,8 @@ import hashlib
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Sequence
+from enum import Enum
+from typing import Any
 
 from p2p8s.cli.comeback import come_back_command
 from p2p8s.cli.lines import say
@@ -243,11 +246,13 @@ GAME_RUNNER: GameRunner = table_runner()
 
 
 class LobbyLines:
-    """Prints lobby events for people (the lobby's :class:`~p2p8s.net.lobby.LobbyView`)."""
+    """Prints lobby events for people (the lobby's :class:`~p2p8s.net.lobby.LobbyView`);
+    :attr:`seated` is set once this node sat down."""
 
     def __init__(self, *, me: bytes, ascii: bool = False) -> None:
         self._me = me
         self._dots = "..." if ascii else "…"
+        self.seated = asyncio.Event()
 
     def table(self, roster: Roster) -> None:
         host = roster.entry(0)
@@ -262,6 +267,8 @@ class LobbyLines:
     def sat_down(self, entry: SeatEntry) -> None:
         say(Line.SAT_DOWN, name=entry.name, fingerprint=fingerprint(entry.key),
              seat=entry.seat, you=entry.key == self._me)
+        if entry.key == self._me:
+            self.seated.set()
 
     def left(self, entry: SeatEntry, reason: Reason) -> None:
         say(Line.LEFT_SEAT, name=entry.name, seat=entry.seat, reason=reason)
@@ -270,3 +277,64 @@ class LobbyLines:
         say(Line.DEALING, people=len(roster.seats),
              computers=roster.size - len(roster.seats), dots=self._dots)
 
+
+
+class LobbyEnd(Enum):
+    """How a joiner's lobby ended without a dealt table."""
+
+    LEFT = "left"  # the person typed quit while seated
+
+
+#: What a seated joiner may type in the lobby to leave, and to ask what it can do.
+LEAVE_WORDS = ("quit", "q", "exit")
+HELP_WORDS = ("help", "h", "?")
+
+
+async def seated_lobby(lobby: Awaitable[Mesh | None], view: LobbyLines,
+                       lines: asyncio.Queue[str]) -> Mesh | LobbyEnd | None:
+    """Run a joiner's ``lobby`` (:func:`~p2p8s.net.lobby.join_lobby`, which shows the
+    table through ``view`` and asks to sit) and, once ``view`` is seated, answer the
+    typed ``lines`` until the host deals: say once what the joiner can do, leave at
+    ``quit`` (:attr:`LobbyEnd.LEFT`: the lobby is cancelled, the node says bye when it
+    closes), answer ``help`` and any other word. The end of input is left for the
+    table (the joiner stays seated). Returns the lobby's result; raises what it
+    raises."""
+    task = asyncio.ensure_future(lobby)
+    seated = asyncio.ensure_future(view.seated.wait())
+    reading: asyncio.Future[str] | None = None
+    try:
+        await asyncio.wait({task, seated}, return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            return task.result()
+        say(Line.JOINER_WAITING)
+        while True:
+            if reading is None:
+                reading = asyncio.ensure_future(lines.get())
+            either: list[asyncio.Future[Any]] = [task, reading]
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+            if task.done():
+                return task.result()
+            line, reading = reading.result(), None
+            if line == EOF_MARK:  # nobody types any more: wait for the deal, seated
+                lines.put_nowait(EOF_MARK)  # (the table's reader sees the end too)
+                return await task
+            word = line.strip().lower()
+            if word in LEAVE_WORDS:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+                return LobbyEnd.LEFT
+            if word in HELP_WORDS:
+                say(Line.JOINER_HELP)
+            elif word:  # a stray Enter says nothing
+                say(Line.NOT_A_JOINER_WORD, word=word)
+    finally:
+        seated.cancel()
+        if reading is not None:
+            if reading.done() and not reading.cancelled():
+                lines.put_nowait(reading.result())  # typed as the deal came: the table's
+            reading.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task

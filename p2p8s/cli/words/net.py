@@ -66,6 +66,9 @@ class Line(Code):
     HOST_SEAT = "host-seat"  # name
     INPUT_ENDED = "input-ended"
     NOT_A_LOBBY_WORD = "not-a-lobby-word"  # word
+    JOINER_WAITING = "joiner-waiting"  # a joiner seated in the lobby: what it can do
+    JOINER_HELP = "joiner-help"
+    NOT_A_JOINER_WORD = "not-a-joiner-word"  # word
     TABLE_CLOSED = "table-closed"
     NO_MDNS_PLAY_CARD = "no-mdns-play-card"  # error
     LOOKING = "looking"  # code, dots
@@ -545,6 +548,12 @@ _LINES: dict[Line, Template] = {
     Line.NOT_A_LOBBY_WORD: _with("'{word}' is not a lobby command: type deal to start, quit "
                                  "to close the table.", word=lambda sp, p: p["word"] if len(
                                      p["word"]) <= 20 else p["word"][:20] + "…"),
+    Line.JOINER_WAITING: "Waiting for the host to deal. Type quit to leave.",
+    Line.JOINER_HELP: "In the lobby: quit (or q) leaves the table; the host deals when "
+                      "everyone is there, then the game begins here.",
+    Line.NOT_A_JOINER_WORD: _with("'{word}' is not a lobby command: the host deals; type "
+                                  "quit to leave.", word=lambda sp, p: p["word"] if len(
+                                      p["word"]) <= 20 else p["word"][:20] + "…"),
     Line.TABLE_CLOSED: "Table closed.",
     Line.NO_MDNS_PLAY_CARD: "(mDNS: could not advertise the table in play: {error})",
     Line.LOOKING: "Looking for table {code} on the local network{dots}",
