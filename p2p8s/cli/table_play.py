@@ -20,9 +20,10 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from p2p8s.cli.comeback import come_back_command
+from p2p8s.cli.grace import GONE_GRACE_S
 from p2p8s.cli.lines import say
 from p2p8s.cli.words.net import Line
 from p2p8s.cli.words.rules import describe_changes, describe_rules
@@ -44,6 +45,11 @@ from p2p8s.rules import Ruleset
 from p2p8s.store.lastseen import save_where
 from p2p8s.wire import VERSION, Roster, SeatEntry
 
+if TYPE_CHECKING:
+    from p2p8s.cli.table_view import TableScreen
+
+#: Seconds between two looks at the clock for the screen's held lines.
+TICK_S = 0.5
 #: The computer player that takes your seat with a bare ``--auto``.
 AUTO_DEFAULT = "expert"
 #: Seconds one mDNS look-up for a lost peer may take (it runs while the known addresses
@@ -174,6 +180,14 @@ async def _in_play(advertiser: Advertiser, mesh: Mesh, *, replace: bool,
     await follow_addresses(advertiser, changed=_moved)
 
 
+async def _tick(screen: TableScreen, loop: asyncio.AbstractEventLoop) -> None:
+    """Give ``screen`` the clock now and then, so a held drop is said once its grace is
+    over even when nothing else happens (:meth:`TableScreen.tick`)."""
+    while True:
+        await asyncio.sleep(TICK_S)
+        screen.tick(loop.time())
+
+
 def table_runner(*, auto: str | None = None, rounds: int | None = None,
                  ascii: bool = False, lines: asyncio.Queue[str] | None = None,
                  mdns: bool = False, aiozc: MdnsHandle | None = None,
@@ -201,7 +215,8 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
 
     async def run(mesh: Mesh) -> None:
         term = Terminal(ascii=ascii)
-        screen = TableScreen(term, me=mesh.seat)
+        loop = asyncio.get_running_loop()
+        screen = TableScreen(term, me=mesh.seat, grace_s=GONE_GRACE_S, clock=loop.time)
         options = Options(auto=bot, rounds=rounds, auto_delay_s=term.pace_s if bot else 0.0,
                           remember=functools.partial(
                               save_where, mesh.node.table if code is None else where_key(code)))
@@ -214,6 +229,7 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
                 mdns=mdns or aiozc is not None)
             options.come_back = screen.come_back()
         advertising: asyncio.Task[None] | None = None
+        ticking = asyncio.ensure_future(_tick(screen, loop))
         if aiozc is not None:
             options.find_peer = _finder(aiozc, mesh.node.table)
             if advertiser is not None:
@@ -233,6 +249,7 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
             await play_table(mesh, screen, options=options,
                              lines=lines if lines is not None else stdin_lines())
         finally:
+            ticking.cancel()
             if advertising is not None:
                 advertising.cancel()
                 with contextlib.suppress(BaseException):
