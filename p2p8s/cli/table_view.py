@@ -305,6 +305,12 @@ class TableScreen:
                 text = said(event, self._words())
                 if self.grace.add(event.seat, text[:1].upper() + text[1:]):
                     continue  # said with the drop, if it is not back in time
+            elif isinstance(event, Note) and event.code is LinkCode.COME_BACK and (
+                    event.params.get("seat") in self.grace.held):
+                hint = event if self.come_back is None else Note(
+                    event.code, {**event.params, "command": self.come_back()})
+                self.grace.add(event.params["seat"], self._words().note(hint))
+                continue
             elif isinstance(seat, int) and not isinstance(event, tev.SeatBack):
                 self._say_held(self.grace.release(seat))  # news of it: the drop first
             if isinstance(event, tev.RoundStarted):
@@ -460,16 +466,17 @@ class TableScreen:
     def presence(self, seat: int, name: str, *, connected: bool, reason: Note) -> None:
         """A node left, was lost, or came back (``reason`` says how). A lost connection
         is said only once the grace is over (:meth:`tick`), and not at all if it is
-        back (reconnected) by then."""
+        back (reconnected, at the same address) by then."""
         line = presence_line(self._words(), seat, name, reason)
         now = self.clock()
         self.tick(now)
         if connected:
             if self.gone.pop(seat, None) is not None:
                 self.back.add(seat)
-            if reason.code in _QUIET_RETURNS and self.grace.back(seat):
+            if (reason.code in _QUIET_RETURNS and not reason.params.get("moved")
+                    and self.grace.back(seat)):
                 return  # its drop was not said: neither is its return
-            self._say_held(self.grace.release(seat))  # (it restarted: say both)
+            self._say_held(self.grace.release(seat))  # (it restarted or moved: say both)
             self.say(line)
         else:
             self.back.discard(seat)

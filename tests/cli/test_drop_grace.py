@@ -86,3 +86,19 @@ def test_without_a_grace_everything_is_said_at_once() -> None:
     assert grace.start(1, 0.0, "lost") and grace.add(1, "gone") and not grace.add(2, "x")
     assert grace.due(2.9) == [] and grace.due(3.0) == ["lost", "gone"]
     assert not grace.back(1)
+
+
+def test_a_quick_return_at_a_new_address_is_said_with_its_drop() -> None:
+    screen, out, clock, net = _screen()
+    name = screen.names[2]
+    screen.presence(2, name, connected=False, reason=LOST)
+    screen.show(net.nodes[0], [note(LinkCode.COME_BACK, seat=2, command="p2p8s join X")],
+                clock.now)
+    assert out.getvalue() == ""  # the come-back hint waits with the drop
+    clock.now = 1.0
+    screen.presence(2, name, connected=True,
+                    reason=note(LinkCode.BACK, moved="10.0.0.200:4242"))
+    said = out.getvalue().splitlines()
+    assert said[0].startswith(f"Lost the connection to {name} (seat 2)")
+    assert said[1] == f"If {name}'s program stopped, they come back by running: p2p8s join X"
+    assert said[2] == f"{name} (seat 2) is back (reconnected at 10.0.0.200:4242)."
