@@ -4,7 +4,8 @@ one-line sayings.
 When the stream is a terminal, lines longer than its width are wrapped
 (:func:`wrap_line`); piped output is never wrapped, so transcripts do not depend on a
 window's size. :class:`~p2p8s.cli.terminal.Terminal` wraps the game's lines with it;
-:func:`say` prints the lines of ``host``, ``join``, ``tables`` and ``audit``.
+:func:`say` prints the lines of ``host``, ``join``, ``tables`` and ``audit``;
+:class:`Retries` says a run of identical retries once, then now and then.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ import contextlib
 import re
 import shutil
 import sys
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TextIO
 
 import click
 
 from p2p8s.cli.words import PLAIN
+from p2p8s.cli.words.net import Line
 from p2p8s.errors import Note
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -138,3 +141,40 @@ def say(code: Enum, /, *, err: bool = False, nl: bool = True, **params: Any) -> 
 def notice(note: Note) -> None:
     """Say a node's notice (wrong codes from an address: slowed down) on stderr."""
     echo(PLAIN.note(note), err=True)
+
+
+#: Seconds between two "still trying" lines of a run of retries.
+STILL_TRYING_EVERY_S = 10.0
+
+
+@dataclass(slots=True)
+class Retries:
+    """What to say of a run of retries (a table that keeps turning attempts away): the
+    first attempt's own line, then nothing but a ``still trying (N attempts in M s)``
+    line at most every ``every_s`` seconds. ``now`` is any monotonic clock, in
+    seconds."""
+
+    every_s: float = STILL_TRYING_EVERY_S
+    attempts: int = 0
+    started: float = 0.0
+    said: float = 0.0
+
+    def words(self, now: float, code: Enum, /, **params: Any) -> str | None:
+        """The line for one more attempt at ``now``: the words of ``code`` with
+        ``params`` for the first, :attr:`Line.STILL_TRYING` once ``every_s`` passed
+        since the last line said, else None (say nothing)."""
+        self.attempts += 1
+        if self.attempts == 1:
+            self.started = self.said = now
+            return PLAIN.say(code, **params)
+        if now - self.said < self.every_s:
+            return None
+        self.said = now
+        return PLAIN.say(Line.STILL_TRYING, attempts=self.attempts,
+                         seconds=now - self.started)
+
+    def say(self, now: float, code: Enum, /, **params: Any) -> None:
+        """Print :meth:`words` (wrapped to the terminal), if any."""
+        text = self.words(now, code, **params)
+        if text is not None:
+            echo(text)

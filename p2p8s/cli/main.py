@@ -87,10 +87,11 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except Error as exc:
+            from p2p8s.cli.lines import echo
             from p2p8s.cli.words import PLAIN
             from p2p8s.errors import MalformedInput
 
-            click.echo(f"p2p8s: {PLAIN.error(exc)}", err=True)
+            echo(f"p2p8s: {PLAIN.error(exc)}", err=True)  # wrapped like every line
             sys.exit(2 if isinstance(exc, MalformedInput) else 1)
         except KeyboardInterrupt:  # Ctrl-C before a command took over: plain words
             from p2p8s.cli.words import PLAIN

@@ -23,12 +23,14 @@ import click
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p8s.cli.house import HouseChoice, house_choice, house_options
-from p2p8s.cli.lines import echo, notice
+from p2p8s.cli.lines import Retries, echo, notice
 from p2p8s.cli.lines import say as _say
 from p2p8s.cli.table_play import (
     CardUpdates,
+    LobbyEnd,
     LobbyLines,
     say_changes,
+    seated_lobby,
     stdin_lines,
     table_runner,
     where_key,
@@ -439,16 +441,18 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
                         port=port) as node:
             _say(Line.YOUR_KEY, fingerprint=identity_fingerprint(identity))
             view = LobbyLines(me=node.key, ascii=ascii_)
-            duplicates, waited = 0, 0.0
+            duplicates, waited, busy = 0, 0.0, Retries()
             while True:
                 try:
-                    mesh = await join_lobby(node, addresses, view=view, confirm=confirm)
+                    mesh = await seated_lobby(
+                        join_lobby(node, addresses, view=view, confirm=confirm), view, lines)
                     break
                 except Unreachable as exc:
                     wait = busy_wait(exc)
                     if wait is not None and waited + wait <= BUSY_PATIENCE_S:
                         # the table turned the attempt away (fixed words: it is unsigned)
-                        _say(Line.BUSY_RETRY, wait_s=wait)
+                        busy.say(asyncio.get_running_loop().time(), Line.BUSY_RETRY,
+                                 wait_s=wait)
                         await asyncio.sleep(wait)
                         waited += wait
                         continue
@@ -473,6 +477,9 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
                     if duplicates == 1:
                         _say(Line.ALREADY_HERE_WAIT, seconds=REJOIN_TRIES - 1, dots=dots)
                     await asyncio.sleep(1.0)
+            if mesh is LobbyEnd.LEFT:
+                _say(Line.LEFT_TABLE)
+                return 0
             if mesh is None:
                 _say(Line.DID_NOT_SIT)
                 return 0

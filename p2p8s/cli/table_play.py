@@ -1,7 +1,8 @@
 """A friends' table in this terminal, around the runner: the lobby's lines, and the
 runner that plays a dealt table here and keeps its mDNS card.
 
-:class:`LobbyLines` prints the lobby (:mod:`p2p8s.net.lobby`) for people. When the host
+:class:`LobbyLines` prints the lobby (:mod:`p2p8s.net.lobby`) for people;
+:func:`seated_lobby` answers what a seated joiner types there. When the host
 deals, every node hands the full mesh to a game runner (:func:`table_runner`, installed
 as :data:`GAME_RUNNER`): the replicated table (:mod:`p2p8s.net.runner`) drawn by
 :class:`~p2p8s.cli.table_view.TableScreen`, with this node advertised in play
@@ -18,8 +19,11 @@ import hashlib
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Sequence
+from enum import Enum
+from typing import TYPE_CHECKING, Any
 
 from p2p8s.cli.comeback import come_back_command
+from p2p8s.cli.grace import GONE_GRACE_S
 from p2p8s.cli.lines import say
 from p2p8s.cli.words.net import Line
 from p2p8s.cli.words.rules import describe_changes, describe_rules
@@ -41,6 +45,11 @@ from p2p8s.rules import Ruleset
 from p2p8s.store.lastseen import save_where
 from p2p8s.wire import VERSION, Roster, SeatEntry
 
+if TYPE_CHECKING:
+    from p2p8s.cli.table_view import TableScreen
+
+#: Seconds between two looks at the clock for the screen's held lines.
+TICK_S = 0.5
 #: The computer player that takes your seat with a bare ``--auto``.
 AUTO_DEFAULT = "expert"
 #: Seconds one mDNS look-up for a lost peer may take (it runs while the known addresses
@@ -171,6 +180,14 @@ async def _in_play(advertiser: Advertiser, mesh: Mesh, *, replace: bool,
     await follow_addresses(advertiser, changed=_moved)
 
 
+async def _tick(screen: TableScreen, loop: asyncio.AbstractEventLoop) -> None:
+    """Give ``screen`` the clock now and then, so a held drop is said once its grace is
+    over even when nothing else happens (:meth:`TableScreen.tick`)."""
+    while True:
+        await asyncio.sleep(TICK_S)
+        screen.tick(loop.time())
+
+
 def table_runner(*, auto: str | None = None, rounds: int | None = None,
                  ascii: bool = False, lines: asyncio.Queue[str] | None = None,
                  mdns: bool = False, aiozc: MdnsHandle | None = None,
@@ -198,7 +215,8 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
 
     async def run(mesh: Mesh) -> None:
         term = Terminal(ascii=ascii)
-        screen = TableScreen(term, me=mesh.seat)
+        loop = asyncio.get_running_loop()
+        screen = TableScreen(term, me=mesh.seat, grace_s=GONE_GRACE_S, clock=loop.time)
         options = Options(auto=bot, rounds=rounds, auto_delay_s=term.pace_s if bot else 0.0,
                           remember=functools.partial(
                               save_where, mesh.node.table if code is None else where_key(code)))
@@ -211,6 +229,7 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
                 mdns=mdns or aiozc is not None)
             options.come_back = screen.come_back()
         advertising: asyncio.Task[None] | None = None
+        ticking = asyncio.ensure_future(_tick(screen, loop))
         if aiozc is not None:
             options.find_peer = _finder(aiozc, mesh.node.table)
             if advertiser is not None:
@@ -231,6 +250,7 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
             await play_table(mesh, screen, options=options,
                              lines=lines if lines is not None else stdin_lines())
         finally:
+            ticking.cancel()
             if advertising is not None:
                 advertising.cancel()
                 with contextlib.suppress(BaseException):
@@ -244,11 +264,13 @@ GAME_RUNNER: GameRunner = table_runner()
 
 
 class LobbyLines:
-    """Prints lobby events for people (the lobby's :class:`~p2p8s.net.lobby.LobbyView`)."""
+    """Prints lobby events for people (the lobby's :class:`~p2p8s.net.lobby.LobbyView`);
+    :attr:`seated` is set once this node sat down."""
 
     def __init__(self, *, me: bytes, ascii: bool = False) -> None:
         self._me = me
         self._dots = "..." if ascii else "…"
+        self.seated = asyncio.Event()
 
     def table(self, roster: Roster) -> None:
         host = roster.entry(0)
@@ -263,6 +285,8 @@ class LobbyLines:
     def sat_down(self, entry: SeatEntry) -> None:
         say(Line.SAT_DOWN, name=entry.name, fingerprint=fingerprint(entry.key),
              seat=entry.seat, you=entry.key == self._me)
+        if entry.key == self._me:
+            self.seated.set()
 
     def left(self, entry: SeatEntry, reason: Reason) -> None:
         say(Line.LEFT_SEAT, name=entry.name, seat=entry.seat, reason=reason)
@@ -273,3 +297,64 @@ class LobbyLines:
         if roster.escrow and len(roster.seats) >= 2:  # the card's trade-off, for these people
             say(Line.ESCROW_DEALT, people=len(roster.seats))
 
+
+
+class LobbyEnd(Enum):
+    """How a joiner's lobby ended without a dealt table."""
+
+    LEFT = "left"  # the person typed quit while seated
+
+
+#: What a seated joiner may type in the lobby to leave, and to ask what it can do.
+LEAVE_WORDS = ("quit", "q", "exit")
+HELP_WORDS = ("help", "h", "?")
+
+
+async def seated_lobby(lobby: Awaitable[Mesh | None], view: LobbyLines,
+                       lines: asyncio.Queue[str]) -> Mesh | LobbyEnd | None:
+    """Run a joiner's ``lobby`` (:func:`~p2p8s.net.lobby.join_lobby`, which shows the
+    table through ``view`` and asks to sit) and, once ``view`` is seated, answer the
+    typed ``lines`` until the host deals: say once what the joiner can do, leave at
+    ``quit`` (:attr:`LobbyEnd.LEFT`: the lobby is cancelled, the node says bye when it
+    closes), answer ``help`` and any other word. The end of input is left for the
+    table (the joiner stays seated). Returns the lobby's result; raises what it
+    raises."""
+    task = asyncio.ensure_future(lobby)
+    seated = asyncio.ensure_future(view.seated.wait())
+    reading: asyncio.Future[str] | None = None
+    try:
+        await asyncio.wait({task, seated}, return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            return task.result()
+        say(Line.JOINER_WAITING)
+        while True:
+            if reading is None:
+                reading = asyncio.ensure_future(lines.get())
+            either: list[asyncio.Future[Any]] = [task, reading]
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+            if task.done():
+                return task.result()
+            line, reading = reading.result(), None
+            if line == EOF_MARK:  # nobody types any more: wait for the deal, seated
+                lines.put_nowait(EOF_MARK)  # (the table's reader sees the end too)
+                return await task
+            word = line.strip().lower()
+            if word in LEAVE_WORDS:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+                return LobbyEnd.LEFT
+            if word in HELP_WORDS:
+                say(Line.JOINER_HELP)
+            elif word:  # a stray Enter says nothing
+                say(Line.NOT_A_JOINER_WORD, word=word)
+    finally:
+        seated.cancel()
+        if reading is not None:
+            if reading.done() and not reading.cancelled():
+                lines.put_nowait(reading.result())  # typed as the deal came: the table's
+            reading.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task

@@ -15,6 +15,7 @@ says the hint when it is done.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,7 @@ from p2p8s.bots.base import Bot, View
 from p2p8s.bots.hints import Hint, hint
 from p2p8s.cli import view as v
 from p2p8s.cli.controller import Act, AskHint, Board, Controller, Kind, Leave, Redraw, board_lines
+from p2p8s.cli.grace import Grace
 from p2p8s.cli.moves import card_message, shorten
 from p2p8s.cli.terminal import Terminal
 from p2p8s.cli.words import PLAIN, Speaker, narration
@@ -40,6 +42,12 @@ from p2p8s.rules import Ruleset
 from p2p8s.table import Table, TableConfig
 from p2p8s.table import events as tev
 from p2p8s.table.linkout import LinkCode
+
+#: Seat notices said with a dropped connection (held with it during the grace).
+_HELD_WITH_DROP = frozenset({tev.InfoCode.SEAT_GONE, tev.InfoCode.SEAT_WAITS})
+#: How a node comes back that says nothing when its drop was not said yet (a
+#: restarted node lost its cards: that is said, with the drop).
+_QUIET_RETURNS = frozenset({LinkCode.BACK, LinkCode.BACK_RESYNCED})
 
 #: What the audit line says when every card of the round checked out.
 AUDIT_OK = "audit: every card checked ✓"
@@ -179,8 +187,13 @@ class TableScreen:
     :class:`~p2p8s.cli.controller.Controller` shared with the solo game; this class adds
     the table's own lines (seats, timer, audit, faults, who came and went)."""
 
-    def __init__(self, term: Terminal, *, me: int) -> None:
+    def __init__(self, term: Terminal, *, me: int, grace_s: float = 0.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """``grace_s``: seconds a dropped connection is kept quiet (:mod:`~p2p8s.cli.grace`:
+        nothing is said if it is back by then); ``clock``: the seconds of ``now``."""
         self.term = term
+        self.grace = Grace(grace_s)
+        self.clock = clock
         self.look = term.look
         self.me = me
         self.names: list[str] = []
@@ -293,9 +306,23 @@ class TableScreen:
     def show(self, table: Table, events: Sequence[object], now: float) -> None:
         """Narrate the table's events in order."""
         self._seat.table = table
+        self.tick(now)
         for event in events:
             if self._catching is not None and self._caught_up(table, event):
                 continue
+            seat = getattr(event, "seat", None)
+            if isinstance(event, tev.SeatAway) and event.code in _HELD_WITH_DROP:
+                text = said(event, self._words())
+                if self.grace.add(event.seat, text[:1].upper() + text[1:]):
+                    continue  # said with the drop, if it is not back in time
+            elif isinstance(event, Note) and event.code is LinkCode.COME_BACK and (
+                    event.params.get("seat") in self.grace.held):
+                hint = event if self.come_back is None else Note(
+                    event.code, {**event.params, "command": self.come_back()})
+                self.grace.add(event.params["seat"], self._words().note(hint))
+                continue
+            elif isinstance(seat, int) and not isinstance(event, tev.SeatBack):
+                self._say_held(self.grace.release(seat))  # news of it: the drop first
             if isinstance(event, tev.RoundStarted):
                 self.round_number = event.number
                 self._dealer = event.dealer
@@ -456,16 +483,37 @@ class TableScreen:
         self._to_play = view.turn
 
     def presence(self, seat: int, name: str, *, connected: bool, reason: Note) -> None:
-        """A node left, was lost, or came back (``reason`` says how)."""
+        """A node left, was lost, or came back (``reason`` says how). A lost connection
+        is said only once the grace is over (:meth:`tick`), and not at all if it is
+        back (reconnected, at the same address) by then."""
         line = presence_line(self._words(), seat, name, reason)
+        now = self.clock()
+        self.tick(now)
         if connected:
             self._seat_back(seat)  # (also one this screen never saw go: its seat, taken
             # over meanwhile, is played by its person again)
+            if (reason.code in _QUIET_RETURNS and not reason.params.get("moved")
+                    and self.grace.back(seat)):
+                return  # its drop was not said: neither is its return
+            self._say_held(self.grace.release(seat))  # (it restarted or moved: say both)
             self.say(line)
         else:
             self.back.discard(seat)
             self.gone[seat] = _reason(reason)
-            self.say(self.look.paint(line, "yellow"))
+            painted = self.look.paint(line, "yellow")
+            if reason.code is LinkCode.GONE_LOST and self.grace.start(seat, now, painted):
+                return
+            self._say_held(self.grace.release(seat))
+            self.say(painted)
+
+    def tick(self, now: float) -> None:
+        """Say the held lines of drops whose grace is over at ``now`` (the runner's
+        clock; the terminal calls it now and then)."""
+        self._say_held(self.grace.due(now))
+
+    def _say_held(self, lines: list[str]) -> None:
+        if lines:
+            self.say(*lines)
 
     def _seat_back(self, seat: int) -> None:
         """``seat``'s node is back: not gone, and a seat of it taken over is said to be
@@ -493,6 +541,7 @@ class TableScreen:
         """Turn a typed line into an action, a request to leave, or an answer on screen."""
         self._seat.table = table
         self._prompting = False  # the person pressed Enter: the cursor is on a new line
+        self.tick(now)
         if self.term.echo:
             self.term.say(shorten(line.rstrip("\r\n")))  # piped input is echoed, as in solo
         intent = self.ctl.typed(line)
@@ -506,7 +555,8 @@ class TableScreen:
         return None
 
     def finished(self, table: Table, why: Note) -> None:
-        """The runner stops."""
+        """The runner stops (drops still held are said first)."""
+        self._say_held(self.grace.due(float("inf")))
         if line := self._words().note(why):
             self.say(line)
 

@@ -81,6 +81,7 @@ class DoctorCode(Code):
     SELF_ERROR = "doctor-self-error"  # error
     TABLES_HEARD = "doctor-tables-heard"  # n
     TABLE = "doctor-table"  # table (a Heard)
+    SAME_ID = "doctor-same-id"  # n (open adverts of one table id: at most one is it)
     NO_TABLES = "doctor-no-tables"  # listen_s
     LISTEN_ERROR = "doctor-listen-error"  # error
     REACHED = "doctor-reached"  # host, port (it said nothing: could not tell what)
@@ -184,6 +185,7 @@ class Heard:
     seats: int
     rules: Ruleset
     playing: bool
+    table_id: str = ""  # the advert's table id (hex; "": not known)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -356,17 +358,28 @@ def check_self_test(*, seen_s: float | None, error: str | None,
 def check_tables(heard: Sequence[Heard] | None, *, listen_s: float,
                  error: str | None = None) -> list[Finding]:
     """The tables heard in ``listen_s`` seconds (None with ``error``: browsing failed).
-    Hearing none is a WARN: nobody may be hosting."""
+    Hearing none is a WARN: nobody may be hosting. Several open adverts of one table id
+    get a ``SAME_ID`` WARN after them (at most one is that table: the others are fakes
+    or stale, as ``p2p8s tables`` says)."""
     if heard is None:
         return [Finding(section=Section.TABLES, status=Status.FAIL,
                         code=DoctorCode.LISTEN_ERROR, params={"error": error})]
     if not heard:
         return [Finding(section=Section.TABLES, status=Status.WARN,
                         code=DoctorCode.NO_TABLES, params={"listen_s": listen_s})]
-    return [Finding(section=Section.TABLES, status=Status.OK, code=DoctorCode.TABLES_HEARD,
-                    params={"n": len(heard)}),
-            *(Finding(section=Section.TABLES, status=Status.OK, code=DoctorCode.TABLE,
-                      params={"table": t}) for t in heard)]
+    out = [Finding(section=Section.TABLES, status=Status.OK, code=DoctorCode.TABLES_HEARD,
+                   params={"n": len(heard)})]
+    for i, table in enumerate(heard):
+        out.append(Finding(section=Section.TABLES, status=Status.OK, code=DoctorCode.TABLE,
+                           params={"table": table}))
+        later = heard[i + 1] if i + 1 < len(heard) else None
+        if table.table_id and not table.playing and (
+                later is None or later.table_id != table.table_id):
+            n = sum(t.table_id == table.table_id and not t.playing for t in heard)
+            if n > 1:
+                out.append(Finding(section=Section.TABLES, status=Status.WARN,
+                                   code=DoctorCode.SAME_ID, params={"n": n}))
+    return out
 
 
 _REACH = {Reach.OPEN: (Status.OK, DoctorCode.REACHED),
@@ -399,8 +412,9 @@ def follow_heard(findings: Sequence[Finding]) -> list[Finding]:
     """``findings`` with the verdict following what was heard: when the mDNS self-test
     heard its own service or a table answered, mDNS works here, so a missing route for
     multicast (``NO_ROUTE``) or a failed join of the group on the default interface
-    (``GROUP_FAILED``) is only a note (WARN, ``heard=True``): zeroconf binds and joins
-    per interface, and needs neither. A self-test heard on a machine on no network
+    (``GROUP_FAILED``) is only a note (OK, ``heard=True``: nothing to fix, so it is not
+    counted among the lines that may explain trouble): zeroconf binds and joins per
+    interface, and needs neither. A self-test heard on a machine on no network
     (loopback or link-local only) proves nothing past loopback: it does not count."""
     codes = {f.code for f in findings}
     offline = bool(codes & {DoctorCode.LOOPBACK_ONLY, DoctorCode.LINK_LOCAL_ONLY,
@@ -409,7 +423,7 @@ def follow_heard(findings: Sequence[Finding]) -> list[Finding]:
                                                  and not offline)
     if not heard:
         return list(findings)
-    return [Finding(section=f.section, status=Status.WARN, code=f.code,
+    return [Finding(section=f.section, status=Status.OK, code=f.code,
                     params={**f.params, "heard": True})
             if f.code in _DEFAULT_PATH and f.status is Status.FAIL else f for f in findings]
 

@@ -159,7 +159,8 @@ async def probe_tables(*, listen_s: float) -> tuple[list[Heard] | None, str | No
         playing = first.seat is not None
         heard += [Heard(host=(card.owner or card.host_name) if playing else card.host_name,
                         seated=card.seats if playing else card.seats - card.free,
-                        seats=card.seats, rules=card.rules, playing=playing)
+                        seats=card.seats, rules=card.rules, playing=playing,
+                        table_id=card.table_id)
                   for card in (group[:1] if playing else group)]
     return heard, None
 

@@ -165,3 +165,11 @@ def test_container_advice_only_when_a_check_failed() -> None:
         Cause.CHECK_NAME,)
     assert causes([*fine, check_reach("192.168.1.7", 22, Reach.NOT_P2P8S)], boxed) == (
         Cause.WRONG_PORT,)
+
+
+def test_adverts_claiming_one_table_id_are_said_as_tables_says_them() -> None:
+    from p2p8s.net.doctor import DoctorCode
+
+    assert PLAIN.say(DoctorCode.SAME_ID, n=3) == (
+        "(these 3 adverts claim one table id: at most one is that table, and only the "
+        "code tells which; join tries each)")

@@ -44,12 +44,12 @@ def test_the_fake_advert_neither_clears_the_screen_nor_shows_its_command() -> No
     card = TableCard.from_txt(_txt(EVIL), addresses=("10.214.0.3",), port=4242)
     listed = PLAIN.say(Line.CARD_OPEN, card=card)
     assert "\x1b" not in listed and "p2p8s" not in listed and "QZ7K2M" not in listed
-    assert listed.startswith("  a table whose name reads like a command (not shown) "
-                             "(as it announces itself)")
+    assert listed.startswith("  a table whose name reads like a command (not shown)  ")
     assert f"claims key {ANN_FP}" in listed  # anyone can copy Ann's fingerprint
     heard = Heard(host=card.host_name, seated=1, seats=5, rules=Ruleset(), playing=False)
     said = PLAIN.say(DoctorCode.TABLE, table=heard)
     assert "\x1b" not in said and "p2p8s" not in said
+    assert said.startswith("a table whose name reads like a command (not shown): 1/5")
 
 
 def test_an_honest_name_is_shown_quoted_as_a_claim() -> None:

@@ -287,11 +287,29 @@ def test_the_default_path_is_a_note_once_mdns_was_heard() -> None:
             ([check_self_test(seen_s=0.2, error=None), *_heard()], ())):
         found = follow_heard([*_no_default_path(), *heard])
         notes = [f for f in found if f.code in (DoctorCode.NO_ROUTE, DoctorCode.GROUP_FAILED)]
+        # "nothing to fix": not among the lines that may explain trouble
         assert [(f.status, f.params.get("heard")) for f in notes] == [
-            (Status.WARN, True), (Status.WARN, True)]
+            (Status.OK, True), (Status.OK, True)]
         assert causes(found, LINUX) == expected
     found = follow_heard([*_no_default_path(), *_heard()])
-    assert Report(findings=tuple(found), causes=causes(found, LINUX)).failed == 0
+    report = Report(findings=tuple(found), causes=causes(found, LINUX))
+    assert (report.failed, report.warned) == (0, 0)  # the notes are not "trouble"
+
+
+def test_several_open_adverts_of_one_table_id_are_warned_of() -> None:
+    def uma(tid: str, playing: bool = False) -> Heard:
+        return Heard(host="Uma", seated=1, seats=4, rules=Ruleset(), playing=playing,
+                     table_id=tid)
+
+    found = check_tables([uma("aa"), uma("aa"), uma("aa"), uma("bb")], listen_s=3.0)
+    assert codes(found) == [(Status.OK, DoctorCode.TABLES_HEARD),
+                            *[(Status.OK, DoctorCode.TABLE)] * 3,
+                            (Status.WARN, DoctorCode.SAME_ID),
+                            (Status.OK, DoctorCode.TABLE)]
+    assert found[4].params == {"n": 3}
+    # one advert per id, or a table in play: no warning
+    assert DoctorCode.SAME_ID not in {f.code for f in check_tables(
+        [uma("aa"), uma("bb"), uma("cc", playing=True)], listen_s=3.0)}
 
 
 def test_nothing_heard_keeps_the_default_path_a_failure() -> None:

@@ -72,8 +72,7 @@ def test_a_fake_advert_of_the_same_table_is_shown_as_a_claim_and_passed_over(
         out = _listing(lan, 2, procs, tmp_path / "bob", until=":4242")
         cards = "\n".join(out.splitlines()[1:-1])  # the cards, not the words around them
         assert "\x1b" not in out and "p2p8s" not in cards and "QZ7K2M" not in out, out
-        assert "  a table whose name reads like a command (not shown) (as it announces " \
-               "itself)" in out, out
+        assert "  a table whose name reads like a command (not shown)  1/5 seated" in out, out
         assert "claims key VF4V-CF6P-QCWQ-ZC3D" in out, out
         assert '"Ann\'s table" (as it announces itself)' in out, out
         assert "  (these 2 adverts claim one table id: at most one is that table, and only " \

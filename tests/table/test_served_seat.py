@@ -44,7 +44,7 @@ def test_a_draw_while_a_node_is_away_opens_no_hand_and_it_plays_on_when_back() -
         assert session.hand_of(gone) is None and not session.knows_key(gone)
         assert not net.of(s, tev.SeatTakenOver)
         gone_news = [e for e in net.of(s, tev.Info) if e.code is tev.InfoCode.SEAT_GONE]
-        assert gone_news and "without opening its hand" in said(gone_news[0], net, s)
+        assert gone_news and "go on without seeing" in said(gone_news[0], net, s)
     assert drawer is not None and drawer != gone
     net.reconnect(gone)
     net.run()

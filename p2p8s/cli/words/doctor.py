@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from p2p8s.cli.words import Speaker, Template
-from p2p8s.cli.words.net import announced
+from p2p8s.cli.words.net import Line, claimed_table
 from p2p8s.cli.words.rules import describe_rules
 from p2p8s.errors import Code
 from p2p8s.net.doctor import Cause, DoctorCode, Finding, Heard, IfaceKind, Section, Status
@@ -79,10 +79,10 @@ def _errno(text: str) -> Any:
 
 def _table(speaker: Speaker, p: Mapping[str, Any]) -> str:
     table: Heard = p["table"]
-    text = ("{table} (as it announces itself), in play with {seats} players: {rules}"
+    text = ("{table}, in play with {seats} players: {rules}"
             if table.playing else
-            "{table} (as it announces itself): {seated}/{seats} seated, {rules}")
-    return speaker.format(text, table=announced(speaker, table.host, table=True),
+            "{table}: {seated}/{seats} seated, {rules}")
+    return speaker.format(text, table=claimed_table(speaker, table.host),
                           seated=table.seated, seats=table.seats,
                           rules=describe_rules(table.rules, speaker))
 
@@ -130,6 +130,8 @@ _FINDINGS: dict[Any, Template] = {
     DoctorCode.SELF_ERROR: "mDNS self-test could not run ({error}).",
     DoctorCode.TABLES_HEARD: "{n} table{n:s} answered:",
     DoctorCode.TABLE: _table,
+    # the words of ``p2p8s tables`` for the same claim, without their indent
+    DoctorCode.SAME_ID: lambda sp, p: sp.say(Line.SAME_ID, n=p["n"]).strip(),
     DoctorCode.NO_TABLES: "No table answered (is someone hosting one right now?).",
     DoctorCode.LISTEN_ERROR: "Could not listen for tables ({error}).",
     DoctorCode.REACHED: "Connected: a program listens there, but it sent nothing, so "

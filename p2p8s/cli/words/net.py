@@ -67,6 +67,9 @@ class Line(Code):
     HOST_SEAT = "host-seat"  # name
     INPUT_ENDED = "input-ended"
     NOT_A_LOBBY_WORD = "not-a-lobby-word"  # word
+    JOINER_WAITING = "joiner-waiting"  # a joiner seated in the lobby: what it can do
+    JOINER_HELP = "joiner-help"
+    NOT_A_JOINER_WORD = "not-a-joiner-word"  # word
     TABLE_CLOSED = "table-closed"
     NO_MDNS_PLAY_CARD = "no-mdns-play-card"  # error
     LOOKING = "looking"  # code, dots
@@ -75,6 +78,7 @@ class Line(Code):
     FOUND = "found"  # tables (per table id, each advert's addresses)
     NO_TABLE_ANSWERED = "no-table-answered"  # code, tables (tried), answered (a LocalError)
     BUSY_RETRY = "busy-retry"  # wait_s
+    STILL_TRYING = "still-trying"  # attempts, seconds (a run of retries, said now and then)
     ALREADY_HERE_WAIT = "already-here-wait"  # seconds, dots
     ALREADY_HERE = "already-here"  # fingerprint (a LocalError)
     #: pid (None: unknown), path — this identity's lock at this table is held (issue #14)
@@ -235,6 +239,16 @@ def announced(speaker: Speaker, name: str, *, table: bool = False) -> str:
     return speaker.format('"{name}\'s table"' if table else '"{name}"', name=text)
 
 
+def claimed_table(speaker: Speaker, name: str) -> str:
+    """The table an advert names, as a claim: ``"Ann's table" (as it announces
+    itself)``, or ``a table whose name reads like a command (not shown)``
+    (:func:`announced`)."""
+    shown = announced(speaker, name, table=True)
+    if _COMMAND_LIKE.search(name):
+        return shown
+    return speaker.format("{table} (as it announces itself)", table=shown)
+
+
 def _claimed_key(speaker: Speaker, fingerprint: str) -> str:
     return speaker.format("claims key {fingerprint}", fingerprint=fingerprint) \
         if fingerprint else speaker.format("no key given")
@@ -243,7 +257,7 @@ def _claimed_key(speaker: Speaker, fingerprint: str) -> str:
 def _card(text: str) -> Say:
     def say(speaker: Speaker, params: Mapping[str, Any]) -> str:
         card: TableCard = params["card"]
-        return speaker.format(text, table=announced(speaker, card.host_name, table=True),
+        return speaker.format(text, table=claimed_table(speaker, card.host_name),
                               seat=card.seat, taken=card.seats - card.free,
                               seats=card.seats, free=card.free,
                               rules=_card_rules(speaker, card),
@@ -528,7 +542,7 @@ _LINES: dict[Line, Template] = {
     Line.TABLES_FOUND: "{n} table{n:s} on the local network (names and keys as they "
                        "announce themselves: nobody checks an advert):",
     Line.TABLE_IN_PLAY: _in_play,
-    Line.CARD_OPEN: _card("  {table} (as it announces itself)  {taken}/{seats} seated, "
+    Line.CARD_OPEN: _card("  {table}  {taken}/{seats} seated, "
                           "{free} free  {rules}  {key}  id {id}  at {where}"),
     Line.SAME_ID: "  (these {n} adverts claim one table id: at most one is that table, "
                   "and only the code tells which; join tries each)",
@@ -550,6 +564,12 @@ _LINES: dict[Line, Template] = {
     Line.NOT_A_LOBBY_WORD: _with("'{word}' is not a lobby command: type deal to start, quit "
                                  "to close the table.", word=lambda sp, p: p["word"] if len(
                                      p["word"]) <= 20 else p["word"][:20] + "…"),
+    Line.JOINER_WAITING: "Waiting for the host to deal. Type quit to leave.",
+    Line.JOINER_HELP: "In the lobby: quit (or q) leaves the table; the host deals when "
+                      "everyone is there, then the game begins here.",
+    Line.NOT_A_JOINER_WORD: _with("'{word}' is not a lobby command: the host deals; type "
+                                  "quit to leave.", word=lambda sp, p: p["word"] if len(
+                                      p["word"]) <= 20 else p["word"][:20] + "…"),
     Line.TABLE_CLOSED: "Table closed.",
     Line.NO_MDNS_PLAY_CARD: "(mDNS: could not advertise the table in play: {error})",
     Line.LOOKING: "Looking for table {code} on the local network{dots}",
@@ -563,6 +583,7 @@ _LINES: dict[Line, Template] = {
     Line.NO_TABLE_ANSWERED: _no_table_answered,
     Line.BUSY_RETRY: "The table is busy or slowing down new attempts from this address; "
                      "trying again in {wait_s} s.",
+    Line.STILL_TRYING: "Still trying ({attempts} attempts in {seconds:.0f} s).",
     Line.ALREADY_HERE_WAIT: "Your key is already at this table (another terminal, or an "
                             "old connection of this one not timed out yet); trying again "
                             "for {seconds} s{dots}",

@@ -136,10 +136,8 @@ TEMPLATES: dict[Enum, Template] = {
     InfoCode.PLAYS_AGAIN: ("you are back: you play your seat again from this turn (your hand "
                            "is open to the others until the round ends)"),
     InfoCode.SEAT_LEFT: "{seat:name} left the table: the computer plays its seat",
-    InfoCode.SEAT_GONE: ("{seat:name}'s node is gone: the others strip its layer of the "
-                         "cards drawn meanwhile without opening its hand; if it must play "
-                         "before it is back, they rebuild its key from the escrow and the "
-                         "computer plays its seat"),
+    InfoCode.SEAT_GONE: ("{seat:name}'s connection dropped; the others go on without "
+                         "seeing {seat:name}'s hand"),
     InfoCode.SEAT_WAITS: _seat_waits,
     InfoCode.CUT_OFF: "lost contact with most of the table: waiting until it is back",
     InfoCode.SEAT_RESTARTED: (
