@@ -136,6 +136,7 @@ class LobbyCode(Code):
     NO_ANSWER = "no-answer"
     CLOSED_BEFORE_SEATED = "closed-before-seated"
     TABLE_REFUSED = "table-refused"  # reason
+    UNREADABLE = "unreadable"  # reason (bad-data: the table sent what this node cannot decode)
     HOST_LEFT = "host-left"  # reason
     OTHER_ROSTER = "other-roster"  # name, seat
     MESH_TIMEOUT = "mesh-timeout"  # names (the players not reached)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from p2p8s.errors import LocalError, RemoteError
-from p2p8s.net.errors import AlreadySeated, LobbyClosed, LobbyCode, TableFull
+from p2p8s.net.errors import AlreadySeated, LobbyClosed, LobbyCode, NetCode, TableFull
 from p2p8s.net.node import (
     Connected,
     Connection,
@@ -389,6 +389,8 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
                     if roster is not None and (seat := roster.seat_of(conn.key)) is not None:
                         conn.set_seat(seat)
                 case Lost(peer=conn, reason=reason) if conn is host:
+                    if reason.code is NetCode.BAD_DATA:  # not a refusal: this node's limit
+                        raise LocalError(LobbyCode.UNREADABLE, reason=reason)
                     if node.seat is None:
                         refusal = reason.code if isinstance(reason.code, Refusal) else None
                         raise JoinRefused(LobbyCode.TABLE_REFUSED, refusal=refusal,

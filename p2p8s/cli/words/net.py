@@ -449,6 +449,8 @@ _LOBBY: dict[LobbyCode, Template] = {
     LobbyCode.CLOSED_BEFORE_SEATED: "the lobby closed before you sat down (the host dealt, "
                                     "or left); ask the host for a new table",
     LobbyCode.TABLE_REFUSED: _with("the table refused: {reason}", reason=_reason_param()),
+    LobbyCode.UNREADABLE: _with("the table sent something this program could not read: "
+                                "{reason}", reason=_reason_param()),
     LobbyCode.HOST_LEFT: _host_left,
     LobbyCode.OTHER_ROSTER: "{name} (seat {seat}) saw a different roster",
     LobbyCode.MESH_TIMEOUT: _with("could not connect to {names} in time", names=_names),
