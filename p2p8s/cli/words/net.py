@@ -438,7 +438,15 @@ _CONNECT: dict[ConnectFailure, Template] = {
                             "port is wrong)",
     ConnectFailure.TIMED_OUT: "no answer (timed out)",
     ConnectFailure.UNKNOWN_HOST: "that host name is not known on this network",
-    ConnectFailure.OTHER: "{error}",
+    ConnectFailure.NO_ROUTE: "no route to that machine (it may be off, asleep or on another "
+                             "network)",
+    ConnectFailure.HOST_DOWN: "that machine is down or not on this network",
+    ConnectFailure.NETWORK_UNREACHABLE: "that network cannot be reached from this machine",
+    ConnectFailure.NETWORK_DOWN: "this machine's network is down",
+    ConnectFailure.ADDRESS_UNAVAILABLE: "that address cannot be used from this machine",
+    ConnectFailure.RESET: "the connection was cut as it opened",
+    ConnectFailure.NOT_PERMITTED: "this machine does not allow the connection (a firewall?)",
+    ConnectFailure.OTHER: "the connection failed ({error})",
 }
 
 _LOBBY: dict[LobbyCode, Template] = {
