@@ -442,7 +442,11 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
             duplicates, waited = 0, 0.0
             while True:
                 try:
-                    mesh = await join_lobby(node, addresses, view=view, confirm=confirm)
+                    mesh = await join_lobby(
+                        node, addresses, view=view, confirm=confirm,
+                        groups=[c.where for c in tried] if tried else None,
+                        slow=(lambda n: _say(Line.STILL_TRYING, n=n, dots=dots))
+                        if len(tried) > 1 else None)
                     break
                 except Unreachable as exc:
                     wait = busy_wait(exc)

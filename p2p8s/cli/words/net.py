@@ -70,6 +70,7 @@ class Line(Code):
     NO_MDNS_PLAY_CARD = "no-mdns-play-card"  # error
     LOOKING = "looking"  # code, dots
     TRYING_LAST = "trying-last"  # addresses: where the table was the last time
+    STILL_TRYING = "still-trying"  # n (adverts dialled at once), dots
     NOT_AT_LAST = "not-at-last"  # code, timeout_s, addresses (a LocalError)
     FOUND = "found"  # tables (per table id, each advert's addresses)
     NO_TABLE_ANSWERED = "no-table-answered"  # code, tables (tried), answered (a LocalError)
@@ -554,6 +555,8 @@ _LINES: dict[Line, Template] = {
                             "for the fallback command (p2p8s join {code}@ADDRESS:PORT)",
                             addresses=lambda sp, p: ", ".join(p["addresses"])),
     Line.FOUND: _found,
+    Line.STILL_TRYING: "Still trying the {n} places heard at once (the first that proves "
+                       "the code is joined){dots}",
     Line.NO_TABLE_ANSWERED: _no_table_answered,
     Line.BUSY_RETRY: "The table is busy or slowing down new attempts from this address; "
                      "trying again in {wait_s} s.",
