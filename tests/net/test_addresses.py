@@ -5,6 +5,10 @@ node cannot read is said as such, not as a refusal."""
 from __future__ import annotations
 
 import asyncio
+import os
+import secrets
+import subprocess
+import sys
 
 import pytest
 
@@ -24,6 +28,7 @@ from p2p8s.wire import (
     encode_payload,
 )
 
+from .netns import unavailable
 from .test_mesh import Recorder, _node, _yes
 
 #: 40 addresses of a busy machine: Docker bridges, a VPN, public IPv4, IPv6, loopback.
@@ -96,3 +101,34 @@ async def test_a_roster_the_joiner_cannot_read_is_not_a_refusal() -> None:
         said = PLAIN.error(caught.value)
         assert said.startswith("the table sent something this program could not read: ")
         assert "refused" not in said
+
+
+_SCRIPT = """
+from p2p8s.net.discovery import lan_addresses
+from tests.net.test_addresses import _roster, _round_trip
+chosen = lan_addresses()
+print(len(chosen), chosen[0], len(_round_trip(_roster(tuple(chosen))).seats[0].addrs))
+"""
+
+
+@pytest.mark.skipif(unavailable() is not None, reason=unavailable() or "")
+def test_a_machine_with_forty_real_addresses_lists_sixteen() -> None:
+    """40 IPv4 addresses on a namespace's interfaces (a Docker-like bridge with 39, the
+    LAN with one): its node lists 16, the LAN's first, and its roster decodes."""
+    name = f"p8s{os.getpid() % 10000}{secrets.token_hex(2)}-ad"
+    subprocess.run(["ip", "netns", "add", name], check=True)
+    try:
+        def ip(*args: str) -> None:
+            subprocess.run(["ip", "-n", name, *args], check=True, capture_output=True)
+        ip("link", "add", "docker0", "type", "veth", "peer", "name", "docker0p")
+        ip("link", "add", "eth0", "type", "veth", "peer", "name", "eth0p")
+        for i in range(39):
+            ip("addr", "add", f"172.17.{i}.1/24", "dev", "docker0")
+        ip("addr", "add", "192.168.1.23/24", "dev", "eth0")
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        done = subprocess.run(["ip", "netns", "exec", name, sys.executable, "-c", _SCRIPT],
+                              capture_output=True, text=True, timeout=30, cwd=root)
+    finally:
+        subprocess.run(["ip", "netns", "del", name], check=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["16", "192.168.1.23", "16"]
