@@ -60,12 +60,15 @@ async def connect_first(node: Node, groups: Sequence[Sequence[Address]], *, role
         pending = set(tasks)
         while pending:
             done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            for task in (t for t in tasks if t in done):  # in the order of groups
+            finished = [t for t in tasks if t in done]  # in the order of groups
+            won = [t for t in finished if t.exception() is None]
+            if won:  # before any refusal of the same moment: it may be this very win's
+                winner = won[0].result()  # (a second connection to the same node)
+                return winner
+            for task in finished:
                 error = task.exception()
-                if error is None:
-                    winner = task.result()
-                    return winner
                 if not isinstance(error, Unreachable):
+                    assert error is not None
                     raise error
         failures: list[Unreachable] = []
         for task in tasks:
