@@ -62,6 +62,11 @@ NONCE_LENGTH = 32
 MIN_BODY = 1 + KEY_LENGTH + 1 + SIGNATURE_LENGTH
 #: Longest player name, in characters.
 MAX_NAME = 32
+#: Most addresses one seat entry of a roster may list (:class:`SeatEntry`), and the
+#: longest address text; a node lists at most this many of its own
+#: (:func:`p2p8s.net.discovery.lan_addresses`).
+MAX_ADDRESSES = 16
+MAX_ADDRESS_TEXT = 64
 #: Largest opaque payload of a ``game`` message, in bytes (leaves room for the envelope).
 MAX_GAME_PAYLOAD = MAX_FRAME - 1024
 SIGN_TAG = b"p2p8s/v1/msg"
@@ -448,7 +453,8 @@ def _roster(value: Any) -> Roster:
     for raw in raw_seats:
         entry = _map(raw, "seat entry")
         addrs = _get(entry, "addrs", list)
-        if len(addrs) > 16 or not all(isinstance(a, str) and 0 < len(a) <= 64 for a in addrs):
+        if len(addrs) > MAX_ADDRESSES or not all(
+                isinstance(a, str) and 0 < len(a) <= MAX_ADDRESS_TEXT for a in addrs):
             _fail(Schema.BAD_ADDRESSES)
         seats.append(SeatEntry(seat=_int(entry, "seat", 0, size - 1),
                                name=_text(entry, "name", limit=MAX_NAME, empty=False),

@@ -444,8 +444,11 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
             duplicates, waited, busy = 0, 0.0, Retries()
             while True:
                 try:
-                    mesh = await seated_lobby(
-                        join_lobby(node, addresses, view=view, confirm=confirm), view, lines)
+                    mesh = await seated_lobby(join_lobby(
+                        node, addresses, view=view, confirm=confirm,
+                        groups=[c.where for c in tried] if tried else None,
+                        slow=(lambda n: _say(Line.TRYING_AT_ONCE, n=n, dots=dots))
+                        if len(tried) > 1 else None), view, lines)
                     break
                 except Unreachable as exc:
                     wait = busy_wait(exc)
@@ -472,8 +475,12 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
                         raise
                     duplicates += 1
                     if duplicates == REJOIN_TRIES:
-                        raise LocalError(Line.ALREADY_HERE,
-                                         fingerprint=identity_fingerprint(identity)) from None
+                        # this key is at the table from another process (a copy of this
+                        # identity elsewhere): exit 2, like a second terminal here
+                        click.echo("p2p8s: " + PLAIN.say(
+                            Line.ALREADY_HERE, fingerprint=identity_fingerprint(identity)),
+                            err=True)
+                        return 2
                     if duplicates == 1:
                         _say(Line.ALREADY_HERE_WAIT, seconds=REJOIN_TRIES - 1, dots=dots)
                     await asyncio.sleep(1.0)

@@ -31,6 +31,7 @@ from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZerocon
 from p2p8s.errors import Error
 from p2p8s.net.errors import CardCode, NotATableCard
 from p2p8s.rules import Ruleset
+from p2p8s.wire import MAX_ADDRESSES
 
 __all__ = [
     "SERVICE_TYPE",
@@ -42,6 +43,7 @@ __all__ = [
     "TableCard",
     "browse",
     "candidates",
+    "choose_addresses",
     "find_node",
     "find_tables",
     "follow_addresses",
@@ -212,23 +214,59 @@ def rules_from_txt(text: str) -> Ruleset:
     return Ruleset.for_preset(name, **data)
 
 
+#: Name beginnings of interfaces that are rarely the LAN the players share: container
+#: bridges, virtual machines' networks, VPN tunnels (their addresses are listed last).
+VIRTUAL_INTERFACES = ("docker", "br-", "veth", "virbr", "vmnet", "vboxnet", "lxc",
+                      "cni", "flannel", "tun", "tap", "wg", "zt", "tailscale", "utun")
+
+
+def choose_addresses(found: Sequence[tuple[str, str]], *,
+                     limit: int = MAX_ADDRESSES) -> list[str]:
+    """The addresses a node lists (its roster entry, its adverts), best first and at
+    most ``limit`` (the bound a roster's decoder takes, :data:`~p2p8s.wire.MAX_ADDRESSES`):
+    ``found`` is ``(interface name, address text)`` pairs in the order the system gives
+    them. Loopback, link-local, multicast, unspecified and repeated addresses are left
+    out; then private IPv4 (RFC 1918) on an interface that is not virtual
+    (:data:`VIRTUAL_INTERFACES`), private IPv4 on a virtual one, other IPv4, unique
+    local IPv6 (RFC 4193), other IPv6; the system's order within each. Only loopback
+    (``127.0.0.1``) if there is nothing else.
+
+    >>> choose_addresses([("docker0", "172.17.0.1"), ("lo", "127.0.0.1"),
+    ...                   ("eth0", "2001:db8::1"), ("eth0", "192.168.1.5")])
+    ['192.168.1.5', '172.17.0.1', '2001:db8::1']
+    """
+    ranked: dict[str, int] = {}
+    for interface, text in found:
+        try:
+            addr = ipaddress.ip_address(text.split("%", 1)[0])
+        except ValueError:
+            continue
+        if (addr.is_loopback or addr.is_link_local or addr.is_multicast
+                or addr.is_unspecified or str(addr) in ranked):
+            continue
+        virtual = interface.lower().startswith(VIRTUAL_INTERFACES)
+        if addr.version == 4:
+            rank = (1 if virtual else 0) if any(addr in n for n in _PRIVATE_V4) else 2
+        else:
+            rank = 3 if addr in _ULA else 4
+        ranked[str(addr)] = rank
+    best = sorted(ranked, key=ranked.__getitem__)[:limit]  # a stable sort
+    return best or ["127.0.0.1"]
+
+
+_PRIVATE_V4 = [ipaddress.IPv4Network(n) for n in ("10.0.0.0/8", "172.16.0.0/12",
+                                                  "192.168.0.0/16")]
+_ULA = ipaddress.IPv6Network("fc00::/7")
+
+
 def lan_addresses() -> list[str]:
-    """This machine's addresses to advertise: IPv4 and global/ULA IPv6, loopback and
-    link-local left out; only loopback (``127.0.0.1``) if there is nothing else."""
-    found: list[str] = []
-    for adapter in ifaddr.get_adapters():
-        for ip in adapter.ips:
-            text = ip.ip if isinstance(ip.ip, str) else ip.ip[0]
-            try:
-                addr = ipaddress.ip_address(text)
-            except ValueError:
-                continue
-            if addr.is_loopback or addr.is_link_local or addr.is_multicast:
-                continue
-            if str(addr) not in found:
-                found.append(str(addr))
-    found.sort(key=lambda a: ":" in a)
-    return found or ["127.0.0.1"]
+    """This machine's addresses to advertise and list in its roster entry, best first
+    and at most :data:`~p2p8s.wire.MAX_ADDRESSES` (:func:`choose_addresses` of the
+    addresses of every interface, ifaddr)."""
+    return choose_addresses([
+        (adapter.nice_name or adapter.name,
+         ip.ip if isinstance(ip.ip, str) else ip.ip[0])
+        for adapter in ifaddr.get_adapters() for ip in adapter.ips])
 
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network

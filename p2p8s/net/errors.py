@@ -13,6 +13,7 @@ stays light.
 
 from __future__ import annotations
 
+import errno
 import socket
 from typing import TYPE_CHECKING, Any
 
@@ -56,28 +57,65 @@ class ConnectFailure(Code):
     REFUSED = "refused"
     TIMED_OUT = "timed-out"
     UNKNOWN_HOST = "unknown-host"
-    OTHER = "other"  # the OS's words are in ``error``
+    NO_ROUTE = "no-route"  # EHOSTUNREACH
+    HOST_DOWN = "host-down"  # EHOSTDOWN
+    NETWORK_UNREACHABLE = "network-unreachable"  # ENETUNREACH
+    NETWORK_DOWN = "network-down"  # ENETDOWN
+    ADDRESS_UNAVAILABLE = "address-unavailable"  # EADDRNOTAVAIL
+    RESET = "reset"  # ECONNRESET, ECONNABORTED, EPIPE
+    NOT_PERMITTED = "not-permitted"  # EACCES, EPERM (a firewall of this machine)
+    OTHER = "other"  # ``error``: the errno's symbol (e.g. "EPROTO") or the error's type
+
+
+_BY_ERRNO: dict[int, ConnectFailure] = {
+    number: failure
+    for names, failure in (
+        (("ECONNREFUSED",), ConnectFailure.REFUSED),
+        (("ETIMEDOUT",), ConnectFailure.TIMED_OUT),
+        (("EHOSTUNREACH",), ConnectFailure.NO_ROUTE),
+        (("EHOSTDOWN",), ConnectFailure.HOST_DOWN),
+        (("ENETUNREACH",), ConnectFailure.NETWORK_UNREACHABLE),
+        (("ENETDOWN",), ConnectFailure.NETWORK_DOWN),
+        (("EADDRNOTAVAIL",), ConnectFailure.ADDRESS_UNAVAILABLE),
+        (("ECONNRESET", "ECONNABORTED", "EPIPE"), ConnectFailure.RESET),
+        (("EACCES", "EPERM"), ConnectFailure.NOT_PERMITTED),
+        (("WSAECONNREFUSED",), ConnectFailure.REFUSED),
+        (("WSAETIMEDOUT",), ConnectFailure.TIMED_OUT),
+        (("WSAEHOSTUNREACH",), ConnectFailure.NO_ROUTE),
+        (("WSAENETUNREACH",), ConnectFailure.NETWORK_UNREACHABLE),
+    )
+    for name in names if (number := getattr(errno, name, None)) is not None
+}
 
 
 def connect_failure(exc: BaseException) -> dict[str, Any]:
-    """The params that say why a connect failed: ``failure`` (a :class:`ConnectFailure`)
-    and ``error`` (the OS's own words, without the errno).
+    """The params that say why a connect failed: ``failure`` (a :class:`ConnectFailure`,
+    by the exception's class, else its errno) and ``error``: never the exception's text
+    (asyncio's "Connect call failed ('ADDRESS', PORT)" is no sentence for a person), only
+    the errno's symbol, or the exception's type when it has none.
 
     >>> connect_failure(ConnectionRefusedError(111, "Connect call failed"))["failure"]
     <ConnectFailure.REFUSED: 'refused'>
     >>> connect_failure(TimeoutError())["failure"]
     <ConnectFailure.TIMED_OUT: 'timed-out'>
+    >>> connect_failure(OSError(errno.EHOSTUNREACH, "Connect call failed ('192.0.2.250', 4242)"))
+    {'failure': <ConnectFailure.NO_ROUTE: 'no-route'>, 'error': 'EHOSTUNREACH'}
     """
-    if isinstance(exc, ConnectionRefusedError):
+    number = exc.errno if isinstance(exc, OSError) else None
+    if isinstance(exc, socket.gaierror):
+        failure = ConnectFailure.UNKNOWN_HOST
+    elif isinstance(number, int) and number in _BY_ERRNO:
+        failure = _BY_ERRNO[number]
+    elif isinstance(exc, ConnectionRefusedError):
         failure = ConnectFailure.REFUSED
     elif isinstance(exc, TimeoutError):
         failure = ConnectFailure.TIMED_OUT
-    elif isinstance(exc, socket.gaierror):
-        failure = ConnectFailure.UNKNOWN_HOST
+    elif isinstance(exc, ConnectionError):
+        failure = ConnectFailure.RESET
     else:
         failure = ConnectFailure.OTHER
-    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-    return {"failure": failure, "error": text}
+    symbol = errno.errorcode.get(number) if isinstance(number, int) else None
+    return {"failure": failure, "error": symbol or type(exc).__name__}
 
 
 #: Why a connection ended, as data: the ``code`` is the :class:`~p2p8s.wire.Farewell` or
@@ -136,6 +174,7 @@ class LobbyCode(Code):
     NO_ANSWER = "no-answer"
     CLOSED_BEFORE_SEATED = "closed-before-seated"
     TABLE_REFUSED = "table-refused"  # reason
+    UNREADABLE = "unreadable"  # reason (bad-data: the table sent what this node cannot decode)
     HOST_LEFT = "host-left"  # reason
     OTHER_ROSTER = "other-roster"  # name, seat
     MESH_TIMEOUT = "mesh-timeout"  # names (the players not reached)

@@ -16,12 +16,13 @@ carry a :class:`~p2p8s.net.errors.LobbyCode` and data; the CLI says them.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from p2p8s.errors import LocalError, RemoteError
-from p2p8s.net.errors import AlreadySeated, LobbyClosed, LobbyCode, TableFull
+from p2p8s.net.connecting import HANDSHAKE_TIMEOUT_S
+from p2p8s.net.errors import AlreadySeated, LobbyClosed, LobbyCode, NetCode, TableFull
 from p2p8s.net.node import (
     Connected,
     Connection,
@@ -32,6 +33,7 @@ from p2p8s.net.node import (
     Node,
     Reason,
 )
+from p2p8s.net.racing import connect_first
 from p2p8s.rules import Ruleset
 from p2p8s.wire import (
     MAX_NAME,
@@ -326,16 +328,23 @@ async def host_lobby(node: Node, seating: Seating, *, view: LobbyView,
 
 async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: LobbyView,
                      confirm: Callable[[Roster], Awaitable[bool]],
-                     mesh_timeout_s: float = MESH_TIMEOUT_S) -> Mesh | None:
-    """Join the table at the first of ``addresses`` that answers, show its rules
-    (``view.table``), ask ``confirm``, sit, follow the roster and connect to the other
-    seats; return the :class:`Mesh` once the host deals (None if ``confirm`` said no).
+                     mesh_timeout_s: float = MESH_TIMEOUT_S,
+                     groups: Sequence[Sequence[tuple[str, int]]] | None = None,
+                     dial_timeout_s: float = HANDSHAKE_TIMEOUT_S,
+                     slow: Callable[[int], None] | None = None) -> Mesh | None:
+    """Join the table at the first of ``addresses`` that answers — or, given
+    ``groups`` (one advert's addresses each), at the first advert that proves the
+    code, all dialled at once (:func:`~p2p8s.net.racing.connect_first`, ``slow``) —
+    show its rules (``view.table``), ask ``confirm``, sit, follow the roster and
+    connect to the other seats; return the :class:`Mesh` once the host deals (None if
+    ``confirm`` said no). ``dial_timeout_s``: each address's handshake.
 
     Raises :class:`~p2p8s.net.node.JoinRefused` (wrong code, full),
     :class:`~p2p8s.net.node.Unreachable`, or :class:`~p2p8s.errors.LocalError` if the
     host leaves.
     """
-    host = await node.connect_any(addresses, role=Role.JOIN)
+    host = await connect_first(node, [list(addresses)] if groups is None else groups,
+                               role=Role.JOIN, timeout_s=dial_timeout_s, slow=slow)
     if host.hello.role is Role.HOST:
         host.set_seat(0)
     inbox = _Inbox(node, None)
@@ -389,6 +398,8 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
                     if roster is not None and (seat := roster.seat_of(conn.key)) is not None:
                         conn.set_seat(seat)
                 case Lost(peer=conn, reason=reason) if conn is host:
+                    if reason.code is NetCode.BAD_DATA:  # not a refusal: this node's limit
+                        raise LocalError(LobbyCode.UNREADABLE, reason=reason)
                     if node.seat is None:
                         refusal = reason.code if isinstance(reason.code, Refusal) else None
                         raise JoinRefused(LobbyCode.TABLE_REFUSED, refusal=refusal,

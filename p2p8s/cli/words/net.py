@@ -74,6 +74,7 @@ class Line(Code):
     NO_MDNS_PLAY_CARD = "no-mdns-play-card"  # error
     LOOKING = "looking"  # code, dots
     TRYING_LAST = "trying-last"  # addresses: where the table was the last time
+    TRYING_AT_ONCE = "trying-at-once"  # n (adverts dialled at once), dots
     NOT_AT_LAST = "not-at-last"  # code, timeout_s, addresses (a LocalError)
     FOUND = "found"  # tables (per table id, each advert's addresses)
     NO_TABLE_ANSWERED = "no-table-answered"  # code, tables (tried), answered (a LocalError)
@@ -467,7 +468,15 @@ _CONNECT: dict[ConnectFailure, Template] = {
                             "port is wrong)",
     ConnectFailure.TIMED_OUT: "no answer (timed out)",
     ConnectFailure.UNKNOWN_HOST: "that host name is not known on this network",
-    ConnectFailure.OTHER: "{error}",
+    ConnectFailure.NO_ROUTE: "no route to that machine (it may be off, asleep or on another "
+                             "network)",
+    ConnectFailure.HOST_DOWN: "that machine is down or not on this network",
+    ConnectFailure.NETWORK_UNREACHABLE: "that network cannot be reached from this machine",
+    ConnectFailure.NETWORK_DOWN: "this machine's network is down",
+    ConnectFailure.ADDRESS_UNAVAILABLE: "that address cannot be used from this machine",
+    ConnectFailure.RESET: "the connection was cut as it opened",
+    ConnectFailure.NOT_PERMITTED: "this machine does not allow the connection (a firewall?)",
+    ConnectFailure.OTHER: "the connection failed ({error})",
 }
 
 _LOBBY: dict[LobbyCode, Template] = {
@@ -478,6 +487,8 @@ _LOBBY: dict[LobbyCode, Template] = {
     LobbyCode.CLOSED_BEFORE_SEATED: "the lobby closed before you sat down (the host dealt, "
                                     "or left); ask the host for a new table",
     LobbyCode.TABLE_REFUSED: _with("the table refused: {reason}", reason=_reason_param()),
+    LobbyCode.UNREADABLE: _with("the table sent something this program could not read: "
+                                "{reason}", reason=_reason_param()),
     LobbyCode.HOST_LEFT: _host_left,
     LobbyCode.OTHER_ROSTER: "{name} (seat {seat}) saw a different roster",
     LobbyCode.MESH_TIMEOUT: _with("could not connect to {names} in time", names=_names),
@@ -580,6 +591,8 @@ _LINES: dict[Line, Template] = {
                             "for the fallback command (p2p8s join {code}@ADDRESS:PORT)",
                             addresses=lambda sp, p: ", ".join(p["addresses"])),
     Line.FOUND: _found,
+    Line.TRYING_AT_ONCE: "Still trying the {n} places heard at once (the first that proves "
+                       "the code is joined){dots}",
     Line.NO_TABLE_ANSWERED: _no_table_answered,
     Line.BUSY_RETRY: "The table is busy or slowing down new attempts from this address; "
                      "trying again in {wait_s} s.",
