@@ -271,6 +271,16 @@ def test_every_code_of_p2p8s_has_words() -> None:
     assert not {k: v for k, v in missing.items() if v}, missing
 
 
+def test_no_two_members_of_a_code_share_a_value() -> None:
+    """A second member with a value already taken is only an alias of the first (Enum's
+    rule): its words would silently be the first's (two branches once both added a
+    ``STILL_TRYING`` line, one said for the other)."""
+    aliases = {f"{c.__module__}.{c.__qualname__}": sorted(
+        name for name, member in c.__members__.items() if member.name != name)
+        for c in _codes()}
+    assert not {k: v for k, v in aliases.items() if v}, aliases
+
+
 def test_the_code_scan_finds_codes_only_where_p2p8s_defines_them() -> None:
     from p2p8s.errors import Code, LocalError
     from p2p8s.table.events import Info
