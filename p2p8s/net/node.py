@@ -366,12 +366,7 @@ class Node:
         end the socket only :data:`ASK_OLD_S` later: when both ends dialled at once, the
         other end may not have taken in the new connection yet, and an end of ``old``
         reaching it first would be a loss to it (a gone-and-back blip on its screen)."""
-        if not old.closed:
-            old.closed = True
-            old.heard.set()
-            self._heartbeats.remove(old)
-            if self.peers.get(old.key) is old:
-                del self.peers[old.key]
+        if self._drop(old, close=False):
             asyncio.get_running_loop().call_later(ASK_OLD_S, old.writer.transport.abort)
 
     def close_peer(self, conn: Connection, why: Refusal | Farewell, *,
@@ -585,7 +580,9 @@ class Node:
             return
         self._lose(conn, Reason(NetCode.CONNECTION_CLOSED))
 
-    def _drop(self, conn: Connection) -> bool:
+    def _drop(self, conn: Connection, *, close: bool = True) -> bool:
+        """Stop using ``conn`` (nothing it carries is delivered any more) and, with
+        ``close``, close its socket; False if it was dropped before."""
         if conn.closed:
             return False
         conn.closed = True
@@ -593,7 +590,8 @@ class Node:
         self._heartbeats.remove(conn)
         if self.peers.get(conn.key) is conn:
             del self.peers[conn.key]
-        conn.writer.close()
+        if close:
+            conn.writer.close()
         return True
 
     def _lose(self, conn: Connection, reason: Reason, *,
@@ -626,7 +624,8 @@ class Node:
             self._wake.clear()
             delay = None if deadline is None else max(0.0, deadline - loop.time())
             # asyncio.timeout, not wait_for: Python 3.11's wait_for swallows a cancel
-            # that comes as the wake is set (aclose sets it), and this loop never ends
+            # that comes as the wake is set (a connection kept as the node closes),
+            # and this loop never ends
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(delay):
                     await self._wake.wait()
