@@ -117,7 +117,9 @@ class _CatchUp:
     replay from the round's start repeats them); ``fresh``: this program just started
     (nothing of the round was told); ``moves``: the new ones per seat (not draws);
     ``notices``: seat notices, said at the end if they still hold; ``done``: the
-    catch-up ends with this batch (``rebuilt``: with a table rebuilt from a log)."""
+    catch-up ends with this batch (``rebuilt``: with a table rebuilt from a log);
+    ``resent``: after a plain drop that cut this node off, the seats back whose resent
+    payloads are not all in yet (the catch-up ends when none is left), else None."""
 
     told: int
     fresh: bool = False
@@ -125,6 +127,7 @@ class _CatchUp:
     notices: list[tev.Info] = field(default_factory=list)
     done: bool = False
     rebuilt: bool = False
+    resent: set[int] | None = None
 
 
 class _Seat:
@@ -209,6 +212,7 @@ class TableScreen:
         self._prompting = False
         self._applied: list[str] = []
         self._catching: _CatchUp | None = None  # a replay of missed events runs
+        self._cut_off = False  # this node lost most of the table (said so) since
         self._ended = 0  # the last round whose end this screen showed
         #: the current command to come back through this node (its address now)
         self.come_back: Callable[[], str] | None = None
@@ -308,6 +312,10 @@ class TableScreen:
         self._seat.table = table
         self.tick(now)
         for event in events:
+            if isinstance(event, tev.SeatAway) and event.code is tev.InfoCode.CUT_OFF:
+                self._cut_off = True  # what comes back from the others is past
+            if self._catching is not None and self._resent_in(table, event):
+                continue
             if self._catching is not None and self._caught_up(table, event):
                 continue
             seat = getattr(event, "seat", None)
@@ -434,6 +442,28 @@ class TableScreen:
             return True
         return False
 
+    def _resent_in(self, table: Table, event: object) -> bool:
+        """After a plain drop: a seat back has resent everything it posted meanwhile (its
+        :class:`~p2p8s.table.events.SeatBack`); once every seat back has, the catch-up is
+        over. True when ``event`` is handled here."""
+        catching = self._catching
+        if catching is None or catching.resent is None or not isinstance(event, tev.SeatBack):
+            return False
+        catching.resent.discard(event.seat)
+        self._seat_back(event.seat)
+        if not catching.resent:
+            self._end_catch_up(table, rebuilt=False)
+        return True
+
+    def _catch_up_resent(self, seat: int) -> None:
+        """``seat`` is back after a drop that cut this node off (said so): the moves it
+        resends, and those the table takes in with them, are past — summarised, not told
+        as new — until its resent payloads are all in (its ``SeatBack``)."""
+        if self._catching is None:
+            self._catching = _CatchUp(told=len(self._applied), resent=set())
+        if self._catching.resent is not None:
+            self._catching.resent.add(seat)
+
     def _away_summary(self) -> None:
         """Say what the replayed moves were, in one line (none: nothing)."""
         catching = self._catching
@@ -455,6 +485,7 @@ class TableScreen:
             return
         self._away_summary()
         self._catching = None
+        self._cut_off = False
         self.ctl.skip_narration()
         if rebuilt:
             self.gone = {s: self.gone.get(s, "") for s in table.gone}
@@ -497,6 +528,8 @@ class TableScreen:
                 return  # its drop was not said: neither is its return
             self._say_held(self.grace.release(seat))  # (it restarted or moved: say both)
             self.say(line)
+            if self._cut_off and reason.code is LinkCode.BACK:
+                self._catch_up_resent(seat)
         else:
             self.back.discard(seat)
             self.gone[seat] = _reason(reason)
