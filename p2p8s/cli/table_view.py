@@ -214,6 +214,7 @@ class TableScreen:
         self._catching: _CatchUp | None = None  # a replay of missed events runs
         self._cut_off = False  # this node lost most of the table (said so) since
         self._ended = 0  # the last round whose end this screen showed
+        self._match_told = False  # the match's end was said (a rejoin found it over)
         #: the current command to come back through this node (its address now)
         self.come_back: Callable[[], str] | None = None
         #: the runner looks lost peers up by mDNS too (not at a ``--no-mdns`` table)
@@ -277,6 +278,9 @@ class TableScreen:
         self.computers = {s.seat: s.computer for s in config.seats if s.computer}
         self.host = self.names[0]
         self.auto = auto
+        if rejoined and table.match is not None and table.match.winner is not None:
+            self._was_over(table.match, log)
+            return
         people = len(config.seats) - len(self.computers)
         computers = len(self.computers)
         cast = f"{people} {'person' if people == 1 else 'people'}"
@@ -306,6 +310,19 @@ class TableScreen:
             self.say(f"The computer ({auto.name}) plays your seat.")
         if rejoined:  # the table's first events replay the round so far
             self._catching = _CatchUp(told=0, fresh=True)
+
+    def _was_over(self, match: Match, log: Path | None) -> None:
+        """A rejoin found the match over: say so and the result (the scores, who won),
+        not that the game goes on; the replay of its last round is not told again."""
+        self.say(self.look.paint(self._words().say(ScreenLine.MATCH_WAS_OVER), "bold"))
+        self.say(*v.render_scores(match, self.names, self.look))
+        self.say(*v.render_match_end(match, self.names, self.look, me=self.me))
+        if log is not None:
+            self.say(f"The signed log of this table is written to {log}")
+        self._match_told = True
+        self._ended = max((r.number for r in match.results), default=0)
+        self.round_over = True
+        self._catching = _CatchUp(told=0, fresh=True)
 
     def show(self, table: Table, events: Sequence[object], now: float) -> None:
         """Narrate the table's events in order."""
@@ -368,6 +385,8 @@ class TableScreen:
                 reason = said(event.fault, self._words()) if event.fault is not None else ""
                 self.say(self.look.paint(audit_line(event.audit_ok, reason),
                                          "green" if event.audit_ok else "red"))
+            elif isinstance(event, tev.MatchOver) and self._match_told:
+                continue  # said when this screen started (a rejoin found it over)
             elif isinstance(event, tev.MatchOver):
                 match = table.match
                 if match is not None and match.winner is not None:

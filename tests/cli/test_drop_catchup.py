@@ -1,6 +1,7 @@
-"""After a plain network drop that cut this node off from most of the table, the moves
-the others resend when they are back are past: the screen tells them as one catch-up
-line ("While you were away: …"), as after a rejoin, not one by one as if new."""
+"""What the screen says of what happened while this node was away (#11): after a plain
+network drop that cut it off from most of the table, the moves the others resend when
+they are back are past — one catch-up line ("While you were away: …"), as after a
+rejoin, not one by one as if new; a rejoin that finds the match over says the result."""
 
 from __future__ import annotations
 
@@ -11,8 +12,13 @@ from table.linknet import LinkNet
 from p2p8s.actions import Draw
 from p2p8s.cli.table_view import TableScreen
 from p2p8s.cli.terminal import Terminal
+from p2p8s.crypto.rand import seeded
+from p2p8s.table import Table
 from p2p8s.table import events as tev
 from p2p8s.table import linkout as lo
+from p2p8s.table.link import Link
+from p2p8s.table.linkout import Conn
+from p2p8s.table.logverify import records_from_frames
 
 ME = 2
 
@@ -83,3 +89,43 @@ def test_moves_resent_after_a_plain_drop_are_one_catch_up_line() -> None:
     narrated = [line for line in lines[back + 1:] if line.startswith(names)]
     assert narrated == [], after
     assert not [e for e in net.nodes[ME].shown() if isinstance(e, tev.Fault)]
+
+
+def test_a_rejoin_that_finds_the_match_over_says_the_result_not_that_it_goes_on() -> None:
+    """Seat 2 is cut off and played by the computer to the end of the match; run again,
+    it rebuilds from a peer's log: the screen says the match ended, the scores and who
+    won — not "the game goes on", nor the last round again as "so far"."""
+    net = LinkNet(3, target=30, seed=b"over")
+    net.start()
+    net.run(lambda: net.applied(0) >= 2)
+    while net.deliver():
+        pass
+    for other in (0, 1):
+        net.reset(ME, other)
+    net.nodes[ME].auto = False
+    net.run(lambda: all(net.nodes[s].link.done is not None for s in (0, 1)), 200_000)
+    records = records_from_frames(net.config, net.nodes[0].frames, me=ME)
+    restored = Table.restore(net.config, me=ME, records=records, rand=seeded(b"r"))
+    match = restored.match
+    assert match is not None and match.winner is not None
+    out = io.StringIO()
+    screen = TableScreen(Terminal(out, io.StringIO(), width=200), me=ME)
+    screen.started(restored, net.config, log=None, auto=None, rejoined=True)
+    link = Link(restored, peers={0: Conn(id=0)}, restored=True)  # as the runner starts it
+    for o in link.start(net.now):
+        if isinstance(o, lo.Show):
+            screen.show(restored, o.events, net.now)
+    assert link.done is not None
+    screen.finished(restored, link.done)
+    text = out.getvalue()
+    assert "the game goes on" not in text and "so far" not in text, text
+    assert text.startswith("Back at the table: the match ended while you were away."), text
+    winner = "You win the match!" if match.winner == ME else (
+        f"{screen.names[match.winner]} wins the match.")
+    assert text.count(winner) == 1, text
+    for s in range(3):  # every seat's total, in the match table
+        assert any(line.split()[:1] == [screen.names[s]]
+                   and line.split()[-1] == str(match.totals[s])
+                   for line in text.splitlines()), text
+    assert "Round 1:" not in text and text.count("Match table") == 1, text
+    assert text.rstrip().endswith("Leaving the table: the match is over.")
