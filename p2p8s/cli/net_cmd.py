@@ -68,7 +68,7 @@ from p2p8s.net.runner import EOF_MARK
 from p2p8s.rules import Ruleset, default_target
 from p2p8s.store.identity import identity_fingerprint, load_or_create_identity
 from p2p8s.store.lastseen import last_addresses
-from p2p8s.store.tablelock import HeldElsewhere, TableLock, lock_table
+from p2p8s.store.tablelock import HeldElsewhere, TableLock, clear_stale, lock_table
 from p2p8s.wire import MAX_NAME, VERSION, Refusal, Roster, SeatEntry, public_key_bytes
 
 #: Times ``join`` tries again, a second apart, while the table still holds this key's
@@ -133,7 +133,10 @@ def _check_name(name: str) -> str:
 
 def _one_terminal(identity: Ed25519PrivateKey, table: bytes) -> TableLock:
     """This identity's lock at ``table`` (p2p8s.store.tablelock), held for the life of
-    the process; when another terminal holds it, say so and exit 2 at once."""
+    the process (its file is removed when it is released); when another terminal holds
+    it, say so and exit 2 at once. The lock files no process holds any more (of a
+    process killed, say) are cleared first."""
+    clear_stale()
     lock = lock_table(public_key_bytes(identity), table)
     if isinstance(lock, HeldElsewhere):
         click.echo("p2p8s: " + PLAIN.say(Line.ALREADY_HERE_LOCAL, pid=lock.pid,
