@@ -438,9 +438,10 @@ class Node:
         if opened is None:
             return
         old = self.peers.get(opened.session.peer_key)
-        live = False
-        if old is not None and not old.dialled:
-            # the same key dials again: a restarted node (the old one silent) — or a copy
+        live: bool | None = None
+        if old is not None and (not old.dialled or opened.hello.role is Role.JOIN):
+            # the same key dials again: a restarted node (the old one silent; a `p2p8s
+            # join` run again is a new process, whoever dialled the old one) — or a copy
             # of this identity on another machine, which must not take the seat over;
             # the old one is asked at once, so a live copy is refused within a heartbeat
             # interval and the refusal is final (the joiner does not retry)
@@ -476,18 +477,19 @@ class Node:
         return max(ASK_OLD_S, 2 * self._heartbeats.interval_s)
 
     def _keep(self, opened: Opened, *, address: str, dialled: bool,
-              old_live: bool = False) -> Connection:
+              old_live: bool | None = None) -> Connection:
         """Keep a connection that proved the code (or refuse it: ``duplicate``, raised
         as :class:`JoinRefused`), report it and start reading it. ``old_live``: the
-        key's old connection, dialled by the same peer, answered a ping just now — the
-        new one does not replace it (protocol/wire.md, "Lobby and mesh" step 5)."""
+        key's old connection was pinged just now (None: it was not) and answered — the
+        new one does not replace it — or not: it does (protocol/wire.md, "Lobby and
+        mesh" step 5)."""
         session, writer = opened.session, opened.writer
         peer_key = session.peer_key
         old = self.peers.get(peer_key)
         now = asyncio.get_running_loop().time()
         sealer = session.sealer
-        if old is not None and self.replace_old and not old_live and self._new_wins(
-                old, dialled=dialled, now=now):
+        if old is not None and self.replace_old and not old_live and (
+                old_live is False or self._new_wins(old, dialled=dialled, now=now)):
             self._retire(old)
         elif old is not None:
             writer.write(sealer.seal(self.frame(Refuse(code=Refusal.DUPLICATE))))

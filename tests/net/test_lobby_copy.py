@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2p8s.net.lobby import Seating, host_lobby, join_lobby
 from p2p8s.net.node import JoinRefused, Node
 from p2p8s.rules import Ruleset
-from p2p8s.wire import Refusal, SeatEntry
+from p2p8s.wire import Refusal, Role, SeatEntry
 
 from .faultproxy import FaultProxy
 from .test_mesh import CODE, TID, Recorder, _wait_for, _yes
@@ -90,3 +90,28 @@ async def test_a_seated_node_back_while_its_old_connection_looks_open_sits_again
                     task.cancel()
             await asyncio.gather(*(t for t in (host, first, again) if t is not None),
                                  return_exceptions=True)
+
+
+@pytest.mark.wall_clock
+async def test_a_player_back_by_join_replaces_a_dialled_connection_that_does_not_answer(
+        ) -> None:
+    """In play, seat 2 had dialled seat 1 (the higher seat dials); seat 1's program is run
+    again (``p2p8s join``: role ``join``) while the old socket still looks open. A new
+    process is no crossing dial: the old one is pinged, does not answer, and is replaced
+    (not a ``duplicate`` the joiner would take as final)."""
+    key = Ed25519PrivateKey.generate()
+    async with _node("Bob", key, tid=TID) as bob, \
+            FaultProxy("127.0.0.1", bob.port) as proxy, \
+            Node(identity=Ed25519PrivateKey.generate(), name="Cat", code=CODE, table=TID,
+                 host="127.0.0.1", heartbeat_s=1.0, dead_after_s=DEAD_AFTER_S) as cat, \
+            _node("Bob", key, tid=TID) as back:
+        cat.seat, cat.replace_old = 2, True
+        cat.seats = {bob.key: 1, cat.key: 2}
+        cat.members = frozenset(cat.seats)
+        bob.seat = 1
+        old = await cat.connect("127.0.0.1", proxy.port, role=Role.PEER)
+        assert old.dialled
+        proxy.blackhole()  # Bob's laptop is gone from the network; he runs join again
+        new = await back.connect("127.0.0.1", cat.port, role=Role.JOIN)
+        assert new.key == cat.key
+        assert cat.peers[key.public_key().public_bytes_raw()] is not old
