@@ -213,6 +213,9 @@ class TableScreen:
         self._applied: list[str] = []
         self._catching: _CatchUp | None = None  # a replay of missed events runs
         self._cut_off = False  # this node lost most of the table (said so) since
+        #: seats whose drop, held during a catch-up, went unsaid: their return is too
+        self._unsaid: set[int] = set()
+        self._away_said = False  # a catch-up said the computer played this seat
         self._ended = 0  # the last round whose end this screen showed
         self._match_told = False  # the match's end was said (a rejoin found it over)
         #: the current command to come back through this node (its address now)
@@ -344,9 +347,10 @@ class TableScreen:
                     event.params.get("seat") in self.grace.held):
                 hint = event if self.come_back is None else Note(
                     event.code, {**event.params, "command": self.come_back()})
-                self.grace.add(event.params["seat"], self._words().note(hint))
+                self.grace.add(event.params["seat"], self._words().note(hint), last=True)
                 continue
-            elif isinstance(seat, int) and not isinstance(event, tev.SeatBack):
+            elif (isinstance(seat, int) and not isinstance(event, tev.SeatBack)
+                    and self._catching is None):
                 self._say_held(self.grace.release(seat))  # news of it: the drop first
             if isinstance(event, tev.RoundStarted):
                 self.round_number = event.number
@@ -354,6 +358,7 @@ class TableScreen:
                 self._to_play = None
                 self._applied = []
                 self.round_over = False
+                self._away_said = False
                 self.ctl.new_round()
                 dealer = "you deal" if event.dealer == self.me else \
                     f"{self.name(event.dealer)} deals"
@@ -402,6 +407,9 @@ class TableScreen:
                 # the runner's presence line has said so, with how it came back; the
                 # table counts the node back now: its person plays the seat again
                 self._seat_back(event.seat)
+            elif (isinstance(event, tev.Info) and event.code is tev.InfoCode.AWAY_TURNS
+                    and self._away_said):
+                self._away_said = False  # the catch-up said what the computer played
             elif isinstance(event, tev.Info):
                 text = said(event, self._words())
                 self.say(text[:1].upper() + text[1:])  # a sentence of its own
@@ -420,6 +428,7 @@ class TableScreen:
                         **event.params, "rounds": len(table.match.results),
                         "taken": self.me in table.taken_over,
                         "played": table.away_turns, "waited": not _escrowed(table)})
+                    self._away_said = bool(table.away_turns)
                 line = self._words().note(event)
                 self.say(self.look.paint(line, "red") if event.code in FAULTS else line)
                 if event.code in CATCH_UP_FROM and self._catching is None:
@@ -490,6 +499,7 @@ class TableScreen:
             return
         moves, catching.moves = catching.moves, {}
         turns = tuple((s, n) for s, n in sorted(moves.items()) if s != self.me)
+        self._away_said = self._away_said or (bool(moves.get(self.me)) and not catching.fresh)
         self.say(self.look.paint(self._words().say(
             ScreenLine.WHILE_AWAY, turns=turns, mine=moves.get(self.me, 0),
             fresh=catching.fresh, number=self.round_number), "dim"))
@@ -497,8 +507,8 @@ class TableScreen:
     def _end_catch_up(self, table: Table, *, rebuilt: bool) -> None:
         """The table is current again: summarise the replay, count its moves as told,
         say the seat notices that still hold; after a rebuild the seats' presence is the
-        rebuilt table's (this node's links were made anew: the lost connections were
-        said as they happened)."""
+        rebuilt table's (this node's links were made anew: the lost connections said as
+        they happened stand, those held meanwhile are no news)."""
         catching = self._catching
         if catching is None:
             return
@@ -509,6 +519,11 @@ class TableScreen:
         if rebuilt:
             self.gone = {s: self.gone.get(s, "") for s in table.gone}
             self.back = set()
+            for held in [s for s in self.grace.held if s not in table.gone]:
+                # its connection ended while this node did not run (or was rebuilt):
+                # the links are made anew, that drop is no news — nor its return
+                self.grace.back(held)
+                self._unsaid.add(held)
         for notice in catching.notices:
             seat = getattr(notice, "seat", None)
             if isinstance(notice, tev.SeatAway):  # (a peer the rebuilt table has not
@@ -525,7 +540,8 @@ class TableScreen:
         """Say whose turn it is when it passed to another seat (once per change; this
         seat's own turn is its prompt), so a person sees the table move between turns."""
         view = table.view()
-        if view is None or self.round_over or not self._current(table):
+        if (view is None or self.round_over or not self._current(table)
+                or self._catching is not None):  # (a replay's turns are past)
             return
         if view.turn != self._to_play and view.turn != self.me:
             self.say(self.look.paint(
@@ -542,8 +558,10 @@ class TableScreen:
         if connected:
             self._seat_back(seat)  # (also one this screen never saw go: its seat, taken
             # over meanwhile, is played by its person again)
+            unsaid = seat in self._unsaid
+            self._unsaid.discard(seat)
             if (reason.code in _QUIET_RETURNS and not reason.params.get("moved")
-                    and self.grace.back(seat)):
+                    and (self.grace.back(seat) or unsaid)):
                 return  # its drop was not said: neither is its return
             self._say_held(self.grace.release(seat))  # (it restarted or moved: say both)
             self.say(line)
@@ -560,8 +578,10 @@ class TableScreen:
 
     def tick(self, now: float) -> None:
         """Say the held lines of drops whose grace is over at ``now`` (the runner's
-        clock; the terminal calls it now and then)."""
-        self._say_held(self.grace.due(now))
+        clock; the terminal calls it now and then) — not during a catch-up: a drop of
+        while this node did not run is said, if still true, once it is over."""
+        if self._catching is None:
+            self._say_held(self.grace.due(now))
 
     def _say_held(self, lines: list[str]) -> None:
         if lines:
