@@ -565,7 +565,9 @@ class TableScreen:
                 return  # its drop was not said: neither is its return
             self._say_held(self.grace.release(seat))  # (it restarted or moved: say both)
             self.say(line)
-            if self._cut_off and reason.code is LinkCode.BACK:
+            table = self._seat.table
+            if self._cut_off and reason.code is LinkCode.BACK and (
+                    table is not None and seat in table.gone):  # (its SeatBack comes)
                 self._catch_up_resent(seat)
         else:
             self.back.discard(seat)
