@@ -19,6 +19,7 @@ GONE_GRACE_S = 3.0
 class _Hold:
     due: float
     lines: list[str]
+    tail: list[str] = field(default_factory=list)  # said after the others (a hint)
 
 
 @dataclass(slots=True)
@@ -37,12 +38,14 @@ class Grace:
         self.held[seat] = _Hold(due=now + self.grace_s, lines=[line])
         return True
 
-    def add(self, seat: int, line: str) -> bool:
-        """Hold ``line`` with the drop of ``seat`` if it is held (else False)."""
+    def add(self, seat: int, line: str, *, last: bool = False) -> bool:
+        """Hold ``line`` with the drop of ``seat`` if it is held (else False); ``last``:
+        said after the lines held without it (what to do about the drop comes after
+        what happened)."""
         hold = self.held.get(seat)
         if hold is None:
             return False
-        hold.lines.append(line)
+        (hold.tail if last else hold.lines).append(line)
         return True
 
     def back(self, seat: int) -> bool:
@@ -53,7 +56,7 @@ class Grace:
     def release(self, seat: int) -> list[str]:
         """The held lines of ``seat``, to say now (and no longer held)."""
         hold = self.held.pop(seat, None)
-        return hold.lines if hold is not None else []
+        return hold.lines + hold.tail if hold is not None else []
 
     def due(self, now: float) -> list[str]:
         """The held lines whose grace is over at ``now``, in the order the drops came."""

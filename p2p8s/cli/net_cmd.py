@@ -68,12 +68,9 @@ from p2p8s.net.runner import EOF_MARK
 from p2p8s.rules import Ruleset, default_target
 from p2p8s.store.identity import identity_fingerprint, load_or_create_identity
 from p2p8s.store.lastseen import last_addresses
-from p2p8s.store.tablelock import HeldElsewhere, TableLock, lock_table
+from p2p8s.store.tablelock import HeldElsewhere, TableLock, clear_stale, lock_table
 from p2p8s.wire import MAX_NAME, VERSION, Refusal, Roster, SeatEntry, public_key_bytes
 
-#: Times ``join`` tries again, a second apart, while the table still holds this key's
-#: old connection (a node back from a crash before the others noticed).
-REJOIN_TRIES = 8
 #: What the host may type in its lobby (p2p8s.net.lobby.host_lobby reads them).
 LOBBY_WORDS = ("deal", "d", "start", "quit", "q", "exit")
 #: Bytes of a table id (random, chosen by the host: it says nothing about the code).
@@ -133,7 +130,10 @@ def _check_name(name: str) -> str:
 
 def _one_terminal(identity: Ed25519PrivateKey, table: bytes) -> TableLock:
     """This identity's lock at ``table`` (p2p8s.store.tablelock), held for the life of
-    the process; when another terminal holds it, say so and exit 2 at once."""
+    the process (its file is removed when it is released); when another terminal holds
+    it, say so and exit 2 at once. The lock files no process holds any more (of a
+    process killed, say) are cleared first."""
+    clear_stale()
     lock = lock_table(public_key_bytes(identity), table)
     if isinstance(lock, HeldElsewhere):
         click.echo("p2p8s: " + PLAIN.say(Line.ALREADY_HERE_LOCAL, pid=lock.pid,
@@ -441,7 +441,7 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
                         port=port) as node:
             _say(Line.YOUR_KEY, fingerprint=identity_fingerprint(identity))
             view = LobbyLines(me=node.key, ascii=ascii_)
-            duplicates, waited, busy = 0, 0.0, Retries()
+            waited, busy = 0.0, Retries()
             while True:
                 try:
                     mesh = await seated_lobby(join_lobby(
@@ -468,22 +468,16 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
                                          answered=wrong_code(exc)) from None
                     raise
                 except JoinRefused as exc:
-                    # back after a crash: the table has not noticed the old connection
-                    # die yet (at most a few seconds of missing heartbeats) — or this
-                    # key is at the table from another terminal
+                    # this key is at the table from another process (a copy of this
+                    # identity elsewhere): the table asked its connection, which answered
+                    # (an old one of this node's, dead, is replaced instead): exit 2, like
+                    # a second terminal here
                     if exc.refusal is not Refusal.DUPLICATE:
                         raise
-                    duplicates += 1
-                    if duplicates == REJOIN_TRIES:
-                        # this key is at the table from another process (a copy of this
-                        # identity elsewhere): exit 2, like a second terminal here
-                        click.echo("p2p8s: " + PLAIN.say(
-                            Line.ALREADY_HERE, fingerprint=identity_fingerprint(identity)),
-                            err=True)
-                        return 2
-                    if duplicates == 1:
-                        _say(Line.ALREADY_HERE_WAIT, seconds=REJOIN_TRIES - 1, dots=dots)
-                    await asyncio.sleep(1.0)
+                    click.echo("p2p8s: " + PLAIN.say(
+                        Line.ALREADY_HERE, fingerprint=identity_fingerprint(identity)),
+                        err=True)
+                    return 2
             if mesh is LobbyEnd.LEFT:
                 _say(Line.LEFT_TABLE)
                 return 0

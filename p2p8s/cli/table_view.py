@@ -117,7 +117,9 @@ class _CatchUp:
     replay from the round's start repeats them); ``fresh``: this program just started
     (nothing of the round was told); ``moves``: the new ones per seat (not draws);
     ``notices``: seat notices, said at the end if they still hold; ``done``: the
-    catch-up ends with this batch (``rebuilt``: with a table rebuilt from a log)."""
+    catch-up ends with this batch (``rebuilt``: with a table rebuilt from a log);
+    ``resent``: after a plain drop that cut this node off, the seats back whose resent
+    payloads are not all in yet (the catch-up ends when none is left), else None."""
 
     told: int
     fresh: bool = False
@@ -125,6 +127,7 @@ class _CatchUp:
     notices: list[tev.Info] = field(default_factory=list)
     done: bool = False
     rebuilt: bool = False
+    resent: set[int] | None = None
 
 
 class _Seat:
@@ -209,7 +212,12 @@ class TableScreen:
         self._prompting = False
         self._applied: list[str] = []
         self._catching: _CatchUp | None = None  # a replay of missed events runs
+        self._cut_off = False  # this node lost most of the table (said so) since
+        #: seats whose drop, held during a catch-up, went unsaid: their return is too
+        self._unsaid: set[int] = set()
+        self._away_said = False  # a catch-up said the computer played this seat
         self._ended = 0  # the last round whose end this screen showed
+        self._match_told = False  # the match's end was said (a rejoin found it over)
         #: the current command to come back through this node (its address now)
         self.come_back: Callable[[], str] | None = None
         #: the runner looks lost peers up by mDNS too (not at a ``--no-mdns`` table)
@@ -273,6 +281,9 @@ class TableScreen:
         self.computers = {s.seat: s.computer for s in config.seats if s.computer}
         self.host = self.names[0]
         self.auto = auto
+        if rejoined and table.match is not None and table.match.winner is not None:
+            self._was_over(table.match, log)
+            return
         people = len(config.seats) - len(self.computers)
         computers = len(self.computers)
         cast = f"{people} {'person' if people == 1 else 'people'}"
@@ -303,11 +314,28 @@ class TableScreen:
         if rejoined:  # the table's first events replay the round so far
             self._catching = _CatchUp(told=0, fresh=True)
 
+    def _was_over(self, match: Match, log: Path | None) -> None:
+        """A rejoin found the match over: say so and the result (the scores, who won),
+        not that the game goes on; the replay of its last round is not told again."""
+        self.say(self.look.paint(self._words().say(ScreenLine.MATCH_WAS_OVER), "bold"))
+        self.say(*v.render_scores(match, self.names, self.look))
+        self.say(*v.render_match_end(match, self.names, self.look, me=self.me))
+        if log is not None:
+            self.say(f"The signed log of this table is written to {log}")
+        self._match_told = True
+        self._ended = max((r.number for r in match.results), default=0)
+        self.round_over = True
+        self._catching = _CatchUp(told=0, fresh=True)
+
     def show(self, table: Table, events: Sequence[object], now: float) -> None:
         """Narrate the table's events in order."""
         self._seat.table = table
         self.tick(now)
         for event in events:
+            if isinstance(event, tev.SeatAway) and event.code is tev.InfoCode.CUT_OFF:
+                self._cut_off = True  # what comes back from the others is past
+            if self._catching is not None and self._resent_in(table, event):
+                continue
             if self._catching is not None and self._caught_up(table, event):
                 continue
             seat = getattr(event, "seat", None)
@@ -319,9 +347,10 @@ class TableScreen:
                     event.params.get("seat") in self.grace.held):
                 hint = event if self.come_back is None else Note(
                     event.code, {**event.params, "command": self.come_back()})
-                self.grace.add(event.params["seat"], self._words().note(hint))
+                self.grace.add(event.params["seat"], self._words().note(hint), last=True)
                 continue
-            elif isinstance(seat, int) and not isinstance(event, tev.SeatBack):
+            elif (isinstance(seat, int) and not isinstance(event, tev.SeatBack)
+                    and self._catching is None):
                 self._say_held(self.grace.release(seat))  # news of it: the drop first
             if isinstance(event, tev.RoundStarted):
                 self.round_number = event.number
@@ -329,6 +358,7 @@ class TableScreen:
                 self._to_play = None
                 self._applied = []
                 self.round_over = False
+                self._away_said = False
                 self.ctl.new_round()
                 dealer = "you deal" if event.dealer == self.me else \
                     f"{self.name(event.dealer)} deals"
@@ -360,6 +390,8 @@ class TableScreen:
                 reason = said(event.fault, self._words()) if event.fault is not None else ""
                 self.say(self.look.paint(audit_line(event.audit_ok, reason),
                                          "green" if event.audit_ok else "red"))
+            elif isinstance(event, tev.MatchOver) and self._match_told:
+                continue  # said when this screen started (a rejoin found it over)
             elif isinstance(event, tev.MatchOver):
                 match = table.match
                 if match is not None and match.winner is not None:
@@ -375,6 +407,9 @@ class TableScreen:
                 # the runner's presence line has said so, with how it came back; the
                 # table counts the node back now: its person plays the seat again
                 self._seat_back(event.seat)
+            elif (isinstance(event, tev.Info) and event.code is tev.InfoCode.AWAY_TURNS
+                    and self._away_said):
+                self._away_said = False  # the catch-up said what the computer played
             elif isinstance(event, tev.Info):
                 text = said(event, self._words())
                 self.say(text[:1].upper() + text[1:])  # a sentence of its own
@@ -393,6 +428,7 @@ class TableScreen:
                         **event.params, "rounds": len(table.match.results),
                         "taken": self.me in table.taken_over,
                         "played": table.away_turns, "waited": not _escrowed(table)})
+                    self._away_said = bool(table.away_turns)
                 line = self._words().note(event)
                 self.say(self.look.paint(line, "red") if event.code in FAULTS else line)
                 if event.code in CATCH_UP_FROM and self._catching is None:
@@ -434,6 +470,28 @@ class TableScreen:
             return True
         return False
 
+    def _resent_in(self, table: Table, event: object) -> bool:
+        """After a plain drop: a seat back has resent everything it posted meanwhile (its
+        :class:`~p2p8s.table.events.SeatBack`); once every seat back has, the catch-up is
+        over. True when ``event`` is handled here."""
+        catching = self._catching
+        if catching is None or catching.resent is None or not isinstance(event, tev.SeatBack):
+            return False
+        catching.resent.discard(event.seat)
+        self._seat_back(event.seat)
+        if not catching.resent:
+            self._end_catch_up(table, rebuilt=False)
+        return True
+
+    def _catch_up_resent(self, seat: int) -> None:
+        """``seat`` is back after a drop that cut this node off (said so): the moves it
+        resends, and those the table takes in with them, are past — summarised, not told
+        as new — until its resent payloads are all in (its ``SeatBack``)."""
+        if self._catching is None:
+            self._catching = _CatchUp(told=len(self._applied), resent=set())
+        if self._catching.resent is not None:
+            self._catching.resent.add(seat)
+
     def _away_summary(self) -> None:
         """Say what the replayed moves were, in one line (none: nothing)."""
         catching = self._catching
@@ -441,6 +499,7 @@ class TableScreen:
             return
         moves, catching.moves = catching.moves, {}
         turns = tuple((s, n) for s, n in sorted(moves.items()) if s != self.me)
+        self._away_said = self._away_said or (bool(moves.get(self.me)) and not catching.fresh)
         self.say(self.look.paint(self._words().say(
             ScreenLine.WHILE_AWAY, turns=turns, mine=moves.get(self.me, 0),
             fresh=catching.fresh, number=self.round_number), "dim"))
@@ -448,17 +507,23 @@ class TableScreen:
     def _end_catch_up(self, table: Table, *, rebuilt: bool) -> None:
         """The table is current again: summarise the replay, count its moves as told,
         say the seat notices that still hold; after a rebuild the seats' presence is the
-        rebuilt table's (this node's links were made anew: the lost connections were
-        said as they happened)."""
+        rebuilt table's (this node's links were made anew: the lost connections said as
+        they happened stand, those held meanwhile are no news)."""
         catching = self._catching
         if catching is None:
             return
         self._away_summary()
         self._catching = None
+        self._cut_off = False
         self.ctl.skip_narration()
         if rebuilt:
             self.gone = {s: self.gone.get(s, "") for s in table.gone}
             self.back = set()
+            for held in [s for s in self.grace.held if s not in table.gone]:
+                # its connection ended while this node did not run (or was rebuilt):
+                # the links are made anew, that drop is no news — nor its return
+                self.grace.back(held)
+                self._unsaid.add(held)
         for notice in catching.notices:
             seat = getattr(notice, "seat", None)
             if isinstance(notice, tev.SeatAway):  # (a peer the rebuilt table has not
@@ -475,7 +540,8 @@ class TableScreen:
         """Say whose turn it is when it passed to another seat (once per change; this
         seat's own turn is its prompt), so a person sees the table move between turns."""
         view = table.view()
-        if view is None or self.round_over or not self._current(table):
+        if (view is None or self.round_over or not self._current(table)
+                or self._catching is not None):  # (a replay's turns are past)
             return
         if view.turn != self._to_play and view.turn != self.me:
             self.say(self.look.paint(
@@ -492,11 +558,17 @@ class TableScreen:
         if connected:
             self._seat_back(seat)  # (also one this screen never saw go: its seat, taken
             # over meanwhile, is played by its person again)
+            unsaid = seat in self._unsaid
+            self._unsaid.discard(seat)
             if (reason.code in _QUIET_RETURNS and not reason.params.get("moved")
-                    and self.grace.back(seat)):
+                    and (self.grace.back(seat) or unsaid)):
                 return  # its drop was not said: neither is its return
             self._say_held(self.grace.release(seat))  # (it restarted or moved: say both)
             self.say(line)
+            table = self._seat.table
+            if self._cut_off and reason.code is LinkCode.BACK and (
+                    table is not None and seat in table.gone):  # (its SeatBack comes)
+                self._catch_up_resent(seat)
         else:
             self.back.discard(seat)
             self.gone[seat] = _reason(reason)
@@ -508,8 +580,10 @@ class TableScreen:
 
     def tick(self, now: float) -> None:
         """Say the held lines of drops whose grace is over at ``now`` (the runner's
-        clock; the terminal calls it now and then)."""
-        self._say_held(self.grace.due(now))
+        clock; the terminal calls it now and then) — not during a catch-up: a drop of
+        while this node did not run is said, if still true, once it is over."""
+        if self._catching is None:
+            self._say_held(self.grace.due(now))
 
     def _say_held(self, lines: list[str]) -> None:
         if lines:

@@ -98,7 +98,8 @@ MAX_HANDSHAKES = Limits().total
 MAX_UNSENT = 4 * 1024 * 1024
 _READ_SIZE = 65536
 #: Seconds a key's old connection has to answer a ping before a new connection of that
-#: key (dialled by the same peer) replaces it in play.
+#: key (dialled by the same peer) replaces it (in play; in the lobby the old one is then
+#: lost and the new one may sit again).
 ASK_OLD_S = 2.0
 
 
@@ -437,11 +438,19 @@ class Node:
         if opened is None:
             return
         old = self.peers.get(opened.session.peer_key)
-        live = False
-        if old is not None and self.replace_old and not old.dialled:
-            # the same key dials again: a restarted node (the old one silent) — or a copy
-            # of this identity on another machine, which must not take the seat over
+        live: bool | None = None
+        if old is not None and (not old.dialled or opened.hello.role is Role.JOIN):
+            # the same key dials again: a restarted node (the old one silent; a `p2p8s
+            # join` run again is a new process, whoever dialled the old one) — or a copy
+            # of this identity on another machine, which must not take the seat over;
+            # the old one is asked at once, so a live copy is refused within a heartbeat
+            # interval and the refusal is final (the joiner does not retry)
             live = await self._answers(old)
+            if not live and not self.replace_old and not old.closed:
+                # in the lobby: the old one is dead (its node came back): it is lost as
+                # any dead connection is (its seat freed), the new one sits again
+                self._lose(old, Reason(NetCode.NO_HEARTBEAT,
+                                       {"timeout_s": self._ask_old_s()}))
         try:
             self._keep(opened, address=opened.address, dialled=False, old_live=live)
         except JoinRefused as exc:
@@ -460,22 +469,27 @@ class Node:
         conn.heard.clear()
         self.send_frame(conn, self.frame(Heartbeat()))
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(conn.heard.wait(), max(ASK_OLD_S, 2 * hb.interval_s))
+            await asyncio.wait_for(conn.heard.wait(), self._ask_old_s())
         return conn.heard.is_set() and not conn.closed
 
+    def _ask_old_s(self) -> float:
+        """Seconds an old connection has to answer a ping (:meth:`_answers`)."""
+        return max(ASK_OLD_S, 2 * self._heartbeats.interval_s)
+
     def _keep(self, opened: Opened, *, address: str, dialled: bool,
-              old_live: bool = False) -> Connection:
+              old_live: bool | None = None) -> Connection:
         """Keep a connection that proved the code (or refuse it: ``duplicate``, raised
         as :class:`JoinRefused`), report it and start reading it. ``old_live``: the
-        key's old connection, dialled by the same peer, answered a ping just now — the
-        new one does not replace it (protocol/wire.md, "Lobby and mesh" step 5)."""
+        key's old connection was pinged just now (None: it was not) and answered — the
+        new one does not replace it — or not: it does (protocol/wire.md, "Lobby and
+        mesh" step 5)."""
         session, writer = opened.session, opened.writer
         peer_key = session.peer_key
         old = self.peers.get(peer_key)
         now = asyncio.get_running_loop().time()
         sealer = session.sealer
-        if old is not None and self.replace_old and not old_live and self._new_wins(
-                old, dialled=dialled, now=now):
+        if old is not None and self.replace_old and not old_live and (
+                old_live is False or self._new_wins(old, dialled=dialled, now=now)):
             self._retire(old)
         elif old is not None:
             writer.write(sealer.seal(self.frame(Refuse(code=Refusal.DUPLICATE))))

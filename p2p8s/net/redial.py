@@ -90,8 +90,14 @@ class Redial:
             e.seat: [(a, e.port) for a in e.addrs] for e in mesh.roster.seats}
         #: where each seat listened at the deal (a peer back from elsewhere moved)
         self._dealt_at = {s: set(w) for s, w in self.where.items()}
+        #: where each seat's last connection came from (or went to): a peer back there
+        #: did not move, even when that is not an address of the roster (a node on this
+        #: machine comes from loopback, one behind a NAT from its outside address)
+        self._last_at: dict[int, Address] = {}
         for seat, conn in mesh.peers.items():
             self.note(seat, conn)
+            if conn.hello.port:
+                self._last_at[seat] = (conn.address, conn.hello.port)
         self.where.update(where or {})  # what an earlier run of this table learnt
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self.found_by_mdns = 0
@@ -107,10 +113,14 @@ class Redial:
             known.insert(0, where)
 
     def moved(self, seat: int, conn: Connection) -> str | None:
-        """``HOST:PORT`` where ``seat``'s node listens now (``conn``), if not where it did
-        at the deal (its address changed), else None."""
+        """``HOST:PORT`` where ``seat``'s node listens now (``conn``), if it is new: neither
+        where it listened at the deal nor where its last connection was (its address
+        changed), else None. ``conn`` is its last connection from now on."""
         where = (conn.address, conn.hello.port)
-        if not conn.hello.port or where in self._dealt_at.get(seat, {where}):
+        if not conn.hello.port:
+            return None
+        last, self._last_at[seat] = self._last_at.get(seat), where
+        if where == last or where in self._dealt_at.get(seat, {where}):
             return None
         return format_address(*where)
 

@@ -61,6 +61,7 @@ class StoreCode(Code):
     NOT_A_SECRET = "not-a-secret"  # path, size, expected
     # the lock of one identity at one table (p2p8s.store.tablelock)
     LOCK_UNWRITABLE = "lock-unwritable"  # path, problem
+    LOCK_VANISHES = "lock-vanishes"  # path (removed under this process at each attempt)
 
 
 class OsFailure(LocalError):

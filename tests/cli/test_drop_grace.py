@@ -102,3 +102,16 @@ def test_a_quick_return_at_a_new_address_is_said_with_its_drop() -> None:
     assert said[0].startswith(f"Lost the connection to {name} (seat 2)")
     assert said[1] == f"If {name}'s program stopped, they come back by running: p2p8s join X"
     assert said[2] == f"{name} (seat 2) is back (reconnected at 10.0.0.200:4242)."
+
+
+def test_the_come_back_hint_is_said_after_what_the_drop_did() -> None:
+    screen, out, clock, net = _screen()
+    name = screen.names[2]
+    screen.presence(2, name, connected=False, reason=LOST)
+    screen.show(net.nodes[0], [note(LinkCode.COME_BACK, seat=2, command="p2p8s join X"),
+                               GONE], clock.now)
+    screen.tick(GONE_GRACE_S)
+    said = out.getvalue().splitlines()
+    assert said[0].startswith(f"Lost the connection to {name} (seat 2)")
+    assert said[1].startswith(f"{name}'s connection dropped; the others go on"), said
+    assert said[2] == f"If {name}'s program stopped, they come back by running: p2p8s join X"

@@ -13,6 +13,7 @@ import pytest
 
 from p2p8s.actions import Draw
 from p2p8s.cli.comeback import come_back_command, where_now
+from p2p8s.cli.grace import GONE_GRACE_S
 from p2p8s.cli.table_view import TableScreen, seats_line
 from p2p8s.cli.terminal import Terminal
 from p2p8s.crypto.rand import seeded
@@ -344,3 +345,37 @@ def test_nobody_reachable_says_only_what_the_runner_tries(mdns: bool, tries: str
     screen.mdns = mdns  # table_runner: the runner looks lost peers up by mDNS
     screen.show(net.nodes[0], [note(LinkCode.NOBODY_REACHABLE)], 0.0)
     assert f"Cannot reach anyone at the table: {tries} - Ctrl-C" in out.getvalue()  # ASCII
+
+
+def test_drops_of_while_this_node_did_not_run_are_no_news_after_its_rebuild(
+        rebuilt: Rebuilt) -> None:
+    """As a joiner stopped for 8 s (SIGSTOP) sees it: on waking, its connections have
+    ended meanwhile (the others dropped it), it catches up and is rebuilt from their
+    log, and they are back at once. None of those drops is news: no "Lost the
+    connection", no "is back", no turn of the void table, and the computer's turns for
+    it are said once (not again when it plays)."""
+    net, old, node, before, first = rebuilt
+    out, clock = io.StringIO(), [0.0]
+    screen = TableScreen(Terminal(out, io.StringIO(), width=200), me=2,
+                         grace_s=GONE_GRACE_S, clock=lambda: clock[0])
+    screen.started(old, net.config, log=None, auto=None)
+    screen.show(old, before, clock[0])
+    told = len(out.getvalue())
+    screen.show(old, [note(LinkCode.FROZEN, seconds=8.0)], clock[0])
+    lost = note(LinkCode.GONE_LOST, reason=Reason(NetCode.CONNECTION_CLOSED))
+    for seat, name in ((0, "Ann"), (1, "Bea")):
+        screen.presence(seat, name, connected=False, reason=lost)
+    clock[0] = 5.0  # the rebuild takes longer than the grace
+    screen.tick(clock[0])
+    screen.show(old, before[-3:], clock[0])  # the void table's events, seats' turns in it
+    rejoined = note(LinkCode.REJOINED, seat=2, taken=True, rounds=0)
+    screen.show(node, [note(LinkCode.REBUILD_ASLEEP, seat=1), rejoined, *first], clock[0])
+    screen.presence(0, "Ann", connected=True, reason=note(LinkCode.BACK, moved=None))
+    clock[0] = 20.0
+    screen.tick(clock[0])
+    screen.show(node, [tev.Info(InfoCode.AWAY_TURNS, {"n": 2})], clock[0])
+    after = out.getvalue()[told:]
+    assert "Lost the connection" not in after and " is back " not in after, after
+    assert "'s turn" not in after.split("Rejoined the table")[0], after
+    assert "the computer played your seat meanwhile" in after
+    assert "You were away" not in after, after  # said by the rejoined line already

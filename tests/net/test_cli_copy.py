@@ -1,6 +1,7 @@
 """A copy of a seated player's identity (the same identity.pem in another HOME) is
 told it is already at the table and exits 2, as a second terminal of the same HOME
-does — real ``p2p8s host`` / ``p2p8s join`` processes on 127.0.0.1."""
+does, at once (the host pings the seated connection and refuses the copy when it
+answers) — real ``p2p8s host`` / ``p2p8s join`` processes on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -30,5 +31,7 @@ def test_a_copied_identity_exits_2(procs: list[Proc], tmp_path: Path) -> None:
     said = copy.output
     assert "you are already at this table from another terminal (your key " in said, said
     assert "Traceback" not in said
+    # the host asked the seated connection, which answered: final, no retries first
+    assert "trying again" not in said, said
     print(f"\ncopied identity stopped in {time.monotonic() - start:.1f} s")
     assert bob.popen.poll() is None  # the seated Bob is not disturbed

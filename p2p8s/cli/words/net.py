@@ -80,7 +80,6 @@ class Line(Code):
     NO_TABLE_ANSWERED = "no-table-answered"  # code, tables (tried), answered (a LocalError)
     BUSY_RETRY = "busy-retry"  # wait_s
     STILL_TRYING = "still-trying"  # attempts, seconds (a run of retries, said now and then)
-    ALREADY_HERE_WAIT = "already-here-wait"  # seconds, dots
     ALREADY_HERE = "already-here"  # fingerprint (a LocalError)
     #: pid (None: unknown), path — this identity's lock at this table is held (issue #14)
     ALREADY_HERE_LOCAL = "already-here-local"
@@ -597,9 +596,6 @@ _LINES: dict[Line, Template] = {
     Line.BUSY_RETRY: "The table is busy or slowing down new attempts from this address; "
                      "trying again in {wait_s} s.",
     Line.STILL_TRYING: "Still trying ({attempts} attempts in {seconds:.0f} s).",
-    Line.ALREADY_HERE_WAIT: "Your key is already at this table (another terminal, or an "
-                            "old connection of this one not timed out yet); trying again "
-                            "for {seconds} s{dots}",
     Line.ALREADY_HERE: "you are already at this table from another terminal (your key "
                        "{fingerprint} is connected there); play there, or leave it first",
     Line.ALREADY_HERE_LOCAL: lambda sp, p: sp.format(

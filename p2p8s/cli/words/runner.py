@@ -31,6 +31,9 @@ class ScreenLine(Code):
     #: turns (seat, n) of the others, mine (n of this seat), fresh (this program just
     #: started: the round so far), number (the round): the moves a catch-up replayed
     WHILE_AWAY = "screen-while-away"
+    #: the match ended while this player was away (a rejoin finds it over): the result
+    #: follows, from the signed log
+    MATCH_WAS_OVER = "screen-match-was-over"
 
 #: How a peer left or came back, as said in brackets after its name.
 _HOW: dict[Code, str] = {
@@ -161,6 +164,8 @@ def _invalid(tail: str) -> Template:
 TEMPLATES: dict[Enum, Template] = {
     ScreenLine.TO_PLAY: "{seat:name}'s turn…",
     ScreenLine.WHILE_AWAY: _while_away,
+    ScreenLine.MATCH_WAS_OVER: "Back at the table: the match ended while you were away. "
+                               "The result, from the signed log:",
     C.LEFT_TAKEN_OVER: "{seat:name} left the table: the computer plays their seat",
     C.WAITING_FOR_OTHERS: "Waiting for the others to come back — Ctrl-C / quit to leave",
     C.WAITING_FOR: "Waiting for {seat:name} to come back — Ctrl-C / quit to leave",

@@ -88,4 +88,6 @@ TEMPLATES: dict[StoreCode, Template] = {
                             "recover its round keys)",
     StoreCode.LOCK_UNWRITABLE: "cannot open {path}, the lock that keeps one terminal per "
                                "table ({problem})",
+    StoreCode.LOCK_VANISHES: "cannot hold {path}, the lock that keeps one terminal per "
+                             "table: another process removes it each time",
 }
