@@ -178,11 +178,25 @@ class Mesh:
         seat); returns ``(message hash, signed frame body)`` — the body is what a table
         log keeps (the same bytes every recipient receives). A seat whose connection is
         missing or closed gets nothing (the runner resends when it is back)."""
+        digest, frame = self.frame(to, payload, prev=prev)
+        self.send_out(to, frame)
+        return digest, frame[4:]
+
+    def frame(self, to: int | None, payload: bytes, *,
+              prev: bytes = b"") -> tuple[bytes, bytes]:
+        """Sign a game ``payload`` for seat ``to`` (None: every other seat) as this
+        node's next message, sending nothing: ``(message hash, signed frame)`` — the
+        frame's body (``frame[4:]``) is what a table log keeps. The runner logs it
+        before :meth:`send_out` (protocol/table.md "Coming back")."""
         frame = self.node.frame(Game(to=to, payload=payload), prev=prev)
+        return message_hash(frame[4:]), frame
+
+    def send_out(self, to: int | None, frame: bytes) -> None:
+        """Send a signed game ``frame`` (:meth:`frame`) to seat ``to`` (None: every
+        other seat); a seat whose connection is missing or closed gets nothing."""
         for seat, conn in list(self.peers.items()):
             if to is None or seat == to:  # a seat not connected now gets nothing
                 self.node.send_frame(conn, frame)
-        return message_hash(frame[4:]), frame[4:]
 
     async def next_event(self, timeout_s: float | None = None) -> NetEvent:
         """The next network event (events that arrived during the handshake first)."""

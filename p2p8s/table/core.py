@@ -146,6 +146,8 @@ class Table:
                                keys=self._keys, inbox=self._inbox, end=self._end)
         self._stops = Stops(ctx, sessions)
         self._started = False
+        #: restored, it took its own seats back (hand hidden; :meth:`restore` ``own``)
+        self.resumed = False
         #: what each payload kind (protocol/table.md, "Carrying") is handed to
         self._handlers: dict[int, Callable[[int, bytes], None]] = {
             CRYPTO: self._inbox.on_crypto,
@@ -434,6 +436,7 @@ class Table:
         ctx.out.clear()
         number = ctx.number
         if mine is not None and table._take_back():
+            table.resumed = True
             return table
         if replayed:  # every peer gets what this table holds of its seats
             resume.send_again(ctx, table._resync.records, [me])

@@ -37,7 +37,8 @@ class LinkCode(Code):
     REBUILD_OVER = "rebuild-over"  #: [seat] the match ended meanwhile: its log has the result
     GOT_LOG = "got-log"  #: [seat, frames] the table was rebuilt from that node's log
     LOG_GOES_ON = "log-goes-on"  #: [path] the new table log file
-    REJOINED = "rejoined"  #: [seat, taken, rounds] back at the table from the log
+    REJOINED = "rejoined"  #: [seat, taken, rounds, resumed] back at the table from the log
+    OWN_LOG_UNREAD = "own-log-unread"  #: [error (None: no file)] its own log of the match
     YOU_LEFT = "you-left"  #: the local player left; the computer plays the seat
     INPUT_ENDED = "input-ended"  #: [bot] typed input ended: that bot plays the seat
     STILL_CATCHING_UP = "still-catching-up"  #: a typed move while asleep
