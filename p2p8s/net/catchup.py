@@ -28,6 +28,7 @@ from p2p8s.store.tablelog import (
     CorruptLog,
     TableLogWriter,
     find_logs,
+    forget_secret,
     going_on,
     log_path,
     read_log,
@@ -154,11 +155,24 @@ def _lacked(config: TableConfig, me: int, frames: Sequence[bytes],
             == [(me, bytes([CRYPTO]))]]
 
 
-def key_secret(mesh: Mesh, *, write_log: bool, log_dir: Path | None) -> bytes | None:
-    """The per-table secret the round keys of this node derive from (a restarted node
-    sends them back: protocol/table.md "Coming back"), kept beside the table log; None
-    when no log is written. Raises CorruptSecret (MalformedInput) for a damaged file."""
-    return table_secret(mesh.node.table, mesh.seat, log_dir) if write_log else None
+def key_secret(mesh: Mesh, *, write_log: bool, log_dir: Path | None,
+               fresh: bool = False) -> bytes | None:
+    """The per-match secret this node's round secrets derive from (keys, nonces, box
+    secrets: a restarted node recomputes them, protocol/table.md "Coming back"), kept
+    beside the table log; None when no log is written. ``fresh``: a new match (not a
+    restart or rebuild) — a secret left over from an earlier match at the same code is
+    replaced first, so no two matches share one (issue #13): the derived nonces, and so
+    the round ids and keys, are then new even if the others replay every byte; None if
+    the old one cannot be removed. Raises CorruptSecret (MalformedInput) for a damaged
+    file."""
+    if not write_log:
+        return None
+    if fresh:
+        try:
+            forget_secret(mesh.node.table, mesh.seat, log_dir)
+        except OSError:
+            return None  # no derived secrets: the round secrets are drawn as without a log
+    return table_secret(mesh.node.table, mesh.seat, log_dir)
 
 
 def log_header(config: TableConfig, mesh: Mesh) -> dict[str, Any]:

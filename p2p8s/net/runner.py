@@ -183,7 +183,7 @@ class _Run:
         self.table = restored.table if restored is not None else Table(
             config, me=mesh.seat, rand=os.urandom, seed=mesh.digest,
             sign=mesh.node.identity.sign, key_secret=key_secret(
-                mesh, write_log=options.write_log, log_dir=options.log_dir))
+                mesh, write_log=options.write_log, log_dir=options.log_dir, fresh=True))
         self.result = Result(log=log.path if log is not None else None)
         #: the hash of the last game frame handled: a restored node's chain goes on from
         #: the last frame of the log it was rebuilt from (its own frames the peer lacked

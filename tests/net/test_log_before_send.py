@@ -6,9 +6,12 @@ called relative to the sends."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
+from p2p8s.net.catchup import key_secret
 from p2p8s.net.runner import Result, _Run
+from p2p8s.store.tablelog import table_secret
 from p2p8s.table import linkout as lo
 
 
@@ -54,3 +57,18 @@ def test_each_posted_frame_is_logged_before_it_is_sent() -> None:
                            ("logged", b"\x01two"), ("sent", b"\x01two")]
     assert run.frames == [b"\x01one", b"\x01two"] and run.result.sent == 2
     assert run.prev == bytes([2]) * 32  # the chain goes on from the last frame
+
+
+def test_a_new_match_never_takes_a_secret_left_over_from_an_earlier_one(
+        tmp_path: Path) -> None:
+    """A restarted node recomputes its nonces from its table secret, so a secret file
+    left by an earlier match at the same code (its process died, the file stayed) must
+    not serve the next one: with the same secret and a host replaying every byte, the
+    round id — and so every round key — would repeat (issue #13)."""
+    mesh = SimpleNamespace(node=SimpleNamespace(table=b"\x05" * 8), seat=1)
+    left = table_secret(b"\x05" * 8, 1, tmp_path)  # the earlier match's
+    fresh = key_secret(mesh, write_log=True, log_dir=tmp_path, fresh=True)  # type: ignore[arg-type]
+    assert fresh is not None and fresh != left
+    # a restart (or a rebuild) of this match keeps it: its keys derive from it
+    assert key_secret(mesh, write_log=True, log_dir=tmp_path) == fresh  # type: ignore[arg-type]
+    assert key_secret(mesh, write_log=False, log_dir=tmp_path) is None  # type: ignore[arg-type]
