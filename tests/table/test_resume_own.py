@@ -29,10 +29,11 @@ def _secret(seat: int) -> bytes:
     return hashlib.sha256(b"resume secret %d" % seat).digest()
 
 
-def _net(players: int, seed: bytes, *, escrow: bool = True) -> TableNet:
+def _net(players: int, seed: bytes, *, escrow: bool = True,
+         computers: tuple[int, ...] = ()) -> TableNet:
     keys = make_keys(players)
-    net = TableNet(make_config(players, target=1, keys=keys, escrow=escrow), seed=seed,
-                   keys=keys)
+    net = TableNet(make_config(players, target=1, keys=keys, escrow=escrow,
+                               computers=computers), seed=seed, keys=keys)
     for s in net.humans:
         net.nodes[s] = Table(net.config, me=s, rand=seeded(seed + b"/rand/" + bytes([s])),
                              seed=seed + bytes([s]), sign=net.signers.get(s),
@@ -107,26 +108,56 @@ def _same_end(net: TableNet, seat: int) -> None:
 
 
 def _in_play_not_on_turn(net: TableNet, seat: int) -> Callable[[], bool]:
+    """True at a quiet point of the round where no node has ``seat`` on turn."""
     def pred() -> bool:
+        rounds = [net.nodes[s].round for s in net.humans]
+        if not all(r is not None and not r.over and r.turn != seat for r in rounds):
+            return False
+        if any(net.links.values()):
+            net.deliver_all()
+            return False
         node = net.nodes[seat]
-        rnd = node.round
-        return (rnd is not None and not rnd.over and rnd.turn != seat
-                and node._log.applied >= 3 and not node._log.pending)
+        return node._log.applied >= 3 and not node._log.pending
     return pred
 
 
-@pytest.mark.parametrize(("players", "escrow", "seat"),
-                         [(3, True, 2), (2, True, 1), (3, False, 1)])
+@pytest.mark.parametrize(("players", "escrow", "seat", "computers"),
+                         [(3, True, 2, ()), (2, True, 1, ()), (3, False, 1, ()),
+                          (3, True, 0, (2,))])
 def test_a_restarted_node_plays_its_own_seat_on_with_its_hand_hidden(
-        players: int, escrow: bool, seat: int) -> None:
-    net = _net(players, b"resume%d" % players, escrow=escrow)
+        players: int, escrow: bool, seat: int, computers: tuple[int, ...]) -> None:
+    """…also the host, which runs the computer seats: it takes them back too."""
+    net = _net(players, b"resume%d" % players, escrow=escrow, computers=computers)
     net.start()
     until(net, _in_play_not_on_turn(net, seat))
     number = net.nodes[seat].round_number
-    node = _restart(net, seat)
-    assert node.round_number == number and seat not in node.taken_over
+    source = next(s for s in net.humans if s != seat)
+    node = _restart(net, seat, source=source)
+    assert node.resumed and node.round_number == number and seat not in node.taken_over
     assert node._sessions.primary.hand_of(seat)  # its hand, known again
+    assert set(node._sessions.by_seat) == {seat, *computers}
     _hidden_to_the_end(net, seat, number)
+    _same_end(net, seat)
+
+
+def test_a_seat_served_while_its_node_restarts_is_its_own_again() -> None:
+    """The others serve the gone seat's strips (mental-poker.md §8.1) while its node is
+    down; back from its own log it strips for itself again, and they stop serving."""
+    net = _net(3, b"resume-served")
+    net.start()
+    seat = 2
+    until(net, _in_play_not_on_turn(net, seat))
+    net.crash(seat)
+    net.idle = set(net.humans)  # the person on turn thinks while the grace runs out
+    others = [s for s in net.humans if s != seat]
+    until(net, lambda: all(net.nodes[s]._seats.served == {seat} for s in others))
+    assert all(net.nodes[s]._seats.served == {seat} for s in others)
+    assert all(seat not in net.nodes[s].taken_over for s in others)
+    net.idle = set()
+    node = _restart(net, seat)
+    net.deliver_all()
+    assert all(not net.nodes[s]._seats.served for s in others)
+    _hidden_to_the_end(net, seat, node.round_number)
     _same_end(net, seat)
 
 
@@ -197,3 +228,24 @@ def test_without_its_own_log_the_restart_falls_back_to_handing_its_key_over() ->
     assert seat in node.taken_over and all(
         seat in net.nodes[s].taken_over for s in net.humans)
     assert OWNKEY in _sent_kinds(net, seat)
+
+
+def test_a_seat_taken_over_meanwhile_stays_taken_over_after_the_restart() -> None:
+    """Its turn came while it was down: the others rebuilt its key (the takeover is
+    irrevocable). Back with its own log, the node does not take its seat back: its
+    person plays it through signed choices as after any takeover; nobody faults."""
+    net = _net(3, b"resume-taken")
+    net.start()
+    seat = 2
+    until(net, _in_play_not_on_turn(net, seat))
+    net.crash(seat)
+    others = [s for s in net.humans if s != seat]
+    until(net, lambda: all(seat in net.nodes[s].taken_over for s in others))
+    node = _restart(net, seat)
+    assert not node.resumed and seat in node.taken_over
+    net.run()
+    assert net.faults() == {}
+    nodes = [net.nodes[s] for s in net.humans]
+    assert all(n.finished and n.transcript == nodes[0].transcript for n in nodes)
+    for s in net.humans:
+        assert verify(net.frames[s]).ok
