@@ -27,7 +27,8 @@ class Resuming(OwnSteps):
         secrets give — its Commit (nonce hash and box key), its Reveal (nonce), its
         ``Y`` (``e·G = Y``) — else ProtocolMisuse KEY_MISMATCH; CANNOT_LEARN unless this
         is an observer session and ``seat`` a seat; OWN_WAITING while a message of
-        the seat waits in the inbox (it would take a slot twice); KEY_KNOWN once the seat's key is
+        the seat waits in the inbox, or an echo counts more of its messages than are in
+        (its next slot would not be free); KEY_KNOWN once the seat's key is
         known or its recovery begun (the takeover is irrevocable, protocol/table.md
         "The cut"). Then the seat goes on where its own messages stopped: the shares
         dealt to it are opened, its cards read, and what it has still to send (its
@@ -36,7 +37,9 @@ class Resuming(OwnSteps):
         self._guard()
         if not self._observer or not 0 <= seat < self._n:
             raise ProtocolMisuse(Misuse.CANNOT_LEARN, seat=seat)
-        if any(m.seat == seat for m in self._inbox):
+        if (any(m.seat == seat for m in self._inbox)
+                or any(about == seat for _, about, _, _ in self._pending_echo)):
+            # a message of it still waits, or a peer counts more of its chain than is in
             raise ProtocolMisuse(Misuse.OWN_WAITING, seat=seat)
         if (self._secrets[seat] is not None or seat in self._recovered
                 or seat in self._announced_recoveries):

@@ -249,3 +249,18 @@ def test_a_seat_taken_over_meanwhile_stays_taken_over_after_the_restart() -> Non
     assert all(n.finished and n.transcript == nodes[0].transcript for n in nodes)
     for s in net.humans:
         assert verify(net.frames[s]).ok
+
+
+def test_a_second_restart_in_the_round_resumes_again() -> None:
+    net = _net(3, b"resume-twice")
+    net.start()
+    seat = 1
+    until(net, _in_play_not_on_turn(net, seat))
+    first = _restart(net, seat)
+    assert first.resumed
+    moves = first._log.applied
+    until(net, lambda: first._log.applied >= moves + 3 and _in_play_not_on_turn(net, seat)())
+    second = _restart(net, seat, source=2)
+    assert second.resumed and second.round_number == first.round_number
+    _hidden_to_the_end(net, seat, second.round_number)
+    _same_end(net, seat)
