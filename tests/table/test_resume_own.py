@@ -11,9 +11,8 @@ import hashlib
 from collections.abc import Callable
 
 import pytest
-from table_helpers import until
+from table_helpers import put_back, same_end, signed_payloads, until, with_secrets
 
-from p2p8s import wire
 from p2p8s.crypto.messages import Commit, Reveal
 from p2p8s.crypto.messages import decode as decode_message
 from p2p8s.crypto.rand import seeded
@@ -34,11 +33,7 @@ def _net(players: int, seed: bytes, *, escrow: bool = True,
     keys = make_keys(players)
     net = TableNet(make_config(players, target=1, keys=keys, escrow=escrow,
                                computers=computers), seed=seed, keys=keys)
-    for s in net.humans:
-        net.nodes[s] = Table(net.config, me=s, rand=seeded(seed + b"/rand/" + bytes([s])),
-                             seed=seed + bytes([s]), sign=net.signers.get(s),
-                             key_secret=_secret(s))
-    return net
+    return with_secrets(net, seed, _secret)
 
 
 def _own(net: TableNet, seat: int) -> list[tuple[int, bytes]]:
@@ -54,24 +49,14 @@ def _restart(net: TableNet, seat: int, *, source: int = 0, notify: bool = True,
     node = Table.restore(net.config, me=seat, records=net.nodes[source].resync_payload(),
                          rand=seeded(b"restarted"), now=net.now, sign=net.signers[seat],
                          key_secret=_secret(seat), own=_own(net, seat) if own else None)
-    assert node.failed is None
     # its log goes on with the frames of the log it was rebuilt from (as the runner's)
     held = set(net.frames[seat])
     net.frames[seat] += [f for f in net.frames[source] if f not in held]
-    net.replace(seat, node)
-    net.reconnect(seat)
-    net._post(seat, node.handle_timer(net.now))
-    return node
+    return put_back(net, seat, node)
 
 
 def _sent_kinds(net: TableNet, seat: int) -> set[int]:
-    key = net.config.seats[seat].key
-    kinds = set()
-    for frame in net.frames[seat]:
-        got = wire.decode_body(frame[wire.PREFIX_LENGTH:])
-        if got.key == key and isinstance(got.message.body, wire.Game):
-            kinds.add(got.message.body.payload[0])
-    return kinds
+    return {payload[0] for payload in signed_payloads(net, seat)}
 
 
 def _hidden_to_the_end(net: TableNet, seat: int, number: int) -> None:
@@ -93,12 +78,7 @@ def _hidden_to_the_end(net: TableNet, seat: int, number: int) -> None:
 
 def _same_end(net: TableNet, seat: int) -> None:
     net.run()
-    assert net.faults() == {}
-    nodes = [net.nodes[s] for s in net.humans]
-    for node in nodes:
-        assert node.finished
-        assert node.transcript == nodes[0].transcript
-        assert node.match.totals == nodes[0].match.totals
+    same_end(net)
     for s in net.humans:
         assert not [e for e in net.events[s] if isinstance(e, tev.SeatTakenOver)]
         report = verify(net.frames[s])
@@ -191,31 +171,17 @@ def test_a_restart_between_commit_and_reveal_goes_on_with_the_derived_nonce() ->
     net.start()
     net.cut.add(seat)  # what is sent to it waits: it never gets to its Reveal
     net.deliver_all()
-    mine = [f for f in net.frames[seat]
-            if wire.decode_body(f[wire.PREFIX_LENGTH:]).key == net.config.seats[seat].key]
-    payloads = [wire.decode_body(f[wire.PREFIX_LENGTH:]).message.body for f in mine]
-    crypto = [decode_message(p.payload[1:], sender=None) for p in payloads
-              if isinstance(p, wire.Game) and p.payload[:1] == bytes([CRYPTO])]
+    crypto = [decode_message(p[1:], sender=None) for p in signed_payloads(net, seat)
+              if p[:1] == bytes([CRYPTO])]
     assert [type(m) for m in crypto] == [Commit]  # its Commit went out, nothing more
     node = _restart(net, seat, notify=False)
     net.deliver_all()
     assert node._sessions.primary.round_id is not None
-    sent = [decode_message(o[1:], sender=None) for o in _crypto_sent(net, seat)]
+    sent = [decode_message(p[1:], sender=None) for p in signed_payloads(net, seat)
+            if p[:1] == bytes([CRYPTO])]
     assert any(isinstance(m, Reveal) for m in sent)
     _hidden_to_the_end(net, seat, 1)
     _same_end(net, seat)
-
-
-def _crypto_sent(net: TableNet, seat: int) -> list[bytes]:
-    key = net.config.seats[seat].key
-    out = []
-    for frame in net.frames[seat]:
-        got = wire.decode_body(frame[wire.PREFIX_LENGTH:])
-        body = got.message.body
-        if got.key == key and isinstance(body, wire.Game) and body.payload[:1] == bytes(
-                [CRYPTO]):
-            out.append(body.payload)
-    return out
 
 
 def test_without_its_own_log_the_restart_falls_back_to_handing_its_key_over() -> None:
