@@ -102,3 +102,20 @@ def test_a_restart_between_commit_and_reveal_reveals_the_derived_nonce() -> None
     assert len(observer.hand()) == 2
     reports = finish(net)  # every seat audits the round (or raises)
     assert all(report == reports[0] for report in reports)
+
+
+def test_a_seat_whose_message_waits_or_whose_key_is_known_is_not_resumed() -> None:
+    net = _net(3)
+    start(net)
+    items = deal_hands(net, 2)
+    waiting = _observer(net)  # the deal not declared yet: the strips of it wait
+    with pytest.raises(ProtocolMisuse) as info:
+        waiting.resume(2, _seed(2))  # its next slot is not free yet
+    assert info.value.code is Misuse.OWN_WAITING
+    net.call(0, lambda s: s.recover(2))  # a holder begins the recovery of seat 2's key
+    net.roundtrip_until_done()
+    begun = _observer(net)
+    begun.deal(items)
+    with pytest.raises(ProtocolMisuse) as info:
+        begun.resume(2, _seed(2))  # the takeover is irrevocable
+    assert info.value.code is Misuse.KEY_KNOWN
