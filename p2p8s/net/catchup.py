@@ -72,7 +72,13 @@ async def restore(mesh: Mesh, config: TableConfig, notes: Sequence[Note], *,
     were not taken over (:meth:`Table.restore`), and the frames it is rebuilt from are
     the answer's, then its own the answer lacks. Raises :class:`PeerLost` when no peer
     answers within ``timeout_s``, :class:`TableFailed` when no answer checks out."""
-    mine = None if own is None else records_from_frames(config, own, me=mesh.seat)
+    mine: list[tuple[int, bytes]] | None = None
+    if own is not None:
+        try:  # its own log: every signature checked too (off the loop)
+            mine = await asyncio.to_thread(records_from_frames, config, own, me=mesh.seat)
+        except RemoteError as exc:  # a damaged own log: the restart hands its keys over
+            notes = [*notes, note(LinkCode.OWN_LOG_UNREAD, error=exc)]
+            own = None
     for peer, conn in mesh.peers.items():
         mesh.node.send(conn, Game(to=peer, payload=Sync(received=0, posted=0,
                                                         restarted=True).payload()))

@@ -195,7 +195,7 @@ TEMPLATES: dict[Enum, Template] = {
     C.OWN_LOG_UNREAD: lambda sp, p: (
         ("No log of your own of this match is here" if p["error"] is None else
          "Your own log of this match does not read (" + _error(sp, p["error"]) + ")")
-        + ": your seat cannot go on hidden, so your round keys go to the others."),
+        + ": your seat cannot go on with its hand hidden this round."),
     C.REJOINED: _rejoined,
     C.YOU_LEFT: "You left the table; the computer plays your seat.",
     C.INPUT_ENDED: "Your input ended: the computer ({bot}) plays your seat from now on.",
