@@ -204,6 +204,7 @@ class _Run:
         self.linger_until: float | None = None
         self.working: asyncio.Future[list[lo.Out]] | None = None  # see OFF_LOOP
 
+        mesh.log = self._logged  # every frame it posts, before it is sent
         self.link = Link(
             self.table, peers={s: self._conn(s, c) for s, c in mesh.peers.items()},
             rounds=options.rounds, restored=restored is not None, seen=self.frames,
@@ -229,11 +230,9 @@ class _Run:
         for out in outs:
             match out:
                 case lo.Post(to=to, payload=payload):
-                    # in the log (handed to the OS) before any socket: a restarted node
-                    # knows all it can have sent (protocol/table.md "Coming back")
-                    self.prev, frame = self.mesh.frame(to, payload, prev=self.prev)
-                    self._logged(frame[4:])
-                    self.mesh.send_out(to, frame)
+                    # logged (handed to the OS) by the mesh before any socket: a restarted
+                    # node knows all it can have sent (protocol/table.md "Coming back")
+                    self.prev, _ = self.mesh.post(to, payload, prev=self.prev)
                     self.result.sent += 1
                 case lo.Log(frame=frame, head=head):
                     self.prev = head if head is not None else self.prev

@@ -10,53 +10,52 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from p2p8s.net.catchup import key_secret
+from p2p8s.net.lobby import Mesh
 from p2p8s.net.runner import Result, _Run
 from p2p8s.store.tablelog import table_secret
 from p2p8s.table import linkout as lo
+from p2p8s.wire import Game, message_hash
 
 
-class _Calls:
-    def __init__(self) -> None:
-        self.order: list[tuple[str, bytes]] = []
+class _Node:
+    """Signs and sends as a Node does (the frame is its bytes: a 4-byte length, the
+    body), recording each send."""
 
+    def __init__(self, order: list[tuple[str, bytes]]) -> None:
+        self.order = order
+        self.send = None  # (the runner's Send records: none here)
 
-class _Mesh:
-    """Signs and sends as a Mesh does, recording each step."""
+    def frame(self, body: Game, *, prev: bytes = b"") -> bytes:
+        return b"\0\0\0\0" + body.payload
 
-    def __init__(self, calls: _Calls) -> None:
-        self.calls = calls
-        self.seq = 0
-        self.node = SimpleNamespace(send=None)
-
-    def frame(self, to: int | None, payload: bytes, *, prev: bytes = b"") -> tuple[bytes, bytes]:
-        self.seq += 1
-        return bytes([self.seq]) * 32, b"\0\0\0\0" + payload
-
-    def send_out(self, to: int | None, frame: bytes) -> None:
-        self.calls.order.append(("sent", frame[4:]))
+    def send_frame(self, conn: object, frame: bytes) -> None:
+        self.order.append((f"sent to {conn}", frame[4:]))
 
 
 class _Log:
-    def __init__(self, calls: _Calls) -> None:
-        self.calls = calls
+    def __init__(self, order: list[tuple[str, bytes]]) -> None:
+        self.order = order
 
     def append(self, frame: bytes) -> bool:
-        self.calls.order.append(("logged", frame))
+        self.order.append(("logged", frame))
         return True
 
 
 def test_each_posted_frame_is_logged_before_it_is_sent() -> None:
-    calls = _Calls()
+    order: list[tuple[str, bytes]] = []
+    mesh = Mesh(node=_Node(order), roster=None, seat=0,  # type: ignore[arg-type]
+                peers={1: "B", 2: "C"}, digest=b"")  # type: ignore[dict-item]
     run = object.__new__(_Run)
-    run.mesh = _Mesh(calls)  # type: ignore[assignment]
-    run.log = _Log(calls)  # type: ignore[assignment]
+    run.mesh, run.log = mesh, _Log(order)  # type: ignore[assignment]
     run.frames, run.prev, run.result = [], b"", Result()
     run.link = SimpleNamespace(failure=None)  # type: ignore[assignment]
+    mesh.log = run._logged  # as the run wires it
     run.execute([lo.Post(to=None, payload=b"\x01one"), lo.Post(to=2, payload=b"\x01two")])
-    assert calls.order == [("logged", b"\x01one"), ("sent", b"\x01one"),
-                           ("logged", b"\x01two"), ("sent", b"\x01two")]
+    assert order == [("logged", b"\x01one"), ("sent to B", b"\x01one"),
+                     ("sent to C", b"\x01one"), ("logged", b"\x01two"),
+                     ("sent to C", b"\x01two")]
     assert run.frames == [b"\x01one", b"\x01two"] and run.result.sent == 2
-    assert run.prev == bytes([2]) * 32  # the chain goes on from the last frame
+    assert run.prev == message_hash(b"\x01two")  # the chain goes on from the last frame
 
 
 def test_a_new_match_never_takes_a_secret_left_over_from_an_earlier_one(
