@@ -195,7 +195,8 @@ TEMPLATES: dict[Enum, Template] = {
     C.OWN_LOG_UNREAD: lambda sp, p: (
         ("No log of your own of this match is here" if p["error"] is None else
          "Your own log of this match does not read (" + _error(sp, p["error"]) + ")")
-        + ": your seat cannot go on with its hand hidden this round."),
+        + ", so this program does not know all it sent: your seat is taken over (hand "
+          "open) for the rest of this round."),
     C.REJOINED: _rejoined,
     C.YOU_LEFT: "You left the table; the computer plays your seat.",
     C.INPUT_ENDED: "Your input ended: the computer ({bot}) plays your seat from now on.",
