@@ -118,8 +118,9 @@ class Conn:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Post:
-    """Sign ``payload`` once, send it to seat ``to``'s node (None: every connected node),
-    chained to the last game message handled, and log the signed frame."""
+    """Sign ``payload`` once, chained to the last game message handled, log the signed
+    frame (handed to the OS) and only then send it to seat ``to``'s node (None: every
+    connected node): protocol/table.md "Coming back"."""
 
     to: int | None
     payload: bytes
