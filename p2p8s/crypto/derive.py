@@ -17,6 +17,8 @@ CHAIN_TAG = b"p2p8s/v1/chain"
 COMMIT_TAG = b"p2p8s/v1/commit"
 ROUND_TAG = b"p2p8s/v1/round-id"
 ROUND_KEY_TAG = b"p2p8s/v1/round-key"
+ROUND_NONCE_TAG = b"p2p8s/v1/round-nonce"
+ROUND_BOX_TAG = b"p2p8s/v1/round-box"
 #: the length of a per-table key secret (:func:`round_key`)
 KEY_SEED_BYTES = 32
 
@@ -59,6 +61,33 @@ def round_key(key_seed: bytes, table: bytes, round_no: int, round_id: bytes,
     if not any(key):
         raise ValueError("the derived round key is zero")
     return key
+
+
+def _seat_secret(tag: bytes, key_seed: bytes, table: bytes, round_no: int,
+                 seat: int) -> bytes:
+    if len(key_seed) != KEY_SEED_BYTES:
+        raise ValueError(f"a key seed is {KEY_SEED_BYTES} bytes")
+    data = tag + _lp(table) + round_no.to_bytes(8, "big") + bytes([seat])
+    return hmac.new(key_seed, data, hashlib.sha512).digest()[:32]
+
+
+def round_nonce(key_seed: bytes, table: bytes, round_no: int, seat: int) -> bytes:
+    """The Commit/Reveal nonce (32 bytes, §5.1) a node derives from its per-match
+    secret ``key_seed`` (32 bytes) for ``seat`` in round ``round_no``: the first 32
+    bytes of ``HMAC-SHA512(key_seed, "p2p8s/v1/round-nonce" ‖ lp(table) ‖ u64 round ‖
+    u8 seat)``. Needed before the round id exists, so it is keyed by the round number;
+    the secret is new for every match, so no two rounds share one (issue #13). A
+    restarted node recomputes it to go on with its round (protocol/table.md "Coming
+    back"). Raises ValueError for a seed of the wrong length."""
+    return _seat_secret(ROUND_NONCE_TAG, key_seed, table, round_no, seat)
+
+
+def round_box_secret(key_seed: bytes, table: bytes, round_no: int, seat: int) -> bytes:
+    """The X25519 round box secret (32 bytes, RFC 7748: clamped when used, §8) a node
+    derives from ``key_seed`` for ``seat`` in round ``round_no``: the first 32 bytes of
+    ``HMAC-SHA512(key_seed, "p2p8s/v1/round-box" ‖ lp(table) ‖ u64 round ‖ u8 seat)``
+    (see :func:`round_nonce`). Raises ValueError for a seed of the wrong length."""
+    return _seat_secret(ROUND_BOX_TAG, key_seed, table, round_no, seat)
 
 
 def chain_start(table: bytes, round_no: int, seat: int) -> bytes:

@@ -26,11 +26,11 @@ from p2p8s.crypto.messages import (
     Shuffle,
     Strip,
 )
+from p2p8s.crypto.resume import Resuming
 from p2p8s.crypto.serving import Serving
-from p2p8s.crypto.steps import OwnSteps
 
 
-class Driver(Intake, EscrowSteps, Serving, OwnSteps):
+class Driver(Intake, EscrowSteps, Serving, Resuming):
     """The receiving and running of a session (see the module docstring)."""
 
     # ------------------------------------------------------------------ receiving

@@ -173,6 +173,7 @@ class Misuse(Code):
     CANNOT_LEARN = "cannot-learn"  # seat
     KEY_KNOWN = "key-known"  # seat
     KEY_MISMATCH = "given-key-mismatch"  # seat
+    OWN_WAITING = "own-message-waiting"  # seat
     NO_KEYS = "no-keys"
     AUDIT_KEYS = "audit-keys"
     OBSERVER = "observer"

@@ -154,6 +154,10 @@ class Session(Driver):
         seat that is away then must be taken over, not served (§8.1)."""
         return not self._keys_ready or any(len(ep.steps) <= seat for ep in self._epochs)
 
+    def waiting(self, seat: int) -> bool:
+        """True while a message of ``seat`` taken in waits for what it follows."""
+        return any(m.seat == seat for m in self._inbox)
+
     def serving(self, seat: int) -> bool:
         """True while this seat serves partial strips of ``seat``'s layer (:meth:`serve`)."""
         return seat in self._serving
@@ -402,6 +406,19 @@ class Session(Driver):
         self._announced_recoveries.add(seat)
         self._events.append(KeyRecovered(seat))
         return self._run()
+
+    def resume(self, seat: int, key_seed: bytes) -> Output:
+        """A restarted node takes ``seat`` back: this observer session, which took in
+        the round so far (the seat's own messages among them), becomes the seat's
+        session with its round secrets derived from ``key_seed`` (32 bytes, §5.2) and
+        goes on at the next slot of the seat's chain — its Commit first if it never
+        sent one. Raises ProtocolMisuse (nothing changed): KEY_MISMATCH when the
+        round's Commit, Reveal or ``Y`` of the seat do not derive from ``key_seed``,
+        OWN_WAITING while a message of the seat waits in the inbox, KEY_KNOWN once
+        its key is known or its recovery begun, CANNOT_LEARN unless this is an
+        observer session (protocol/table.md "Coming back")."""
+        self._become(seat, key_seed)
+        return self.start_round() if not self._started else self._run()
 
     def _recovered_hand(self, seat: int) -> dict[Position, int]:
         hand = {}

@@ -18,7 +18,13 @@ from typing import Any
 from p2p8s.crypto import escrow, group, proofs, shuffle_proof
 from p2p8s.crypto.config import SessionConfig
 from p2p8s.crypto.deck import Position, card_face, card_points
-from p2p8s.crypto.derive import chain_next, chain_start, nonce_commitment
+from p2p8s.crypto.derive import (
+    chain_next,
+    chain_start,
+    nonce_commitment,
+    round_box_secret,
+    round_nonce,
+)
 from p2p8s.crypto.errors import CheatDetected, Misuse, ProtocolMisuse
 from p2p8s.crypto.events import CardsPlayed, Event
 from p2p8s.crypto.group import Point, Rand, Scalar
@@ -27,6 +33,14 @@ from p2p8s.crypto.transcript import Context, Transcript
 
 #: The proof field of a PlayCards that shows only face-up cards (nothing to prove).
 NO_PROOF = proofs.Proof(Scalar(bytes(32)), Scalar(bytes(32)))
+
+
+def derived_secrets(config: SessionConfig, seed: bytes) -> tuple[bytes, bytes, bytes]:
+    """The round nonce, X25519 box secret and box key of ``config``'s seat derived from
+    the per-match secret ``seed`` (§5.2)."""
+    t, r, s = config.table, config.round_no, config.seat
+    box = round_box_secret(seed, t, r, s)
+    return round_nonce(seed, t, r, s), box, escrow.box_public(box)
 
 
 class Epoch:
@@ -89,8 +103,12 @@ class SessionState:
         self._events: list[Event] = []
         self._failed: CheatDetected | None = None
         self._started = False
-        self._nonce = rand(32)
-        self._box_secret, self._box_key = escrow.box_keypair(rand)
+        seed = None if config.observer else config.key_seed
+        if seed is None:
+            self._nonce = rand(32)
+            self._box_secret, self._box_key = escrow.box_keypair(rand)
+        else:  # derived (§5.2): a restarted node recomputes them (Session.resume)
+            self._nonce, self._box_secret, self._box_key = derived_secrets(config, seed)
         self._commits: list[tuple[bytes, bytes] | None] = [None] * n
         self._nonces: list[bytes | None] = [None] * n
         self._revealed_nonce = False

@@ -28,12 +28,14 @@ from p2p8s.store.tablelog import (
     CorruptLog,
     TableLogWriter,
     find_logs,
+    forget_secret,
     going_on,
     log_path,
     read_log,
     table_secret,
 )
 from p2p8s.table import Table, TableConfig
+from p2p8s.table.actions import CRYPTO
 from p2p8s.table.linkout import (
     LinkCode,
     LogFailure,
@@ -60,12 +62,23 @@ class Restored:
 
 
 async def restore(mesh: Mesh, config: TableConfig, notes: Sequence[Note], *,
-                  timeout_s: float, key_secret: bytes | None = None) -> Restored:
+                  timeout_s: float, key_secret: bytes | None = None,
+                  own: Sequence[bytes] | None = None) -> Restored:
     """Ask every connected peer of ``mesh`` for its log, rebuild the table from the first
     complete answer that checks out (``notes`` and the answer's are told with its first
-    events), and put every other event back for the runner (in order). Raises
-    :class:`PeerLost` when no peer answers within ``timeout_s``, :class:`TableFailed`
-    when no answer checks out."""
+    events), and put every other event back for the runner (in order). ``own``: the
+    signed frames of this node's own log of the match (:func:`own_frames`; None: none
+    that reads): with ``key_secret`` the table takes its seats back from them if they
+    were not taken over (:meth:`Table.restore`), and the frames it is rebuilt from are
+    the answer's, then its own the answer lacks. Raises :class:`PeerLost` when no peer
+    answers within ``timeout_s``, :class:`TableFailed` when no answer checks out."""
+    mine: list[tuple[int, bytes]] | None = None
+    if own is not None:
+        try:  # its own log: every signature checked too (off the loop)
+            mine = await asyncio.to_thread(records_from_frames, config, own, me=mesh.seat)
+        except RemoteError as exc:  # a damaged own log: the restart hands its keys over
+            notes = [*notes, note(LinkCode.OWN_LOG_UNREAD, error=exc)]
+            own = None
     for peer, conn in mesh.peers.items():
         mesh.node.send(conn, Game(to=peer, payload=Sync(received=0, posted=0,
                                                         restarted=True).payload()))
@@ -99,7 +112,7 @@ async def restore(mesh: Mesh, config: TableConfig, notes: Sequence[Note], *,
             table = await asyncio.to_thread(
                 Table.restore, config, me=mesh.seat, records=records, rand=os.urandom,
                 seed=mesh.digest, now=loop.time(), sign=mesh.node.identity.sign,
-                key_secret=key_secret)
+                key_secret=key_secret, own=mine)
         except (MalformedInput, RemoteError) as exc:
             failures.append(LogFailure(seat=seat, name=config.names[seat], error=exc))
             continue
@@ -113,6 +126,8 @@ async def restore(mesh: Mesh, config: TableConfig, notes: Sequence[Note], *,
         bad = {f.seat for f in failures}
         answers = {s: answers.get(s, LogAnswer()) for s in asked if s != seat and s not in bad}
         got = note(LinkCode.GOT_LOG, seat=seat, frames=len(frames))
+        if table.resumed and own is not None:  # its own frames the answer lacked
+            frames = [*frames, *_lacked(config, mesh.seat, frames, own)]
         return Restored(table=table, frames=frames, answers=answers, notes=[*notes, got])
     mesh.early[:0] = held
     if failures:
@@ -120,11 +135,50 @@ async def restore(mesh: Mesh, config: TableConfig, notes: Sequence[Note], *,
     raise PeerLost(LinkCode.NO_LOG, seat=mesh.seat)
 
 
-def key_secret(mesh: Mesh, *, write_log: bool, log_dir: Path | None) -> bytes | None:
-    """The per-table secret the round keys of this node derive from (a restarted node
-    sends them back: protocol/table.md "Coming back"), kept beside the table log; None
-    when no log is written. Raises CorruptSecret (MalformedInput) for a damaged file."""
-    return table_secret(mesh.node.table, mesh.seat, log_dir) if write_log else None
+def own_frames(mesh: Mesh, log_dir: Path | None) -> tuple[list[bytes] | None, Note | None]:
+    """The signed frames of this node's own log of the match (the newest file of this
+    table and seat whose header names this match's roster digest; a torn last record —
+    a crash mid-write, so never sent — is left out), or None and a note saying why
+    (no such file, or it does not read: the restart then hands the keys over)."""
+    error: Exception | None = None
+    for path in reversed(find_logs(mesh.node.table, mesh.seat, directory=log_dir)):
+        try:
+            log = read_log(path)
+        except CorruptLog as exc:
+            error = exc
+            continue
+        if log.header.get("seed") == mesh.digest.hex() and log.header.get("me") == mesh.seat:
+            return list(log.frames), None
+    return None, note(LinkCode.OWN_LOG_UNREAD, error=error)
+
+
+def _lacked(config: TableConfig, me: int, frames: Sequence[bytes],
+            own: Sequence[bytes]) -> list[bytes]:
+    """This node's own crypto frames among ``own`` that ``frames`` lack, in order."""
+    held = set(frames)
+    return [f for f in own if f not in held
+            and [(s, p[:1]) for s, p in records_from_frames(config, [f], me=me)]
+            == [(me, bytes([CRYPTO]))]]
+
+
+def key_secret(mesh: Mesh, *, write_log: bool, log_dir: Path | None,
+               fresh: bool = False) -> bytes | None:
+    """The per-match secret this node's round secrets derive from (keys, nonces, box
+    secrets: a restarted node recomputes them, protocol/table.md "Coming back"), kept
+    beside the table log; None when no log is written. ``fresh``: a new match (not a
+    restart or rebuild) — a secret left over from an earlier match at the same code is
+    replaced first, so no two matches share one (issue #13): the derived nonces, and so
+    the round ids and keys, are then new even if the others replay every byte; None if
+    the old one cannot be removed. Raises CorruptSecret (MalformedInput) for a damaged
+    file."""
+    if not write_log:
+        return None
+    if fresh:
+        try:
+            forget_secret(mesh.node.table, mesh.seat, log_dir)
+        except OSError:
+            return None  # no derived secrets: the round secrets are drawn as without a log
+    return table_secret(mesh.node.table, mesh.seat, log_dir)
 
 
 def log_header(config: TableConfig, mesh: Mesh) -> dict[str, Any]:

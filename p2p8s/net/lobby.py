@@ -163,6 +163,9 @@ class Mesh:
     #: this node restarted and was let back in after the deal (:func:`join_lobby`): the
     #: runner rebuilds the table from a peer's log; ``peers`` holds the nodes reached
     rejoined: bool = False
+    #: called with the body of each game frame :meth:`post` signs, before the frame goes
+    #: to any socket: the runner's table log (a restarted node knows all it sent)
+    log: Callable[[bytes], None] | None = None
 
     def send(self, seat: int, payload: bytes, *, prev: bytes = b"") -> bytes:
         """Send an opaque game ``payload`` to one seat; returns the message hash."""
@@ -176,9 +179,13 @@ class Mesh:
     def post(self, to: int | None, payload: bytes, *, prev: bytes = b"") -> tuple[bytes, bytes]:
         """Sign a game ``payload`` once and send it to seat ``to`` (None: every other
         seat); returns ``(message hash, signed frame body)`` — the body is what a table
-        log keeps (the same bytes every recipient receives). A seat whose connection is
-        missing or closed gets nothing (the runner resends when it is back)."""
+        log keeps (the same bytes every recipient receives). The body goes to
+        :attr:`log` first, before any socket (protocol/table.md "Coming back"). A seat
+        whose connection is missing or closed gets nothing (the runner resends when it
+        is back)."""
         frame = self.node.frame(Game(to=to, payload=payload), prev=prev)
+        if self.log is not None:
+            self.log(frame[4:])
         for seat, conn in list(self.peers.items()):
             if to is None or seat == to:  # a seat not connected now gets nothing
                 self.node.send_frame(conn, frame)

@@ -29,7 +29,14 @@ from p2p8s.bots.base import Bot
 from p2p8s.bots.registry import get_bot
 from p2p8s.engine import Action
 from p2p8s.errors import Note
-from p2p8s.net.catchup import Restored, key_secret, mark_round, new_log, restore
+from p2p8s.net.catchup import (
+    Restored,
+    key_secret,
+    mark_round,
+    new_log,
+    own_frames,
+    restore,
+)
 from p2p8s.net.frontend import Frontend, Leave, Think, Typed
 from p2p8s.net.lobby import Mesh
 from p2p8s.net.node import Connected, Connection, Incoming, Lost
@@ -43,7 +50,7 @@ from p2p8s.table.linkout import LinkCode, PeerLost, TableFailed, note
 from p2p8s.table.pilot import Decision, Move, Pilot, Warn
 from p2p8s.table.roster import TURN_TIMEOUT_S, table_config
 from p2p8s.table.sync import log_parts
-from p2p8s.wire import Farewell, Game, Refusal, Role, Welcome
+from p2p8s.wire import Farewell, Game, Refusal, Role, Welcome, message_hash
 
 __all__ = ["EOF_MARK", "Frontend", "Leave", "Options", "PeerLost", "Result", "TableFailed",
            "Think", "Typed", "play_table"]
@@ -176,9 +183,13 @@ class _Run:
         self.table = restored.table if restored is not None else Table(
             config, me=mesh.seat, rand=os.urandom, seed=mesh.digest,
             sign=mesh.node.identity.sign, key_secret=key_secret(
-                mesh, write_log=options.write_log, log_dir=options.log_dir))
+                mesh, write_log=options.write_log, log_dir=options.log_dir, fresh=True))
         self.result = Result(log=log.path if log is not None else None)
-        self.prev = b""
+        #: the hash of the last game frame handled: a restored node's chain goes on from
+        #: the last frame of the log it was rebuilt from (its own frames the peer lacked
+        #: last)
+        self.prev = (message_hash(restored.frames[-1])
+                     if restored is not None and restored.frames else b"")
         self.pilot = Pilot(auto=options.auto, auto_delay_s=options.auto_delay_s,
                            warn_s=options.warn_s)
         self.rng = random.Random(os.urandom(16))
@@ -193,6 +204,7 @@ class _Run:
         self.linger_until: float | None = None
         self.working: asyncio.Future[list[lo.Out]] | None = None  # see OFF_LOOP
 
+        mesh.log = self._logged  # every frame it posts, before it is sent
         self.link = Link(
             self.table, peers={s: self._conn(s, c) for s, c in mesh.peers.items()},
             rounds=options.rounds, restored=restored is not None, seen=self.frames,
@@ -218,9 +230,10 @@ class _Run:
         for out in outs:
             match out:
                 case lo.Post(to=to, payload=payload):
-                    self.prev, body = self.mesh.post(to, payload, prev=self.prev)
+                    # logged (handed to the OS) by the mesh before any socket: a restarted
+                    # node knows all it can have sent (protocol/table.md "Coming back")
+                    self.prev, _ = self.mesh.post(to, payload, prev=self.prev)
                     self.result.sent += 1
-                    self._logged(body)
                 case lo.Log(frame=frame, head=head):
                     self.prev = head if head is not None else self.prev
                     self._logged(frame)
@@ -502,8 +515,11 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
                               turn_timeout_s=options.turn_timeout_s)
         restored: Restored | None = None
         if mesh.rejoined:
-            restored = await restore(mesh, config, [], timeout_s=options.log_timeout_s,
-                                     key_secret=secret())
+            own, why = (own_frames(mesh, options.log_dir) if options.write_log
+                        else (None, None))
+            restored = await restore(mesh, config, [why] if why is not None else [],
+                                     timeout_s=options.log_timeout_s, key_secret=secret(),
+                                     own=own)
         if options.write_log:
             log = new_log(mesh, config, options.log_dir,
                           restored.frames if restored else (), rejoined=mesh.rejoined)

@@ -49,6 +49,7 @@ from p2p8s.engine import Action, Round, parse_action
 from p2p8s.errors import IllegalAction, LocalError, MalformedInput, RemoteError
 from p2p8s.match import Match
 from p2p8s.table import events as tev
+from p2p8s.table import resume
 from p2p8s.table.actions import (
     CHOICE,
     CRYPTO,
@@ -145,6 +146,8 @@ class Table:
                                keys=self._keys, inbox=self._inbox, end=self._end)
         self._stops = Stops(ctx, sessions)
         self._started = False
+        #: restored, it took its own seats back (hand hidden; :meth:`restore` ``own``)
+        self.resumed = False
         #: what each payload kind (protocol/table.md, "Carrying") is handed to
         self._handlers: dict[int, Callable[[int, bytes], None]] = {
             CRYPTO: self._inbox.on_crypto,
@@ -384,7 +387,8 @@ class Table:
     def restore(cls, config: TableConfig, *, me: int, records: bytes | Sequence[
                     tuple[int, bytes]], rand: Rand, seed: bytes = b"",
                 now: float = 0.0, sign: Callable[[bytes], bytes] | None = None,
-                key_secret: bytes | None = None) -> Table:
+                key_secret: bytes | None = None,
+                own: Sequence[tuple[int, bytes]] | None = None) -> Table:
         """Rebuild a node whose process restarted (its secret keys are lost) from a peer's
         log: ``records`` is that peer's :meth:`resync_payload` (or its records). Every
         payload is replayed and checked as by an observer — every message, proof, action
@@ -399,7 +403,16 @@ class Table:
         them (an ``ownkey`` payload): every node then takes those seats over as after an
         escrow recovery, at once and with any number of people (no ``restarted``, not
         :attr:`stranded`). Seats whose key was not announced yet (or does not derive
-        from ``key_secret``) are left to the escrow (``restarted``). Raises
+        from ``key_secret``) are left to the escrow (``restarted``).
+
+        ``own``: the records of this node's own log (its every message reached it
+        before any socket), or None when it has none that reads. With ``own`` and
+        ``key_secret``, its own messages the peer lacked are replayed after the peer's
+        records and — unless a seat it runs was taken over meanwhile (its key rebuilt,
+        handed over or its recovery begun), or a message of it waits — the node takes
+        its seats back (:func:`~p2p8s.table.resume.take_back`): it sends its round's
+        messages again (copies are dropped), goes on at the next slot of its chains
+        and its person plays on, hand hidden; no ``ownkey``, no ``restarted``. Raises
         MalformedInput for a ``key_secret`` not of 32 bytes, or records that are not a
         resync payload; :class:`~p2p8s.table.decoding.BadPayload` (a RemoteError: the
         records come from a log or a peer) for records that do not decode."""
@@ -414,9 +427,19 @@ class Table:
         table._seats.back_at[me] = now
         table._guarded(table._flow.begin_round)
         table._guarded(lambda: table._replay(records))
+        mine = None if own is None else resume.own_crypto(me, own)
+        replayed = bool(mine) and resume.seats_to_resume(
+            ctx, table._sessions, table._seats, table._log) is not None
+        if replayed:
+            table._guarded(lambda: table._replay(mine or ()))  # what the peer lacked
         ctx.restoring = False
         ctx.out.clear()
         number = ctx.number
+        if mine is not None and table._take_back():
+            table.resumed = True
+            return table
+        if replayed:  # every peer gets what this table holds of its seats
+            resume.send_again(ctx, table._resync.records, [me])
         if number and table._seats.cands.get(me) == {me} and not ctx.match.over:
             # its keys of this round are lost: the others must take its seats over
             table._resync.keys_lost = number
@@ -558,6 +581,14 @@ class Table:
         flow.advance()
         while inbox.release():
             flow.advance()
+
+    def _take_back(self) -> bool:
+        """Restored with its own log and key secret: take its seats back (hand hidden)
+        if nothing of them was taken over; True if it did."""
+        done: list[bool] = []
+        self._guarded(lambda: done.append(resume.take_back(
+            self._ctx, self._sessions, self._log, self._seats, self._resync.records)))
+        return bool(done) and done[0]
 
     def _own_keys(self) -> bool:
         """Restored with a key secret: send the round keys of the seats this node runs

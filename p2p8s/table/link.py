@@ -384,7 +384,8 @@ class Link(LinkState):
         current, marks = self.outcome.replayed(out.events)
         self._out.extend(marks)
         taken = self.me in self.table.taken_over or bool(marks)
-        rejoined = note(LinkCode.REJOINED, seat=self.me, taken=taken, rounds=len(marks))
+        rejoined = note(LinkCode.REJOINED, seat=self.me, taken=taken, rounds=len(marks),
+                        resumed=self.table.resumed)
         self._process(out, [*self.notes, rejoined, *current])
 
     # --- game payloads -------------------------------------------------------------------

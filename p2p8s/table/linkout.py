@@ -37,7 +37,8 @@ class LinkCode(Code):
     REBUILD_OVER = "rebuild-over"  #: [seat] the match ended meanwhile: its log has the result
     GOT_LOG = "got-log"  #: [seat, frames] the table was rebuilt from that node's log
     LOG_GOES_ON = "log-goes-on"  #: [path] the new table log file
-    REJOINED = "rejoined"  #: [seat, taken, rounds] back at the table from the log
+    REJOINED = "rejoined"  #: [seat, taken, rounds, resumed] back at the table from the log
+    OWN_LOG_UNREAD = "own-log-unread"  #: [error (None: no file)] its own log of the match
     YOU_LEFT = "you-left"  #: the local player left; the computer plays the seat
     INPUT_ENDED = "input-ended"  #: [bot] typed input ended: that bot plays the seat
     STILL_CATCHING_UP = "still-catching-up"  #: a typed move while asleep
@@ -117,8 +118,9 @@ class Conn:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Post:
-    """Sign ``payload`` once, send it to seat ``to``'s node (None: every connected node),
-    chained to the last game message handled, and log the signed frame."""
+    """Sign ``payload`` once, chained to the last game message handled, log the signed
+    frame (handed to the OS) and only then send it to seat ``to``'s node (None: every
+    connected node): protocol/table.md "Coming back"."""
 
     to: int | None
     payload: bytes

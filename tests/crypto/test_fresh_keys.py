@@ -1,7 +1,10 @@
 """Fresh round keys (issue #13, deliverable 1): a key derived from a node's table secret
 depends on the jointly random round id, so a host that opens the same table code twice
-(the victim at the same seat, its secret file reused) no longer meets the victim's
-already revealed key of the first match."""
+(the victim at the same seat) no longer meets the victim's already revealed key of the
+first match. The victim's round nonce derives from its secret too (a restarted node
+recomputes it, §5.2), so the secret must be new for every match: a new match replaces a
+secret file left over from an earlier one (``catchup.key_secret(fresh=True)``,
+tests/net/test_log_before_send.py)."""
 
 from __future__ import annotations
 
@@ -14,16 +17,17 @@ from p2p8s.crypto.session import Session, SessionConfig
 
 TABLE = b"same code"  # the table id depends only on the code the host chose
 VICTIM_SECRET = bytes(range(32))  # the victim's secret file of that (table, seat)
+NEXT_SECRET = bytes(range(1, 33))  # the file made anew for the next match
 ROUND = 1
 HAND = 7
 
 
-def _match(victim_rand: bytes) -> FakeNetwork:
+def _match(victim_rand: bytes, secret: bytes = VICTIM_SECRET) -> FakeNetwork:
     """One match's round 1: the host (seat 0) replays the very same randomness in every
-    match (its nonce too); the victim (seat 1) derives its key from its secret."""
+    match (its nonce too); the victim (seat 1) derives its key from ``secret``."""
     def config(seat: int) -> SessionConfig:
         return SessionConfig(table=TABLE, round_no=ROUND, players=2, seat=seat,
-                             deck_size=52, key_seed=VICTIM_SECRET if seat == 1 else None)
+                             deck_size=52, key_seed=secret if seat == 1 else None)
     net = FakeNetwork([Session(config(0), seeded(b"host, every match")),
                        Session(config(1), seeded(victim_rand))])
     start(net)
@@ -50,7 +54,7 @@ def test_the_reused_code_attack_reads_nothing() -> None:
     # the reading itself works: with the right key it yields exactly the victim's hand
     assert _read_hand(first, revealed) == [k for _, k in sorted(first.sessions[1].hand()
                                                                  .items())]
-    second = _match(b"victim, match 2")
+    second = _match(b"victim, match 2", NEXT_SECRET)
     victim_hand = sorted(second.sessions[1].hand().items())
     assert len(victim_hand) == HAND
     assert second.sessions[0].round_id != first.sessions[0].round_id
@@ -59,4 +63,4 @@ def test_the_reused_code_attack_reads_nothing() -> None:
     # and the victim's node can still recompute its key after a restart (§5.2)
     rid = second.sessions[1].round_id
     assert rid is not None
-    assert round_key(VICTIM_SECRET, TABLE, ROUND, rid, 1) == second.sessions[1]._key
+    assert round_key(NEXT_SECRET, TABLE, ROUND, rid, 1) == second.sessions[1]._key

@@ -18,7 +18,7 @@ import pytest
 
 from p2p8s.crypto import escrow, group, proofs, shuffle_proof, threshold
 from p2p8s.crypto.deck import DECK_SIZES, card_face, card_point, shuffle_step
-from p2p8s.crypto.derive import round_key
+from p2p8s.crypto.derive import round_box_secret, round_key, round_nonce
 from p2p8s.crypto.harness import deal_hands, new_table, start
 from p2p8s.crypto.messages import Reveal, decode
 from p2p8s.crypto.rand import permutation, seeded
@@ -129,9 +129,12 @@ def v_shuffle_proof() -> dict[str, Any]:
 
 def v_round_key() -> dict[str, Any]:
     seed = bytes(range(32))
-    return {"spec": "mental-poker.md §5.2 (derived round keys)", "key_seed": h(seed),
-            "table": h(TABLE), "round": 7, "round_id": h(ROUND_ID), "seat": 2,
-            "e": h(round_key(seed, TABLE, 7, ROUND_ID, 2))}
+    box = round_box_secret(seed, TABLE, 7, 2)
+    return {"spec": "mental-poker.md §5.2 (derived round keys, nonces and box secrets)",
+            "key_seed": h(seed), "table": h(TABLE), "round": 7, "round_id": h(ROUND_ID),
+            "seat": 2, "e": h(round_key(seed, TABLE, 7, ROUND_ID, 2)),
+            "nonce": h(round_nonce(seed, TABLE, 7, 2)), "box_secret": h(box),
+            "box_key": h(escrow.box_public(box))}
 
 
 def v_round() -> dict[str, Any]:

@@ -9,9 +9,16 @@ import hashlib
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from table_helpers import said, texts, until
+from table_helpers import (
+    put_back,
+    said,
+    same_end,
+    signed_payloads,
+    texts,
+    until,
+    with_secrets,
+)
 
-from p2p8s import wire
 from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words import table as words
 from p2p8s.crypto.derive import round_key
@@ -33,11 +40,7 @@ def _net(players: int, seed: bytes, target: int = 100) -> TableNet:
     """A net whose nodes derive their round keys from their table secrets."""
     keys = make_keys(players)
     net = TableNet(make_config(players, target=target, keys=keys), seed=seed, keys=keys)
-    for s in net.humans:
-        net.nodes[s] = Table(net.config, me=s, rand=seeded(seed + b"/rand/" + bytes([s])),
-                             seed=seed + bytes([s]), sign=net.signers.get(s),
-                             key_secret=_secret(s))
-    return net
+    return with_secrets(net, seed, _secret)
 
 
 def _restart(net: TableNet, seat: int, *, notify: bool = True) -> Table:
@@ -49,31 +52,16 @@ def _restart(net: TableNet, seat: int, *, notify: bool = True) -> Table:
     node = Table.restore(net.config, me=seat, records=net.nodes[0].resync_payload(),
                          rand=seeded(b"restarted"), now=net.now, sign=net.signers[seat],
                          key_secret=_secret(seat))
-    assert node.failed is None
-    net.replace(seat, node)
-    net.reconnect(seat)
-    net._post(seat, node.handle_timer(net.now))
-    return node
+    return put_back(net, seat, node)
 
 
 def _kinds_sent(net: TableNet, seat: int) -> set[int]:
     """The payload kinds ``seat``'s node signed (its log holds what it sent)."""
-    key = net.config.seats[seat].key
-    kinds = set()
-    for frame in net.frames[seat]:
-        got = wire.decode_body(frame[wire.PREFIX_LENGTH:])
-        if got.key == key and isinstance(got.message.body, wire.Game):
-            kinds.add(got.message.body.payload[0])
-    return kinds
+    return {payload[0] for payload in signed_payloads(net, seat)}
 
 
 def _same_end(net: TableNet) -> None:
-    assert net.faults() == {}
-    nodes = [net.nodes[s] for s in net.humans]
-    for node in nodes:
-        assert node.finished
-        assert node.transcript == nodes[0].transcript
-        assert node.match.totals == nodes[0].match.totals
+    same_end(net)
 
 
 def _round_id(net: TableNet) -> bytes:

@@ -137,6 +137,7 @@ TEMPLATES: dict[Any, Template] = {
     Misuse.CANNOT_LEARN: "cannot learn the key of seat {seat}",
     Misuse.KEY_KNOWN: "seat {seat}'s key is not announced, or already known",
     Misuse.KEY_MISMATCH: "the key given for seat {seat} does not match Y",
+    Misuse.OWN_WAITING: "a message of seat {seat} still waits for what it follows",
     Misuse.NO_KEYS: "the round has no keys yet",
     Misuse.AUDIT_KEYS: "the audit needs every seat's key",
     Misuse.OBSERVER: "an observer plays no seat",

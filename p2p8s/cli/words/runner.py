@@ -93,9 +93,11 @@ def _rejoined(sp: Speaker, p: Mapping[str, Any]) -> str:
     """``taken``: the seat is taken over now (its hand open until the round ends: by
     the others in the absence, or by this node's own restart handing its keys over);
     ``played``: turns the computer played for it in the absence (None: not known);
-    ``waited``: nobody could take it over (no escrow, or two people)."""
+    ``waited``: nobody could take it over (no escrow, or two people); ``resumed``: it
+    took its own seat back from its own log (nothing was taken over)."""
     taken, n, played = p["taken"], p["rounds"], p.get("played")
-    when = ("from your next turn (your hand stays open to the others until this round "
+    when = ("from your next turn, your hand hidden as before" if p.get("resumed") else
+            "from your next turn (your hand stays open to the others until this round "
             "ends)" if taken else "once the others deal you in")
     meanwhile = ("the computer played your seat meanwhile; " if played else
                  "nothing was played for you meanwhile: the game waited; "
@@ -195,6 +197,11 @@ TEMPLATES: dict[Enum, Template] = {
     C.GOT_LOG: "Got the log of the table from {seat:name} ({frames} signed frames, every "
                "signature checked).",
     C.LOG_GOES_ON: "The log of the table goes on in {path}.",
+    C.OWN_LOG_UNREAD: lambda sp, p: (
+        ("No log of your own of this match is here" if p["error"] is None else
+         "Your own log of this match does not read (" + _error(sp, p["error"]) + ")")
+        + ", so this program does not know all it sent: your seat is taken over (hand "
+          "open) for the rest of this round."),
     C.REJOINED: _rejoined,
     C.YOU_LEFT: "You left the table; the computer plays your seat.",
     C.INPUT_ENDED: "Your input ended: the computer ({bot}) plays your seat from now on.",
