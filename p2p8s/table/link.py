@@ -547,6 +547,12 @@ class Link(LinkState):
             self.pending.pop(seat, None)
             self.told_taken.pop(seat, None)
             self.expect.pop(seat, None)
+            if seat in self.restart_to:
+                # restored too, and told so by this node's ``sync``: both restarted, each
+                # sends the other its log (everything it sent is in it), so the log
+                # coming is the answer to this node's ``restarted``, not a match over
+                self.restart_to.discard(seat)
+                self.await_log.add(seat)
             self.acks.reset(seat)
             self.got[seat] = 0
             self._emit(lo.SendLog(conn=conn, seat=seat))
