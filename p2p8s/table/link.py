@@ -307,10 +307,13 @@ class Link(LinkState):
                            and s not in self.expect for s in reached))
         synced = [s for s in reached if s in self.peers and s not in self.away
                   and s not in self.pending and s not in self.expect]
-        stuck = (not self.stopped and self.done is None and not self.freeze.asleep
-                 and bool(synced) and self.table.held_for_good)
-        if self.watch.held(holding, now) or stuck:
-            # (a recovery of its key that can never finish: no use waiting for everyone)
+        running = not self.stopped and self.done is None and not self.freeze.asleep
+        stuck = running and bool(synced) and self.table.held_for_good
+        holds = running and self.table.holding
+        long = self.watch.stuck(holds, now) and 2 * len(synced) > len(reached)
+        if self.watch.held(holding, now) or stuck or long:
+            # (a recovery of its key that can never finish: no use waiting for everyone;
+            # held for HELD_STUCK_S with most nodes reached: no use waiting for all)
             self.counts["held"] = self.counts.get("held", 0) + 1
             seat = min(synced)
             self._rebuild(seat, self.peers[seat], note(LinkCode.REBUILD_HELD, seat=seat))
