@@ -29,7 +29,7 @@ from p2p8s.engine import Action
 from p2p8s.errors import IllegalAction, MalformedInput, Note, RemoteError
 from p2p8s.table import events as tev
 from p2p8s.table import linkout as lo
-from p2p8s.table.actions import LEAVE, RESYNC, encode_records
+from p2p8s.table.actions import LEAVE, OWNKEY, RESYNC, decode_ownkey, encode_records
 from p2p8s.table.clock import Stall
 from p2p8s.table.core import Outgoing, Output
 from p2p8s.table.freeze import ASLEEP_MAX_S, Awake, Waiting
@@ -77,6 +77,7 @@ class Link(LinkState):
             return self._take()
         self.fresh = dict(self.peers)
         self.restart_to = set(self.others) - set(self.fresh)
+        self._queue_own(self.restart_to)
         for seat in self.others:
             if seat not in self.peers:  # not reachable now
                 self.away.add(seat)
@@ -84,6 +85,20 @@ class Link(LinkState):
                 self._dial(seat)
         self._restored_events(now)
         return self._take()
+
+    def _queue_own(self, seats: set[int]) -> None:
+        """Restored: queue for each peer of ``seats`` (not reached at the restore) this
+        node's own broadcasts of the current round in the log it was rebuilt from, first
+        — sent while that peer's connection was down, they may never have reached it —
+        so the ``restarted`` sync resends them (the peer drops the copies it has)."""
+        number = self.table.round_number
+        own = [Outgoing(to=None, payload=payload) for _, payload in records_from_frames(
+            self.config, self.restored_frames, me=self.me, signer=self.me)
+               if number and round_of(payload) == number]
+        self.restored_frames = ()
+        for seat in seats:
+            for msg in own:
+                self.acks.posted[seat].post(msg)
 
     def clock(self, now: float, waited_s: float | None = None) -> list[lo.Out]:
         """The loop read its clock: ``now``, having waited ``waited_s`` since the last read
@@ -364,6 +379,7 @@ class Link(LinkState):
             self.freeze.held.extend(messages)
             messages = ()
         for msg in filter(self.outcome.sendable, messages):
+            self._relay_before_key(msg)
             self._emit(lo.Post(to=msg.to, payload=msg.payload))
             for seat in self.others:
                 if msg.to is None or msg.to == seat:
@@ -434,6 +450,18 @@ class Link(LinkState):
                     and other not in self.away):
                 self._emit(lo.Send(conn=conn, to=other, payload=payload))
 
+    def _relay_before_key(self, msg: Outgoing) -> None:
+        """Before this table relays another node's round keys (an ``ownkey`` it took in),
+        that node's last broadcasts go to the peers first: one that missed them (its
+        connection to that node was down) takes them in before the takeover, so its
+        proxy does not play again a turn that node played (protocol/table.md, "Coming
+        back" → "Restart with the table secret")."""
+        if msg.to is not None or msg.payload[:1] != bytes([OWNKEY]):
+            return
+        node = decode_ownkey(msg.payload[1:])[1]  # this table's own output: valid
+        if node != self.me and node in self.got:
+            self._relay(node)
+
     def _take_relayed(self, seat: int, now: float) -> None:
         """Take in the relayed frames of ``seat``'s node (lost) this node never got, in
         order, as if they had come from it."""
@@ -491,9 +519,9 @@ class Link(LinkState):
         raises RemoteError for a peer's invalid data (MalformedInput, never expected here,
         ends the table the same way rather than the runner)."""
         if kind == RELAY:
-            lost = self.relays.keep(seat, body)
-            if lost in self.away:  # else they may still come straight from it
-                self._take_relayed(lost, now)
+            # taken in at once, that node lost or not: a frame of it this node never
+            # logged may be one its connection lost (resent later: then a copy, dropped)
+            self._take_relayed(self.relays.keep(seat, body), now)
         elif kind == SYNC:
             self._on_sync(conn, seat, Sync.parse(body), now)
         elif kind == ACK:

@@ -56,6 +56,8 @@ class LinkState:
         self.left = False
         self._out: list[lo.Out] = []
         self.relays = Relays(self.config, self.others, seen)
+        #: a restored node: the frames it was rebuilt from (until :meth:`Link.start`)
+        self.restored_frames: Sequence[bytes] = tuple(seen) if restored else ()
         #: per peer seat: the game payloads posted for it, the unacknowledged ones kept
         #: (``posted``, :mod:`p2p8s.table.acks`), and the count of game payloads received
         #: from it (``got``; the ``sync`` numbers)
