@@ -204,7 +204,13 @@ class Link(LinkState):
             self.outcome.peer_finished(seat, last_round=self.last_round.get(seat, 0))
             return self._take()
         if self.done is not None:
-            return []
+            if self.acks.posted[seat].unacked and seat not in self.gone_for_good:
+                # it lacks what this node sent (its last payloads of the rounds played):
+                # owed, so waited for and dialled, and resent what it lacks when back
+                self.away.add(seat)
+                self.expect.pop(seat, None)
+                self._dial(seat)
+            return self._take()
         if error is not None:
             self._fail(TableFailed(LinkCode.DISCONNECTED, seat=seat, name=self._name(seat),
                                    error=error))
