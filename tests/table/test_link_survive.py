@@ -35,7 +35,7 @@ from p2p8s.table.linkout import (
     note,
 )
 from p2p8s.table.logverify import records_from_frames
-from p2p8s.table.stall import STALL_RETRY_S
+from p2p8s.table.stall import HELD_STUCK_S, STALL_RETRY_S, Watch
 from p2p8s.table.sync import SYNC, Sync
 from p2p8s.wire import Farewell, Game
 
@@ -409,3 +409,48 @@ def test_a_node_whose_takeover_can_never_finish_rebuilds_at_once() -> None:
     net.run(lambda: all(n.link.rounds >= 1 for n in net.nodes.values()), 20_000)
     assert len(net.transcripts()) == 1
     assert all(n.link.failure is None for n in net.nodes.values())
+
+
+def test_a_node_holding_with_one_node_out_of_reach_rebuilds_after_held_stuck_s() -> None:
+    """Seat 3 drops from seats 0 and 1 on its turn; they begin the recovery of its key.
+    Back with 0 and 1 but never reaching seat 2 again, seat 3 holds its moves (its seat
+    may be taken over) with no end: HELD_MAX_S needs every node reached. After
+    ``HELD_STUCK_S`` of holding, most nodes reached and synced, it rebuilds from the
+    lowest of them (once it waited with no timer at all) and holds no more."""
+    net = LinkNet(4, turn_timeout_s=60.0, secrets={3: bytes(range(32))})
+    net.start_settled()
+    node = net.nodes[3]
+    node.auto = False
+    net.run(lambda: node.table.my_turn, 20_000)
+    while net.deliver():
+        pass
+    net.reset(3, 0)
+    net.reset(3, 1)
+    net.run(lambda: net.nodes[0].table._sessions.primary.recovering(3), 20_000)
+    net.reset(3, 2)
+    net.tamper = lambda sender, to, game: {sender, to} != {2, 3}  # out of reach
+    net.connect(0, 3)
+    net.connect(1, 3)
+    net.run(lambda: node.table.holding, 20_000)
+    since = net.now
+    net.run(lambda: node.link.rebuild is not None, 20_000)
+    assert node.link.rebuild == Rebuild(seat=0, why=note(LinkCode.REBUILD_HELD, seat=0),
+                                        peers=node.link.rebuild.peers)  # type: ignore[union-attr]
+    assert since + HELD_STUCK_S <= net.now < since + HELD_STUCK_S + 1.0
+    assert node.link.away == {2} and node.table.holding
+    net.rebuild(3)
+    net.tamper = None
+    net.connect(3, 2)
+    net.run(lambda: not net.nodes[3].table.holding, 20_000)
+    assert all(n.link.failure is None and n.table.failed is None for n in net.nodes.values())
+
+
+def test_the_held_stuck_watch_counts_the_holding_time_in_all() -> None:
+    """Watch.stuck: True from HELD_STUCK_S of holding on; not holding starts it anew;
+    its time is in the timer until it is due."""
+    watch = Watch()
+    assert not watch.stuck(True, 5.0) and watch.timer(None) == 5.0 + HELD_STUCK_S
+    assert not watch.stuck(True, 4.9 + HELD_STUCK_S)
+    assert watch.stuck(True, 5.0 + HELD_STUCK_S) and watch.timer(None) is None
+    assert not watch.stuck(False, 6.0 + HELD_STUCK_S) and watch.timer(None) is None
+    assert not watch.stuck(True, 100.0) and watch.timer(None) == 100.0 + HELD_STUCK_S
