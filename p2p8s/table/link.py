@@ -584,15 +584,24 @@ class Link(LinkState):
             self.pending.pop(seat, None)
             self.told_taken.pop(seat, None)
             self.expect.pop(seat, None)
-            if seat in self.restart_to:
+            both = seat in self.restart_to
+            if both:
                 # restored too, and told so by this node's ``sync``: both restarted, each
-                # sends the other its log (everything it sent is in it), so the log
-                # coming is the answer to this node's ``restarted``, not a match over
+                # sends the other its log, so the log coming is the answer to this
+                # node's ``restarted``, not a match over. A table takes a log in only
+                # until its next round begins: what this node posted for it since its
+                # restore (its moves of this round, maybe) is resent as well, counted
+                # from 0 (copies of what the log gave are dropped)
                 self.restart_to.discard(seat)
                 self.await_log.add(seat)
-            self.acks.reset(seat)
+                self.acks.restart(seat)
+            else:
+                self.acks.reset(seat)
             self.got[seat] = 0
             self._emit(lo.SendLog(conn=conn, seat=seat))
+            if both:
+                for msg in self.acks.posted[seat].since(0):
+                    self._emit(lo.Resend(conn=conn, to=msg.to, payload=msg.payload))
             self._use(seat, conn)
             joined = self.conns[conn].joined  # a new process: a new port
             self._back(seat, LinkCode.BACK_RESTARTED if joined else LinkCode.BACK_RESYNCED,

@@ -87,3 +87,38 @@ def test_two_nodes_restored_apart_meet_without_rebuilding_again() -> None:
     assert not any(isinstance(o, Rebuild) for s in (1, 2) for o in net.of(s, Rebuild))
     assert all(n.link.failure is None and n.table.failed is None for n in net.nodes.values())
     assert len(net.transcripts()) == 1
+
+
+def test_two_nodes_restored_apart_that_meet_after_the_round_get_each_others_moves() -> None:
+    """Seats 1 and 2 killed together at round 1's start and restored from seat 0's log
+    meet only after round 1 ended (each dialled the other's old address): their first
+    payloads of round 2 were posted while apart. Each sends the other its log, but a
+    table takes a log in only until its next round begins, so each also resends what it
+    posted for the other since its restore (counted from 0): round 2 goes on (once both
+    waited for the other's first round-2 message for good, with no timer)."""
+    net = LinkNet(3, secrets=SECRETS, turn_timeout_s=30.0)
+    net.start()
+    while net.deliver():
+        pass
+    for seat in (1, 2):
+        for w in net.wires:
+            if seat in (w.a, w.b):
+                w.open = False
+                for q in w.queues.values():
+                    q.clear()
+    for seat in (1, 2):
+        net.lose(0, net.wires[net.nodes[0].peers[seat]])
+    for seat in (1, 2):
+        w = net._wire(seat, 0)
+        net.run_out(0, net.nodes[0].link.connected(seat, Conn(id=w.id, joined=True), net.now))
+        net.restore(seat, 0, {0: w.id})
+    net.run(lambda: all(n.link.rounds >= 1 for n in net.nodes.values()), 50_000)
+    assert all(n.table.round_number == 2 for n in net.nodes.values())
+    assert net.nodes[1].link.restart_to == {2} and net.nodes[2].link.restart_to == {1}
+    net.connect(2, 1)
+    net.heals = True
+    net.run(lambda: all(n.link.rounds >= 2 for n in net.nodes.values())
+            or any(n.link.stopped for n in net.nodes.values()), 50_000)
+    assert all(n.link.rounds >= 2 for n in net.nodes.values())
+    assert all(n.link.failure is None and n.table.failed is None for n in net.nodes.values())
+    assert len(net.transcripts()) == 1
