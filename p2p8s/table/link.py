@@ -262,6 +262,14 @@ class Link(LinkState):
         stall = self.table.stall
         return stall if stall is not None and stall.node in self.got else None
 
+    def _synced(self) -> list[int]:
+        """The other people's seats whose node is reached and synced (neither away nor
+        syncing nor resending), not left or finished."""
+        return [s for s in self.others
+                if s not in self.gone_for_good and s not in self.outcome.finished
+                and s in self.peers and s not in self.away and s not in self.pending
+                and s not in self.expect]
+
     def _check_stall(self, now: float) -> None:
         """The turn on now waits for another node's move past its deadline and a margin:
         first catch up with that node (a fresh connection, so its ``sync`` resends what
@@ -275,6 +283,15 @@ class Link(LinkState):
                 self.counts["stalled"] = self.counts.get("stalled", 0) + 1
                 self._show(note(LinkCode.TURN_STALLED, seat=seat, node=node))
                 self._reconnect(node)
+            case GiveUp(node=node) if (lack := self.table.missing()) is not None and (
+                    synced := self._synced()):
+                # a message this table holds waits for one that never came here (a gap
+                # no resend filled): the stall is this node's, not that node's — the
+                # others may have played on. Rebuild from a log that has it
+                self.counts["stall_gap"] = self.counts.get("stall_gap", 0) + 1
+                seat = min(synced)
+                self._rebuild(seat, self.peers[seat], note(
+                    LinkCode.REBUILD_GAP, seat=seat, node=lack.seat))
             case GiveUp(node=node):
                 self.counts["stall_lost"] = self.counts.get("stall_lost", 0) + 1
                 for conn in (self.peers.pop(node, None), self.pending.pop(node, None)):
@@ -326,8 +343,7 @@ class Link(LinkState):
                    and self.table.holding and bool(reached)
                    and all(s in self.peers and s not in self.away and s not in self.pending
                            and s not in self.expect for s in reached))
-        synced = [s for s in reached if s in self.peers and s not in self.away
-                  and s not in self.pending and s not in self.expect]
+        synced = self._synced()
         running = not self.stopped and self.done is None and not self.freeze.asleep
         stuck = running and bool(synced) and self.table.held_for_good
         holds = running and self.table.holding

@@ -454,3 +454,46 @@ def test_the_held_stuck_watch_counts_the_holding_time_in_all() -> None:
     assert watch.stuck(True, 5.0 + HELD_STUCK_S) and watch.timer(None) is None
     assert not watch.stuck(False, 6.0 + HELD_STUCK_S) and watch.timer(None) is None
     assert not watch.stuck(True, 100.0) and watch.timer(None) == 100.0 + HELD_STUCK_S
+
+
+def test_a_turn_stalled_on_a_message_lost_for_good_here_rebuilds_from_a_log() -> None:
+    """Seat 3's move never reaches seat 0, and no resend can bring it (both counts say
+    it arrived: a gap no ``sync`` fills; a Wi-Fi soak's node stayed on another's turn
+    for minutes so, reconnecting to it every 30 s, while the others played on). The
+    catch-up does not help; instead of giving up on seat 3 — whose move the others
+    have — seat 0, holding later messages that wait for the lost one, rebuilds from
+    the lowest synced peer's log and the round ends alike everywhere."""
+    net = LinkNet(4, turn_timeout_s=20.0)
+    net.start()
+    net.run(lambda: net.nodes[3].table.my_turn and net.applied(3) >= 2, 5_000)
+    while net.deliver():
+        pass
+    lost: list[bytes] = []
+
+    def tamper(sender: int, to: int, game: Game) -> bool:
+        if sender == 3 and to == 0 and game.payload[:1] == bytes([CRYPTO]) and not lost:
+            lost.append(game.payload)
+            return False
+        return True
+
+    net.tamper = tamper
+    node = net.nodes[3]
+    net.run_out(3, node.link.act(node.table.legal_actions()[0], net.now))
+    net.tamper = None
+    assert lost
+    net.nodes[0].link.got[3] += 1  # counted (and acknowledged) as if it had come
+    zero = net.nodes[0]
+    net.run(lambda: zero.link.rebuild is not None, 20_000)
+    assert zero.link.counts.get("stalled") == 1 and not zero.link.counts.get("stall_lost")
+    lack = zero.table.missing()
+    assert lack is not None and lack.seat == 3
+    assert zero.link.rebuild == Rebuild(seat=1, why=note(LinkCode.REBUILD_GAP, seat=1, node=3),
+                                        peers=zero.link.rebuild.peers)  # type: ignore[union-attr]
+    assert Speaker(names=net.config.names, me=0).say(LinkCode.REBUILD_GAP, seat=1, node=3) == (
+        "A message from Dag never reached this computer, and the turn waits for it: "
+        "rebuilding the table from Bea's signed log.")
+    net.rebuild(0)
+    net.heals = True
+    _all_rounds(net)
+    assert len(net.transcripts()) == 1
+    assert all(n.link.failure is None and n.table.failed is None for n in net.nodes.values())
