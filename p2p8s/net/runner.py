@@ -71,7 +71,8 @@ LINGER_S = 60.0
 class Options:
     """How :func:`play_table` runs: ``auto`` plays the local seat, ``rounds`` stops after
     that many rounds, ``log_dir`` (None: the user data directory) holds the table log,
-    ``auto_delay_s`` paces the auto player, ``warn_s`` is the timer warning and
+    ``auto_delay_s`` paces the auto player (read at each decision: it may be changed
+    while the run goes on), ``warn_s`` is the timer warning and
     ``turn_timeout_s`` the turn timer (the same on every node)."""
 
     auto: Bot | None = None
@@ -283,6 +284,8 @@ class _Run:
     def decision_point(self) -> None:
         """Prompt the person (or arm the auto player) when the table waits for us."""
         hold = self.link.asleep or self.link.done is not None
+        # the pace as the options say now (a caller may change it while the run goes on)
+        self.pilot.auto_delay_s = self.options.auto_delay_s
         if self.pilot.point(self.table, self.now(), hold=hold,
                             rounds=self.link.rounds) is not None:
             self.frontend.turn(self.table, self.now())
