@@ -55,16 +55,13 @@ def test_a_peer_not_reached_at_a_restore_gets_the_restored_nodes_last_move() -> 
     assert len(net.transcripts()) == 1
 
 
-def test_two_nodes_restored_apart_meet_without_rebuilding_again() -> None:
-    """Seats 1 and 2 restart together (both killed) and are restored from seat 0's log,
-    neither reaching the other at its restore. When they meet, each says ``restarted``
-    to the other, so each sends the other its log: an answer to its own ``restarted``
-    sync, taken in (not the log of a match over elsewhere, which would make both
-    rebuild at once from each other — neither answering while it rebuilds — and fail
-    for want of a log; QA: "two of three killed together"), and the match goes on."""
+def _two_restored_apart(*, moves: int) -> LinkNet:
+    """A 3-node table whose seats 1 and 2 are killed together once seat 0 applied
+    ``moves`` actions (everything in flight then lost): each new process dials seat 0
+    and is restored from its log, neither reaching the other."""
     net = LinkNet(3, secrets=SECRETS, turn_timeout_s=30.0)
     net.start()
-    net.run(lambda: net.applied(0) >= 3, 5_000)
+    net.run(lambda: net.applied(0) >= moves, 5_000)
     while net.deliver():
         pass
     for seat in (1, 2):
@@ -79,6 +76,17 @@ def test_two_nodes_restored_apart_meet_without_rebuilding_again() -> None:
         w = net._wire(seat, 0)  # its new process dials seat 0 and is restored
         net.run_out(0, net.nodes[0].link.connected(seat, Conn(id=w.id, joined=True), net.now))
         net.restore(seat, 0, {0: w.id})
+    return net
+
+
+def test_two_nodes_restored_apart_meet_without_rebuilding_again() -> None:
+    """Seats 1 and 2 restart together (both killed) and are restored from seat 0's log,
+    neither reaching the other at its restore. When they meet, each says ``restarted``
+    to the other, so each sends the other its log: an answer to its own ``restarted``
+    sync, taken in (not the log of a match over elsewhere, which would make both
+    rebuild at once from each other — neither answering while it rebuilds — and fail
+    for want of a log; QA: "two of three killed together"), and the match goes on."""
+    net = _two_restored_apart(moves=3)
     assert all(net.nodes[s].link.restart_to == {3 - s} for s in (1, 2))
     net.connect(2, 1)
     net.heals = True
@@ -96,22 +104,7 @@ def test_two_nodes_restored_apart_that_meet_after_the_round_get_each_others_move
     table takes a log in only until its next round begins, so each also resends what it
     posted for the other since its restore (counted from 0): round 2 goes on (once both
     waited for the other's first round-2 message for good, with no timer)."""
-    net = LinkNet(3, secrets=SECRETS, turn_timeout_s=30.0)
-    net.start()
-    while net.deliver():
-        pass
-    for seat in (1, 2):
-        for w in net.wires:
-            if seat in (w.a, w.b):
-                w.open = False
-                for q in w.queues.values():
-                    q.clear()
-    for seat in (1, 2):
-        net.lose(0, net.wires[net.nodes[0].peers[seat]])
-    for seat in (1, 2):
-        w = net._wire(seat, 0)
-        net.run_out(0, net.nodes[0].link.connected(seat, Conn(id=w.id, joined=True), net.now))
-        net.restore(seat, 0, {0: w.id})
+    net = _two_restored_apart(moves=0)
     net.run(lambda: all(n.link.rounds >= 1 for n in net.nodes.values()), 50_000)
     assert all(n.table.round_number == 2 for n in net.nodes.values())
     assert net.nodes[1].link.restart_to == {2} and net.nodes[2].link.restart_to == {1}

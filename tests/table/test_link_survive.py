@@ -367,15 +367,10 @@ def test_a_rejoined_node_whose_last_peer_quits_on_its_turn_ends_the_match_and_sa
         "Ann (seat 0) left the table; the match cannot go on without them")
 
 
-def test_a_node_whose_takeover_can_never_finish_rebuilds_at_once() -> None:
-    """On its turn (a lost seat is served, not taken over, until it must act), seat 3
-    drops from seats 0 and 1, who begin the recovery of its key; seat 2 (still
-    connected to it) rebuilds from seat 0's log before publishing its share, which is
-    lost with its round secrets: the recovery can never finish. Back and reaching seats
-    0 and 1 (not 2), seat 3 sees it begun: it rebuilds from seat 0's log at once (its key then
-    goes to the others through ``ownkey``), not only once every node is reached for
-    ``HELD_MAX_S`` — a Wi-Fi soak froze for 90 s so."""
-    net = LinkNet(4, turn_timeout_s=600.0, secrets={3: bytes(range(32))})
+def _cut_on_its_turn(turn_timeout_s: float) -> tuple[LinkNet, Node]:
+    """A settled 4-node table (seat 3's node has its table secret) where seat 3, played
+    by hand, drops from seats 0 and 1 on its turn: the net and seat 3's node."""
+    net = LinkNet(4, turn_timeout_s=turn_timeout_s, secrets={3: bytes(range(32))})
     net.start_settled()
     node = net.nodes[3]
     node.auto = False
@@ -385,6 +380,18 @@ def test_a_node_whose_takeover_can_never_finish_rebuilds_at_once() -> None:
     assert node.table.my_turn
     net.reset(3, 0)
     net.reset(3, 1)
+    return net, node
+
+
+def test_a_node_whose_takeover_can_never_finish_rebuilds_at_once() -> None:
+    """On its turn (a lost seat is served, not taken over, until it must act), seat 3
+    drops from seats 0 and 1, who begin the recovery of its key; seat 2 (still
+    connected to it) rebuilds from seat 0's log before publishing its share, which is
+    lost with its round secrets: the recovery can never finish. Back and reaching seats
+    0 and 1 (not 2), seat 3 sees it begun: it rebuilds from seat 0's log at once (its key then
+    goes to the others through ``ownkey``), not only once every node is reached for
+    ``HELD_MAX_S`` — a Wi-Fi soak froze for 90 s so."""
+    net, node = _cut_on_its_turn(600.0)
     net.tamper = lambda sender, to, game: to != 2  # seat 2 sees no share yet
     net.run(lambda: net.nodes[0].table._sessions.primary.recovering(3), 20_000)
     net.tamper = None
@@ -417,15 +424,7 @@ def test_a_node_holding_with_one_node_out_of_reach_rebuilds_after_held_stuck_s()
     may be taken over) with no end: HELD_MAX_S needs every node reached. After
     ``HELD_STUCK_S`` of holding, most nodes reached and synced, it rebuilds from the
     lowest of them (once it waited with no timer at all) and holds no more."""
-    net = LinkNet(4, turn_timeout_s=60.0, secrets={3: bytes(range(32))})
-    net.start_settled()
-    node = net.nodes[3]
-    node.auto = False
-    net.run(lambda: node.table.my_turn, 20_000)
-    while net.deliver():
-        pass
-    net.reset(3, 0)
-    net.reset(3, 1)
+    net, node = _cut_on_its_turn(60.0)
     net.run(lambda: net.nodes[0].table._sessions.primary.recovering(3), 20_000)
     net.reset(3, 2)
     net.tamper = lambda sender, to, game: {sender, to} != {2, 3}  # out of reach
