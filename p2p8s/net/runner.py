@@ -68,8 +68,9 @@ EOF_MARK = "\x04"
 #: The table handles each game message in a worker thread, so the loop keeps serving
 #: the sockets while it checks a shuffle step's proof (30-70 ms) or audits the round.
 OFF_LOOP = True
-#: Seconds a node whose match is over keeps answering the nodes still away, so a player
-#: who comes back is told the result (protocol/table.md, "Coming back").
+#: Seconds a node whose match is over (or that played the rounds asked for) keeps
+#: answering the nodes still owed, so a player who comes back is given what it missed
+#: and told the result (protocol/table.md, "Coming back").
 LINGER_S = 60.0
 
 
@@ -77,7 +78,8 @@ LINGER_S = 60.0
 class Options:
     """How :func:`play_table` runs: ``auto`` plays the local seat, ``rounds`` stops after
     that many rounds, ``log_dir`` (None: the user data directory) holds the table log,
-    ``auto_delay_s`` paces the auto player, ``warn_s`` is the timer warning and
+    ``auto_delay_s`` paces the auto player (read at each decision: it may be changed
+    while the run goes on), ``warn_s`` is the timer warning and
     ``turn_timeout_s`` the turn timer (the same on every node)."""
 
     auto: Bot | None = None
@@ -96,7 +98,8 @@ class Options:
     #: The command a lost player can run to come back through this node (told to the
     #: others when a peer is lost, so they can pass it on), e.g. ``p2p8s join CODE``.
     come_back: str | None = None
-    #: Seconds to keep answering the nodes still away once the match is over here.
+    #: Seconds to keep answering the nodes still owed once the match is over here (or
+    #: the rounds asked for are played).
     linger_s: float = LINGER_S
     #: Called with ``seat -> [(host, port), …]`` whenever a peer connects, so the next run
     #: at this table (``p2p8s join CODE`` without mDNS) knows where to look.
@@ -294,6 +297,8 @@ class _Run:
     def decision_point(self) -> None:
         """Prompt the person (or arm the auto player) when the table waits for us."""
         hold = self.link.asleep or self.link.done is not None
+        # the pace as the options say now (a caller may change it while the run goes on)
+        self.pilot.auto_delay_s = self.options.auto_delay_s
         if self.pilot.point(self.table, self.now(), hold=hold,
                             rounds=self.link.rounds) is not None:
             self.frontend.turn(self.table, self.now())
@@ -429,13 +434,15 @@ class _Run:
             self.pilot.forget()
 
     def over(self) -> bool:
-        """Whether the run ends now: once the link is done — after the match is over,
-        only once every node still away came back and was told the result, or
-        :attr:`Options.linger_s` has passed."""
+        """Whether the run ends now: once the link is done — after the match is over or
+        the rounds asked for (``--rounds``) are played, only once every node
+        :attr:`~p2p8s.table.link.Link.owed` came back and was given what it lacks (told
+        the result; it said ``bye``), or :attr:`Options.linger_s` has passed. Not after
+        the player left."""
         if self.link.done is None:
             return False
         owed = self.link.owed
-        if not self.link.outcome.match_over or not owed or self.options.linger_s <= 0:
+        if not self.link.outcome.completed or not owed or self.options.linger_s <= 0:
             return True
         if self.linger_until is None:
             self.linger_until = self.now() + self.options.linger_s

@@ -9,8 +9,9 @@ void and must be rebuilt from a peer's log, who dials
 whom, which connection of a node is the live one (the newest: an older one is dropped
 at once, nothing counted from it); with :mod:`~p2p8s.table.relay` (what a lost node's
 peers relay to each other), :mod:`~p2p8s.table.freeze` (a process that did not run
-holds its output), :mod:`~p2p8s.table.stall` (a turn another node does not move, this
-table holding its moves while everyone is reached) and :mod:`~p2p8s.table.outcome` (the
+holds its output), :mod:`~p2p8s.table.linkwatch` with :mod:`~p2p8s.table.stall` (a turn
+another node does not move, this table holding its moves, a payload left unacknowledged)
+and :mod:`~p2p8s.table.outcome` (the
 ``--rounds`` cut-off, when the runner stops or the match cannot go on). Network events
 and ``now`` go in (:meth:`~Link.connected`, :meth:`~Link.received`, :meth:`~Link.lost`,
 :meth:`~Link.clock`, :meth:`~Link.handle_timer`), typed records of
@@ -29,14 +30,12 @@ from p2p8s.engine import Action
 from p2p8s.errors import IllegalAction, MalformedInput, Note, RemoteError
 from p2p8s.table import events as tev
 from p2p8s.table import linkout as lo
-from p2p8s.table.actions import LEAVE, RESYNC, encode_records
-from p2p8s.table.clock import Stall
+from p2p8s.table.actions import LEAVE, OWNKEY, RESYNC, decode_ownkey, encode_records
 from p2p8s.table.core import Outgoing, Output
 from p2p8s.table.freeze import ASLEEP_MAX_S, Awake, Waiting
 from p2p8s.table.linkout import LinkCode, TableFailed, note
-from p2p8s.table.linkstate import LinkState
+from p2p8s.table.linkwatch import LinkWatch
 from p2p8s.table.logverify import records_from_frames
-from p2p8s.table.stall import CatchUp, GiveUp
 from p2p8s.table.sync import (
     ACK,
     LOG_PART,
@@ -51,7 +50,7 @@ from p2p8s.table.sync import (
 from p2p8s.wire import Farewell, Game
 
 
-class Link(LinkState):
+class Link(LinkWatch):
     """The behaviour of this node's links (see :class:`~p2p8s.table.linkstate.LinkState`
     for the arguments)."""
 
@@ -77,6 +76,7 @@ class Link(LinkState):
             return self._take()
         self.fresh = dict(self.peers)
         self.restart_to = set(self.others) - set(self.fresh)
+        self._queue_own(self.restart_to)
         for seat in self.others:
             if seat not in self.peers:  # not reachable now
                 self.away.add(seat)
@@ -84,6 +84,20 @@ class Link(LinkState):
                 self._dial(seat)
         self._restored_events(now)
         return self._take()
+
+    def _queue_own(self, seats: set[int]) -> None:
+        """Restored: queue for each peer of ``seats`` (not reached at the restore) this
+        node's own broadcasts of the current round in the log it was rebuilt from, first
+        — sent while that peer's connection was down, they may never have reached it —
+        so the ``restarted`` sync resends them (the peer drops the copies it has)."""
+        number = self.table.round_number
+        own = [Outgoing(to=None, payload=payload) for _, payload in records_from_frames(
+            self.config, self.restored_frames, me=self.me, signer=self.me)
+               if number and round_of(payload) == number]
+        self.restored_frames = ()
+        for seat in seats:
+            for msg in own:
+                self.acks.posted[seat].post(msg)
 
     def clock(self, now: float, waited_s: float | None = None) -> list[lo.Out]:
         """The loop read its clock: ``now``, having waited ``waited_s`` since the last read
@@ -189,7 +203,13 @@ class Link(LinkState):
             self.outcome.peer_finished(seat, last_round=self.last_round.get(seat, 0))
             return self._take()
         if self.done is not None:
-            return []
+            if self.acks.posted[seat].unacked and seat not in self.gone_for_good:
+                # it lacks what this node sent (its last payloads of the rounds played):
+                # owed, so waited for and dialled, and resent what it lacks when back
+                self.away.add(seat)
+                self.expect.pop(seat, None)
+                self._dial(seat)
+            return self._take()
         if error is not None:
             self._fail(TableFailed(LinkCode.DISCONNECTED, seat=seat, name=self._name(seat),
                                    error=error))
@@ -234,47 +254,6 @@ class Link(LinkState):
             self.alone = True
             self._show(note(LinkCode.NOBODY_REACHABLE))
 
-    # --- stalled turns (R-TIMER, the others' clocks) ---------------------------------------
-
-    def _stall(self) -> Stall | None:
-        """The table's stalled-turn watch, for a node this link knows."""
-        stall = self.table.stall
-        return stall if stall is not None and stall.node in self.got else None
-
-    def _check_stall(self, now: float) -> None:
-        """The turn on now waits for another node's move past its deadline and a margin:
-        first catch up with that node (a fresh connection, so its ``sync`` resends what
-        was lost either way); if the turn still has not moved
-        :data:`~p2p8s.table.stall.STALL_RETRY_S` later, count that node as lost (its
-        seats are taken over; with two people the game waits)."""
-        if self.stopped:
-            return
-        match self.watch.check(self._stall(), now):
-            case CatchUp(seat=seat, node=node):
-                self.counts["stalled"] = self.counts.get("stalled", 0) + 1
-                self._show(note(LinkCode.TURN_STALLED, seat=seat, node=node))
-                self._reconnect(node)
-            case GiveUp(node=node):
-                self.counts["stall_lost"] = self.counts.get("stall_lost", 0) + 1
-                for conn in (self.peers.pop(node, None), self.pending.pop(node, None)):
-                    if conn is not None:
-                        self._emit(lo.Drop(seat=node, conn=conn))
-                self._emit(lo.PeerGone(seat=node, why=note(LinkCode.GONE_STALLED)))
-                self.away.discard(node)  # counted as lost now (as if its connection ended)
-                self._lose_peer(node, now)
-
-    def _reconnect(self, node: int) -> None:
-        """Close the connection in use to ``node``'s node as if replaced (no
-        ``peer_lost``) and count it as missing: the higher seat dials, and the ``sync``
-        on the new connection resends what either side lacks."""
-        conn = self.peers.pop(node, None)
-        if conn is not None:
-            self._emit(lo.Drop(seat=node, conn=conn))
-        self.expect.pop(node, None)
-        self.acks.forget(node)
-        self.away.add(node)  # dialled (the higher seat), not lost: no takeover yet
-        self._dial(node)
-
     # --- acknowledgements (protocol/table.md, "Acks") --------------------------------------
 
     def _on_ack(self, conn: int, seat: int, ack: Ack) -> None:
@@ -283,37 +262,6 @@ class Link(LinkState):
         change nothing (counted)."""
         kind = self.acks.take(seat, ack.received) if self.peers.get(seat) == conn else "stale"
         self.counts[f"ack_{kind}"] = self.counts.get(f"ack_{kind}", 0) + 1
-
-    def _check_unacked(self, now: float) -> None:
-        """A payload for a peer in use not acknowledged for
-        :data:`~p2p8s.table.acks.UNACKED_MAX_S` did not get through (a socket that
-        swallows what is written to it, a connection the peer no longer counts): make
-        the connection anew (:meth:`_reconnect`), whose ``sync`` resends it."""
-        if not self.stopped and not self.freeze.asleep:
-            for seat in self.acks.stuck(self._live(), now):
-                self.counts["unacked"] = self.counts.get("unacked", 0) + 1
-                self._reconnect(seat)
-
-    def _check_held(self, now: float) -> None:
-        """This node's table holds its moves (it does not know whether its seat was taken
-        over) while every other node is reached and synced: after
-        :data:`~p2p8s.table.stall.HELD_MAX_S` it rebuilds from their log, which says what
-        happened (protocol/table.md, "Held")."""
-        reached = [s for s in self.others
-                   if s not in self.gone_for_good and s not in self.outcome.finished]
-        holding = (not self.stopped and self.done is None and not self.freeze.asleep
-                   and self.table.holding and bool(reached)
-                   and all(s in self.peers and s not in self.away and s not in self.pending
-                           and s not in self.expect for s in reached))
-        synced = [s for s in reached if s in self.peers and s not in self.away
-                  and s not in self.pending and s not in self.expect]
-        stuck = (not self.stopped and self.done is None and not self.freeze.asleep
-                 and bool(synced) and self.table.held_for_good)
-        if self.watch.held(holding, now) or stuck:
-            # (a recovery of its key that can never finish: no use waiting for everyone)
-            self.counts["held"] = self.counts.get("held", 0) + 1
-            seat = min(synced)
-            self._rebuild(seat, self.peers[seat], note(LinkCode.REBUILD_HELD, seat=seat))
 
     def act(self, action: Action, now: float) -> list[lo.Out]:
         """The local player's (or the auto player's) ``action``; one the table refuses
@@ -361,6 +309,7 @@ class Link(LinkState):
             self.freeze.held.extend(messages)
             messages = ()
         for msg in filter(self.outcome.sendable, messages):
+            self._relay_before_key(msg)
             self._emit(lo.Post(to=msg.to, payload=msg.payload))
             for seat in self.others:
                 if msg.to is None or msg.to == seat:
@@ -432,6 +381,18 @@ class Link(LinkState):
                     and other not in self.away):
                 self._emit(lo.Send(conn=conn, to=other, payload=payload))
 
+    def _relay_before_key(self, msg: Outgoing) -> None:
+        """Before this table relays another node's round keys (an ``ownkey`` it took in),
+        that node's last broadcasts go to the peers first: one that missed them (its
+        connection to that node was down) takes them in before the takeover, so its
+        proxy does not play again a turn that node played (protocol/table.md, "Coming
+        back" → "Restart with the table secret")."""
+        if msg.to is not None or msg.payload[:1] != bytes([OWNKEY]):
+            return
+        node = decode_ownkey(msg.payload[1:])[1]  # this table's own output: valid
+        if node != self.me and node in self.got:
+            self._relay(node)
+
     def _take_relayed(self, seat: int, now: float) -> None:
         """Take in the relayed frames of ``seat``'s node (lost) this node never got, in
         order, as if they had come from it."""
@@ -489,9 +450,9 @@ class Link(LinkState):
         raises RemoteError for a peer's invalid data (MalformedInput, never expected here,
         ends the table the same way rather than the runner)."""
         if kind == RELAY:
-            lost = self.relays.keep(seat, body)
-            if lost in self.away:  # else they may still come straight from it
-                self._take_relayed(lost, now)
+            # taken in at once, that node lost or not: a frame of it this node never
+            # logged may be one its connection lost (resent later: then a copy, dropped)
+            self._take_relayed(self.relays.keep(seat, body), now)
         elif kind == SYNC:
             self._on_sync(conn, seat, Sync.parse(body), now)
         elif kind == ACK:
@@ -548,9 +509,24 @@ class Link(LinkState):
             self.pending.pop(seat, None)
             self.told_taken.pop(seat, None)
             self.expect.pop(seat, None)
-            self.acks.reset(seat)
+            both = seat in self.restart_to
+            if both:
+                # restored too, and told so by this node's ``sync``: both restarted, each
+                # sends the other its log, so the log coming is the answer to this
+                # node's ``restarted``, not a match over. A table takes a log in only
+                # until its next round begins: what this node posted for it since its
+                # restore (its moves of this round, maybe) is resent as well, counted
+                # from 0 (copies of what the log gave are dropped)
+                self.restart_to.discard(seat)
+                self.await_log.add(seat)
+                self.acks.restart(seat)
+            else:
+                self.acks.reset(seat)
             self.got[seat] = 0
             self._emit(lo.SendLog(conn=conn, seat=seat))
+            if both:
+                for msg in self.acks.posted[seat].since(0):
+                    self._emit(lo.Resend(conn=conn, to=msg.to, payload=msg.payload))
             self._use(seat, conn)
             joined = self.conns[conn].joined  # a new process: a new port
             self._back(seat, LinkCode.BACK_RESTARTED if joined else LinkCode.BACK_RESYNCED,
@@ -614,13 +590,6 @@ class Link(LinkState):
         taken = any(self.config.node_of(d) == seat for d in self.table.taken_over)
         if self.watch.may_return(seat, now, taken=taken):
             self._process(self.table.peer_back(seat, now))
-
-    def _dial(self, seat: int) -> None:
-        """Dial ``seat``'s node again if this node is the one to: the higher seat dials
-        the lower (a restarted node dials everyone); not once it left for good."""
-        if ((self.done is None or seat in self.owed) and seat not in self.gone_for_good
-                and seat not in self.outcome.finished and (seat < self.me or self.restored)):
-            self._emit(lo.Dial(seat=seat))
 
     # --- frozen --------------------------------------------------------------------------
 

@@ -35,6 +35,7 @@ class LinkCode(Code):
     REBUILD_ASLEEP = "rebuild-asleep"  #: [seat] that node took the seat over meanwhile
     REBUILD_HELD = "rebuild-held"  #: [seat] its table held its moves while all were reached
     REBUILD_OVER = "rebuild-over"  #: [seat] the match ended meanwhile: its log has the result
+    REBUILD_GAP = "rebuild-gap"  #: [seat, node] a message of node never came here: stalled
     GOT_LOG = "got-log"  #: [seat, frames] the table was rebuilt from that node's log
     LOG_GOES_ON = "log-goes-on"  #: [path] the new table log file
     REJOINED = "rejoined"  #: [seat, taken, rounds, resumed] back at the table from the log

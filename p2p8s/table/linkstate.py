@@ -56,6 +56,8 @@ class LinkState:
         self.left = False
         self._out: list[lo.Out] = []
         self.relays = Relays(self.config, self.others, seen)
+        #: a restored node: the frames it was rebuilt from (until :meth:`Link.start`)
+        self.restored_frames: Sequence[bytes] = tuple(seen) if restored else ()
         #: per peer seat: the game payloads posted for it, the unacknowledged ones kept
         #: (``posted``, :mod:`p2p8s.table.acks`), and the count of game payloads received
         #: from it (``got``; the ``sync`` numbers)
@@ -124,10 +126,13 @@ class LinkState:
     @property
     def owed(self) -> list[int]:
         """After the end of the match here (or the rounds asked for): the other people's
-        seats whose node is away, or came back and is being given what it missed, and has
-        not left nor finished (said ``bye`` after catching up)."""
+        seats whose node came back and is being given what it missed, or is away with a
+        payload of this node it has not acknowledged — not those that left or finished
+        (said ``bye`` after catching up). A node away that acknowledged everything has
+        what this one sent it: not waited for (each node waits for its own payloads)."""
         return sorted(s for s in self.away | set(self.pending) | self.telling
-                      if s not in self.gone_for_good and s not in self.outcome.finished)
+                      if s not in self.gone_for_good and s not in self.outcome.finished
+                      and (s in self.telling or bool(self.acks.posted[s].unacked)))
 
     @property
     def posted(self) -> dict[int, SendQueue]:

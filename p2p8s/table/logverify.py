@@ -446,7 +446,7 @@ def _report(config: TableConfig, count: int, events: Sequence[tev.Event], table:
 
 
 def records_from_frames(config: TableConfig, frames: Sequence[bytes], *,
-                        me: int) -> list[tuple[int, bytes]]:
+                        me: int, signer: int | None = None) -> list[tuple[int, bytes]]:
     """The ``(sender seat, payload)`` records of a node's saved signed frames, for
     :meth:`~p2p8s.table.Table.restore` of seat ``me``: every frame's Ed25519 signature
     is checked and its signer must hold the seat it claims, so the records carry each
@@ -456,11 +456,15 @@ def records_from_frames(config: TableConfig, frames: Sequence[bytes], *,
     The frames come from a peer (its log): raises :class:`~p2p8s.errors.RemoteError`
     (``seat`` None: the caller names the sender) for a frame that does not verify
     (``LogCode.FRAME_BAD``, ``claimed``: the seat it claims) or whose key does not hold
-    its seat (``LogCode.FRAME_KEY``).
+    its seat (``LogCode.FRAME_KEY``). With ``signer``: only the frames that claim that
+    seat's key (the others are not checked).
     """
     records: list[tuple[int, bytes]] = []
+    only = config.seats[signer].key if signer is not None else None
     for i, frame in enumerate(frames):
         body = _body(frame)
+        if only is not None and _claimed_key(body) != only:
+            continue
         try:
             received = wire.decode_body(body)
         except RemoteError as e:

@@ -8,7 +8,9 @@ and if the same turn has not moved :data:`STALL_RETRY_S` later it gives up on it
 (:class:`GiveUp`: the node counts as lost; it is counted back only once its seats are
 taken over, or after :data:`STALL_HOLD_OFF_S`). It also times this node's own table
 holding its moves while every other node is reached (:meth:`Watch.held`): after
-:data:`HELD_MAX_S` the link rebuilds from the others' log.
+:data:`HELD_MAX_S` the link rebuilds from the others' log; and holding at all
+(:meth:`Watch.stuck`): after :data:`HELD_STUCK_S` it rebuilds from the log of any peer
+reached and synced.
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ STALL_HOLD_OFF_S = 30.0
 #: while every other node is reached, before it rebuilds from their log (it cannot know
 #: otherwise whether its seat was taken over: the moves are applied here only).
 HELD_MAX_S = 10.0
+#: Seconds this node's table may hold its moves at all (whoever is reached) before it
+#: rebuilds from the log of a peer reached and synced, though not every node is: one
+#: node out of reach for good, or the others' stalled-turn watch making its connection
+#: anew again and again, must not keep it holding for ever.
+HELD_STUCK_S = 30.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -55,6 +62,8 @@ class Watch:
     hold_off: dict[int, float] = field(default_factory=dict)  #: node -> counted back after
     back_due: set[int] = field(default_factory=set)  #: synced again during its hold-off
     held_since: float | None = None  #: this table holds while every node is reached
+    holds_since: float | None = None  #: this table holds (whoever is reached)
+    stuck_due: bool = False  #: held for HELD_STUCK_S: rebuild at the next input able to
 
     def timer(self, stall: Stall | None) -> float | None:
         """When to look again: the stall (or the end of the wait after a catch-up), the
@@ -62,6 +71,8 @@ class Watch:
         times = [t for s, t in self.hold_off.items() if s in self.back_due]
         if self.held_since is not None:
             times.append(self.held_since + HELD_MAX_S)
+        if self.holds_since is not None and not self.stuck_due:
+            times.append(self.holds_since + HELD_STUCK_S)
         if stall is not None:
             asked = self.asked.get(stall.node)
             times.append(asked[1] if asked is not None and asked[0] == stall.turn
@@ -110,6 +121,25 @@ class Watch:
         due = [s for s in ended if s in self.back_due]
         self.back_due.difference_update(due)
         return due
+
+    def stuck(self, holds: bool, now: float) -> bool:
+        """This table holds its moves (``holds``, whoever is reached); True once it has
+        for :data:`HELD_STUCK_S` (rebuild now if most nodes are reached and synced; else
+        at the next input that finds them so: the time is then out of :meth:`timer`).
+
+        >>> w = Watch()
+        >>> w.stuck(True, 5.0), w.stuck(True, 34.0), w.stuck(True, 35.0), w.timer(None)
+        (False, False, True, None)
+        >>> w.stuck(False, 36.0), w.stuck(True, 40.0), w.timer(None)
+        (False, False, 70.0)
+        """
+        if not holds:
+            self.holds_since, self.stuck_due = None, False
+            return False
+        if self.holds_since is None:
+            self.holds_since = now
+        self.stuck_due = now >= self.holds_since + HELD_STUCK_S
+        return self.stuck_due
 
     def held(self, holding: bool, now: float) -> bool:
         """This table holds its moves (``holding``: while every other node is reached);

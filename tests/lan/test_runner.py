@@ -122,9 +122,9 @@ async def _until(predicate: Any, timeout_s: float = 20.0) -> None:
 async def test_a_crashed_node_is_taken_over_and_the_others_finish(tmp_path: Path,
                                                                   gone: int, over: bool) -> None:
     """A joiner (or the host, with its computer seat) crashes mid-round: the others take
-    its seats over through the escrow and finish the round; every log audits ok. Where
-    that round ends the match, they first wait ``linger_s`` for the crashed node to come
-    back and be told the result (once 1 deal in 6 ended the match: 60 s, past the wait)."""
+    its seats over through the escrow and finish the round; every log audits ok. Whether
+    that round ends the match or is the last one asked for (``rounds=1``), they first
+    wait ``linger_s`` for the crashed node to come back and be given what it missed."""
     fronts = [Recorder() for _ in range(4)]
     rules = Ruleset().with_changes(target=1 if over else 10_000)
     async with dealt_table(3, size=4, rules=rules) as (nodes, meshes, _views):
@@ -148,7 +148,9 @@ async def test_a_crashed_node_is_taken_over_and_the_others_finish(tmp_path: Path
         assert taken == ({0, 3} if gone == 0 else {gone}), fronts[i].events
         assert fronts[i].of(tev.RoundOver)[0].audit_ok
         told = [n.params for n in fronts[i].of(Note) if n.code is LinkCode.TELLING_RESULT]
-        assert told == ([{"seats": [gone], "seconds": 1.0}] if over else [])
+        # after the rounds asked for as after the end of the match (a node away when
+        # the others finish the last round asked must not be left waiting for good)
+        assert told == [{"seats": [gone], "seconds": 1.0}]
     logs = [read_log(next((tmp_path / str(i)).glob("*.p2p8slog"))) for i in live]
     assert logs[0].marks[0]["transcript"] == logs[1].marks[0]["transcript"]
     for log in logs:

@@ -274,19 +274,25 @@ class LinkNet:
         """Carry out ``seat``'s :class:`Rebuild` as the runner does: its table restored from
         a peer's log (the one that said so), a new link on the same connections, which
         asks the others for their logs too (``sync`` with ``restarted``)."""
-        node = self.nodes[seat]
-        rebuild = node.link.rebuild
+        rebuild = self.nodes[seat].link.rebuild
         assert rebuild is not None
-        frames = list(self.nodes[rebuild.seat].frames)
+        self.restore(seat, rebuild.seat, rebuild.peers)
+
+    def restore(self, seat: int, source: int, peers: dict[int, int]) -> None:
+        """``seat``'s table restored from ``source``'s log (its frames now), a new link on
+        the connections ``peers`` (seat -> conn), which asks them for their logs
+        (``sync`` with ``restarted``): a :class:`Rebuild`, or a restart reaching those."""
+        node = self.nodes[seat]
+        frames = list(self.nodes[source].frames)
         records = records_from_frames(self.config, frames, me=seat)
         table = Table.restore(self.config, me=seat, records=records,
                               rand=seeded(b"rebuilt" + bytes([seat])), now=self.now,
                               sign=self.keys[seat].sign, key_secret=self.secrets.get(seat))
-        node.table, node.frames, node.peers = table, frames, dict(rebuild.peers)
-        node.link = Link(table, peers={s: Conn(id=c) for s, c in rebuild.peers.items()},
+        node.table, node.frames, node.peers = table, frames, dict(peers)
+        node.link = Link(table, peers={s: Conn(id=c) for s, c in peers.items()},
                          restored=True, seen=frames, answers={
-                             s: LogAnswer() for s in rebuild.peers if s != rebuild.seat})
-        for other, conn in rebuild.peers.items():
+                             s: LogAnswer() for s in peers if s != source})
+        for other, conn in peers.items():
             game = wire.Game(to=other, payload=Sync(received=0, posted=0,
                                                     restarted=True).payload())
             self._put(seat, conn, game, self._frame(node, game, chained=False))

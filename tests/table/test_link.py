@@ -21,11 +21,13 @@ from p2p8s.bots.registry import get_bot
 from p2p8s.cli import words
 from p2p8s.cli.words import PLAIN, Speaker
 from p2p8s.cli.words.runner import presence_line, reason
+from p2p8s.crypto import messages
 from p2p8s.errors import Note, RemoteError
 from p2p8s.net.errors import NetCode
 from p2p8s.rules import Ruleset
 from p2p8s.table import events as tev
 from p2p8s.table import freeze, link, linkout, outcome, pilot, relay, roster, stall, sync
+from p2p8s.table.actions import CRYPTO
 from p2p8s.table.errors import TableCode
 from p2p8s.table.freeze import ASLEEP_MAX_S, SETTLE_S, Freeze
 from p2p8s.table.linkout import (
@@ -376,6 +378,47 @@ def test_a_crashed_node_is_owed_the_result_or_the_rounds_asked_for(over: bool) -
         assert node.link.outcome.match_over is over
         assert node.link.owed == [2]  # away, not left: it may come back for the result
     assert len(net.transcripts()) == 1
+
+
+@pytest.mark.parametrize("over", [True, False])
+def test_a_node_cut_off_after_the_end_with_a_payload_unacknowledged_is_owed_it(
+        over: bool) -> None:
+    """Seat 0's last payload of the round (its key reveal) does not reach seat 2, and
+    their connection ends once seat 0 finished the match (or the rounds asked for):
+    seat 2 lacks it, so seat 0 counts it :attr:`~p2p8s.table.link.Link.owed`, dials it
+    and resends it on the new connection — seat 2 finishes too, with the same
+    transcript. A connection lost after the end used to be ignored: nothing owed, the
+    runner left and seat 2 never got the payload (soak seed 5: the audit of its log
+    failed for the missing message). Seat 1, acknowledged, owes nothing."""
+    net = LinkNet(3, target=1 if over else 10_000, rounds={0: 1, 1: 1, 2: 1})
+
+    def no_reveal(seat: int, to: int, game: wire.Game) -> bool:
+        p = game.payload
+        return not (seat == 0 and to == 2 and p[:1] == bytes([CRYPTO])
+                    and isinstance(messages.decode(p[1:]), messages.KeyReveal))
+
+    net.tamper = no_reveal
+    net.start()
+    net.run(lambda: all(net.nodes[s].link.done is not None for s in (0, 1)), 50_000)
+    assert net.nodes[2].link.done is None
+    assert net.nodes[0].link.owed == [] and net.nodes[1].link.owed == []
+    net.tamper = None
+    net.reset(0, 2)
+    assert net.nodes[0].link.owed == [2] and net.nodes[1].link.owed == []
+    assert Dial(seat=2) in net.nodes[0].outs or Dial(seat=0) in net.nodes[2].outs
+    net.connect(2, 0)
+    net.run(lambda: net.nodes[2].link.done is not None or net.nodes[2].link.rebuild
+            is not None, 50_000)
+    assert net.nodes[0].link.owed == [2]  # back: owed until its bye
+    if over:  # the match is over there: it is given the log and rebuilds from it
+        net.rebuild(2)
+        net.run(lambda: net.nodes[2].link.done is not None, 50_000)
+    else:  # resent: seat 0's payload was in its queue, unacknowledged
+        assert net.nodes[2].link.rebuild is None
+    assert net.nodes[2].link.rounds == 1 and len(net.transcripts()) == 1
+    node = net.nodes[0]
+    net.run_out(0, node.link.lost(2, node.peers[2], Note(Farewell.DONE), net.now))
+    assert node.link.owed == []
 
 
 @pytest.mark.parametrize("over", [True, False])

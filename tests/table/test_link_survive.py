@@ -35,7 +35,7 @@ from p2p8s.table.linkout import (
     note,
 )
 from p2p8s.table.logverify import records_from_frames
-from p2p8s.table.stall import STALL_RETRY_S
+from p2p8s.table.stall import HELD_STUCK_S, STALL_RETRY_S, Watch
 from p2p8s.table.sync import SYNC, Sync
 from p2p8s.wire import Farewell, Game
 
@@ -367,15 +367,10 @@ def test_a_rejoined_node_whose_last_peer_quits_on_its_turn_ends_the_match_and_sa
         "Ann (seat 0) left the table; the match cannot go on without them")
 
 
-def test_a_node_whose_takeover_can_never_finish_rebuilds_at_once() -> None:
-    """On its turn (a lost seat is served, not taken over, until it must act), seat 3
-    drops from seats 0 and 1, who begin the recovery of its key; seat 2 (still
-    connected to it) rebuilds from seat 0's log before publishing its share, which is
-    lost with its round secrets: the recovery can never finish. Back and reaching seats
-    0 and 1 (not 2), seat 3 sees it begun: it rebuilds from seat 0's log at once (its key then
-    goes to the others through ``ownkey``), not only once every node is reached for
-    ``HELD_MAX_S`` — a Wi-Fi soak froze for 90 s so."""
-    net = LinkNet(4, turn_timeout_s=600.0, secrets={3: bytes(range(32))})
+def _cut_on_its_turn(turn_timeout_s: float) -> tuple[LinkNet, Node]:
+    """A settled 4-node table (seat 3's node has its table secret) where seat 3, played
+    by hand, drops from seats 0 and 1 on its turn: the net and seat 3's node."""
+    net = LinkNet(4, turn_timeout_s=turn_timeout_s, secrets={3: bytes(range(32))})
     net.start_settled()
     node = net.nodes[3]
     node.auto = False
@@ -385,6 +380,18 @@ def test_a_node_whose_takeover_can_never_finish_rebuilds_at_once() -> None:
     assert node.table.my_turn
     net.reset(3, 0)
     net.reset(3, 1)
+    return net, node
+
+
+def test_a_node_whose_takeover_can_never_finish_rebuilds_at_once() -> None:
+    """On its turn (a lost seat is served, not taken over, until it must act), seat 3
+    drops from seats 0 and 1, who begin the recovery of its key; seat 2 (still
+    connected to it) rebuilds from seat 0's log before publishing its share, which is
+    lost with its round secrets: the recovery can never finish. Back and reaching seats
+    0 and 1 (not 2), seat 3 sees it begun: it rebuilds from seat 0's log at once (its key then
+    goes to the others through ``ownkey``), not only once every node is reached for
+    ``HELD_MAX_S`` — a Wi-Fi soak froze for 90 s so."""
+    net, node = _cut_on_its_turn(600.0)
     net.tamper = lambda sender, to, game: to != 2  # seat 2 sees no share yet
     net.run(lambda: net.nodes[0].table._sessions.primary.recovering(3), 20_000)
     net.tamper = None
@@ -409,3 +416,83 @@ def test_a_node_whose_takeover_can_never_finish_rebuilds_at_once() -> None:
     net.run(lambda: all(n.link.rounds >= 1 for n in net.nodes.values()), 20_000)
     assert len(net.transcripts()) == 1
     assert all(n.link.failure is None for n in net.nodes.values())
+
+
+def test_a_node_holding_with_one_node_out_of_reach_rebuilds_after_held_stuck_s() -> None:
+    """Seat 3 drops from seats 0 and 1 on its turn; they begin the recovery of its key.
+    Back with 0 and 1 but never reaching seat 2 again, seat 3 holds its moves (its seat
+    may be taken over) with no end: HELD_MAX_S needs every node reached. After
+    ``HELD_STUCK_S`` of holding, most nodes reached and synced, it rebuilds from the
+    lowest of them (once it waited with no timer at all) and holds no more."""
+    net, node = _cut_on_its_turn(60.0)
+    net.run(lambda: net.nodes[0].table._sessions.primary.recovering(3), 20_000)
+    net.reset(3, 2)
+    net.tamper = lambda sender, to, game: {sender, to} != {2, 3}  # out of reach
+    net.connect(0, 3)
+    net.connect(1, 3)
+    net.run(lambda: node.table.holding, 20_000)
+    since = net.now
+    net.run(lambda: node.link.rebuild is not None, 20_000)
+    assert node.link.rebuild == Rebuild(seat=0, why=note(LinkCode.REBUILD_HELD, seat=0),
+                                        peers=node.link.rebuild.peers)  # type: ignore[union-attr]
+    assert since + HELD_STUCK_S <= net.now < since + HELD_STUCK_S + 1.0
+    assert node.link.away == {2} and node.table.holding
+    net.rebuild(3)
+    net.tamper = None
+    net.connect(3, 2)
+    net.run(lambda: not net.nodes[3].table.holding, 20_000)
+    assert all(n.link.failure is None and n.table.failed is None for n in net.nodes.values())
+
+
+def test_the_held_stuck_watch_counts_the_holding_time_in_all() -> None:
+    """Watch.stuck: True from HELD_STUCK_S of holding on; not holding starts it anew;
+    its time is in the timer until it is due."""
+    watch = Watch()
+    assert not watch.stuck(True, 5.0) and watch.timer(None) == 5.0 + HELD_STUCK_S
+    assert not watch.stuck(True, 4.9 + HELD_STUCK_S)
+    assert watch.stuck(True, 5.0 + HELD_STUCK_S) and watch.timer(None) is None
+    assert not watch.stuck(False, 6.0 + HELD_STUCK_S) and watch.timer(None) is None
+    assert not watch.stuck(True, 100.0) and watch.timer(None) == 100.0 + HELD_STUCK_S
+
+
+def test_a_turn_stalled_on_a_message_lost_for_good_here_rebuilds_from_a_log() -> None:
+    """Seat 3's move never reaches seat 0, and no resend can bring it (both counts say
+    it arrived: a gap no ``sync`` fills; a Wi-Fi soak's node stayed on another's turn
+    for minutes so, reconnecting to it every 30 s, while the others played on). The
+    catch-up does not help; instead of giving up on seat 3 — whose move the others
+    have — seat 0, holding later messages that wait for the lost one, rebuilds from
+    the lowest synced peer's log and the round ends alike everywhere."""
+    net = LinkNet(4, turn_timeout_s=20.0)
+    net.start()
+    net.run(lambda: net.nodes[3].table.my_turn and net.applied(3) >= 2, 5_000)
+    while net.deliver():
+        pass
+    lost: list[bytes] = []
+
+    def tamper(sender: int, to: int, game: Game) -> bool:
+        if sender == 3 and to == 0 and game.payload[:1] == bytes([CRYPTO]) and not lost:
+            lost.append(game.payload)
+            return False
+        return True
+
+    net.tamper = tamper
+    node = net.nodes[3]
+    net.run_out(3, node.link.act(node.table.legal_actions()[0], net.now))
+    net.tamper = None
+    assert lost
+    net.nodes[0].link.got[3] += 1  # counted (and acknowledged) as if it had come
+    zero = net.nodes[0]
+    net.run(lambda: zero.link.rebuild is not None, 20_000)
+    assert zero.link.counts.get("stalled") == 1 and not zero.link.counts.get("stall_lost")
+    lack = zero.table.missing()
+    assert lack is not None and lack.seat == 3
+    assert zero.link.rebuild == Rebuild(seat=1, why=note(LinkCode.REBUILD_GAP, seat=1, node=3),
+                                        peers=zero.link.rebuild.peers)  # type: ignore[union-attr]
+    assert Speaker(names=net.config.names, me=0).say(LinkCode.REBUILD_GAP, seat=1, node=3) == (
+        "A message from Dag never reached this computer, and the turn waits for it: "
+        "rebuilding the table from Bea's signed log.")
+    net.rebuild(0)
+    net.heals = True
+    _all_rounds(net)
+    assert len(net.transcripts()) == 1
+    assert all(n.link.failure is None and n.table.failed is None for n in net.nodes.values())
