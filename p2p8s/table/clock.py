@@ -131,6 +131,9 @@ class TurnClock:
             return None
         base = max(self.deadline if self.deadline is not None else self.turn_at,
                    self.moved_at)
+        back = seats.back_at.get(node)
+        if back is not None:  # back (restarted) during the turn: the full timer from then
+            base = max(base, back + ctx.config.turn_timeout_s)
         return Stall(seat=seat, node=node, turn=(ctx.number, self.moves),
                      at=base + STALL_MARGIN_S)
 

@@ -505,6 +505,21 @@ class Table:
                 self._guarded(lambda: seats.lost(seat))
         return self._flush()
 
+    def peer_restarted(self, seat: int, now: float) -> Output:
+        """``seat``'s node restarted and is back (its ``restarted`` sync reached the
+        runner), whether or not this node had counted it gone: a turn it must send gets
+        the full turn timer from ``now`` on this node's clock too (R-TIMER: from the
+        later of the turn start and its return), as the restarted node gives its person
+        a fresh timer — so the others' clocks do not count a turn stalled, and take the
+        seat over (its hand opened), while its person is still within their time
+        (protocol/table.md, "Timer"). Then as :meth:`peer_back`. Raises MalformedInput
+        for a seat that has no other node."""
+        ctx, seats = self._ctx, self._seats
+        ctx.now = max(ctx.now, now)
+        seats.check_peer(seat)
+        seats.back_at[seat] = max(seats.back_at.get(seat, now), now)
+        return self.peer_back(seat, now)
+
     def peer_back(self, seat: int, now: float) -> Output:
         """``seat``'s node is reachable again (same identity key). A paused game goes on;
         a seat that was taken over is played by its person again from its next turn

@@ -67,3 +67,24 @@ def test_typing_anything_ends_the_short_away_grace() -> None:
     assert tev.TurnStarted(turn, 21.0) in back.events
     assert node.deadline == 21.0 and node.get_timer() == 21.0
     assert node.present(12.0).events == []  # once is enough
+
+
+def test_a_node_restarted_during_its_turn_gets_the_full_timer_on_the_others_clocks() -> None:
+    """R-TIMER, the others' part: a node that restarted (and resumed its seat) during its
+    own turn gives its person a fresh timer; the others count the turn stalled only
+    ``STALL_MARGIN_S`` after the full timer from its return, not from the turn start —
+    else they would take a live seat over (its hand opened) while its person still has
+    time (a restart 20 s into a 30 s turn)."""
+    net = TableNet(make_config(3, turn_timeout_s=30.0), seed=b"restart-turn", idle=(0, 1, 2))
+    net.start()
+    quiet(net)
+    turn = on_turn(net)
+    other = net.nodes[(turn + 1) % 3]
+    start = other.stall.at - 30.0 - STALL_MARGIN_S if other.stall is not None else None
+    assert start is not None
+    other.handle_timer(start + 20.0)
+    out = other.peer_restarted(turn, start + 26.5)
+    assert out.messages == [] and net.faults() == {}
+    assert other.stall is not None and other.stall.node == turn
+    assert other.stall.at == start + 26.5 + 30.0 + STALL_MARGIN_S
+    assert other.get_timer() == other.stall.at
