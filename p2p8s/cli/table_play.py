@@ -40,7 +40,7 @@ from p2p8s.net.discovery import (
 from p2p8s.net.lobby import GameRunner, Mesh
 from p2p8s.net.node import Reason
 from p2p8s.net.redial import Finder
-from p2p8s.net.runner import EOF_MARK, Options, play_table
+from p2p8s.net.runner import EOF_MARK, LINGER_S, Options, play_table
 from p2p8s.rules import Ruleset
 from p2p8s.store.lastseen import save_where
 from p2p8s.wire import VERSION, Roster, SeatEntry
@@ -208,7 +208,7 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
     without a player who left, or the table fails.
     """
     from p2p8s.cli.table_view import TableScreen
-    from p2p8s.cli.terminal import Terminal
+    from p2p8s.cli.terminal import Terminal, linger_for
     from p2p8s.solo import get_bot
 
     bot = get_bot(auto or AUTO_DEFAULT) if auto is not None else None
@@ -218,6 +218,7 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
         loop = asyncio.get_running_loop()
         screen = TableScreen(term, me=mesh.seat, grace_s=GONE_GRACE_S, clock=loop.time)
         options = Options(auto=bot, rounds=rounds, auto_delay_s=term.pace_s if bot else 0.0,
+                          linger_s=linger_for(LINGER_S),
                           remember=functools.partial(
                               save_where, mesh.node.table if code is None else where_key(code)))
         if code is not None:  # how a lost player comes back: through this node, at the

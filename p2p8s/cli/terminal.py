@@ -6,6 +6,7 @@ screen reader and with piped input. Colour follows https://no-color.org: off whe
 ``TERM=dumb``. Suit glyphs (and dashes, arrows) are replaced by ASCII with ``--ascii`` or when
 the output encoding cannot write them. Computer moves are paced (``P2P8S_PACE_S`` seconds, default
 0.6) only when stdout is a terminal; ``P2P8S_PACE_S`` also forces pacing elsewhere.
+``P2P8S_LINGER_S`` sets how long a finished table waits for a player owed the result.
 
 When stdout is a terminal, lines longer than its width are wrapped at word boundaries
 (:func:`~p2p8s.cli.lines.wrap_line`); piped output is never wrapped, so transcripts do
@@ -69,6 +70,18 @@ def pace_for(out: TextIO) -> float:
         except ValueError:
             pass
     return DEFAULT_PACE_S if _isatty(out) else 0.0
+
+
+def linger_for(default_s: float) -> float:
+    """Seconds a finished table waits for a player still owed the result
+    (``P2P8S_LINGER_S``, for tests and demos; else ``default_s``)."""
+    env = os.environ.get("P2P8S_LINGER_S")
+    if env:
+        try:
+            return max(0.0, float(env))
+        except ValueError:
+            pass
+    return default_s
 
 
 class Terminal:

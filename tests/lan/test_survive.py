@@ -41,8 +41,10 @@ def _last_mark(path: Path) -> tuple[str, list[int]]:
 
 
 @pytest.mark.parametrize("victim", [2, 0])
-def test_a_killed_node_is_taken_over_and_the_others_finish(procs: list[Proc], tmp_path: Path,
-                                                           victim: int) -> None:
+def test_a_killed_node_is_taken_over_and_the_others_finish(
+        procs: list[Proc], tmp_path: Path, victim: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the killed node never comes back: the others wait 2 s (not 60) to tell it the result
+    monkeypatch.setenv("P2P8S_LINGER_S", "2")
     table = open_table(procs, tmp_path, people=3, seats=4 if victim == 0 else 3, rounds=2,
                        host_extra=("--no-mdns", "--target", "200"))
     dead = table.procs[victim]
@@ -56,6 +58,7 @@ def test_a_killed_node_is_taken_over_and_the_others_finish(procs: list[Proc], tm
                          re.M), proc.output
         assert f"{name}'s seat is taken over" in proc.output, proc.output
         assert proc.output.count("audit: every card checked ✓") == 2
+        assert f"Waiting up to 2 s for {name} to come back" in proc.output, proc.output
     marks = [_last_mark(log_files(table.homes[i])[0]) for i in range(3) if i != victim]
     assert marks[0] == marks[1]
     for home in table.homes:  # the dead node's log too (it stops inside a round)
