@@ -15,9 +15,7 @@ from pathlib import Path
 import pytest
 from net.procs import Proc
 
-from p2p8s.store.tablelog import read_log
-
-from .lan import finish, join_args, log_files, open_table
+from .lan import audited_totals, finish, join_args, open_table
 
 pytestmark = pytest.mark.wall_clock
 
@@ -45,12 +43,5 @@ def test_two_joiners_restarted_in_turn_on_new_ports_find_each_other(
     # the last restarted node and the first met again directly
     assert re.search(r"^Bob \(seat 1\) is back ", table.procs[2].output[mark:], re.M), \
         table.procs[2].output[mark:]
-    totals = []
-    for home in table.homes:
-        for path in log_files(home):
-            totals.append([m["totals"] for m in read_log(path).marks if "round_over" in m][-1])
-            audit = Proc(["audit", str(path)], home=tmp_path / "auditor")
-            procs.append(audit)
-            assert audit.wait(60) == 0, audit.output
-            assert "verdict: ok" in audit.output, audit.output
+    totals = audited_totals(table, procs, tmp_path / "auditor")
     assert len(totals) == 3 and totals[0] == totals[1] == totals[2], totals
