@@ -5,7 +5,9 @@ The :class:`~p2p8s.table.link.Link` decides *whether* this node dials a lost sea
 higher seat dials the lower; a restarted node dials everyone); a :class:`Redial` does
 it, in the background, with backoff (:data:`REDIAL_FIRST_S` doubling to
 :data:`REDIAL_MAX_S`, ±25 % jitter): first the addresses known (the roster's, the last
-connection's), then — when none answers — where mDNS says it listens now. A node that
+connection's, then those its peers reported in a ``where``: a restarted node's new port,
+protocol/table.md "Who dials"), then — when none answers — where mDNS says it listens
+now. A node that
 turns an attempt away with a ``busy`` record (protocol/wire.md, "Limits") is there: the
 next attempt waits the time it said (at most :data:`~p2p8s.net.handshake.MAX_RETRY_S`,
 plus up to :data:`BUSY_JITTER` of it), and the backoff does not grow — a busy answer is
@@ -29,6 +31,7 @@ from p2p8s.net.errors import Unreachable
 from p2p8s.net.handshake import MAX_RETRY_S
 from p2p8s.net.lobby import Mesh
 from p2p8s.net.node import Connection, JoinRefused
+from p2p8s.table.sync import WHERE_MAX, Spot
 from p2p8s.wire import Role
 
 #: Seconds between dial attempts to a lost peer: from the first, doubling to the last.
@@ -99,6 +102,9 @@ class Redial:
             if conn.hello.port:
                 self._last_at[seat] = (conn.address, conn.hello.port)
         self.where.update(where or {})  # what an earlier run of this table learnt
+        #: where the peers' ``where`` payloads say each seat listens (newest first, at
+        #: most :data:`~p2p8s.table.sync.WHERE_MAX` a seat): tried after the known ones
+        self.reported: dict[int, list[Address]] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self.found_by_mdns = 0
         self.busy = 0
@@ -111,6 +117,23 @@ class Redial:
             if where in known:
                 known.remove(where)
             known.insert(0, where)
+
+    def heard(self, spots: Sequence[Spot], *, sender: int) -> None:
+        """Keep where ``sender``'s node says other seats listen (never its own or this
+        node's seat: its own connection says that); a hint, dialled after the addresses
+        known, at most :data:`~p2p8s.table.sync.WHERE_MAX` a seat."""
+        for spot in spots:
+            if spot.seat in (sender, self.mesh.seat) or self.mesh.roster.entry(spot.seat) is None:
+                continue
+            where = (spot.host, spot.port)
+            told = [w for w in self.reported.get(spot.seat, []) if w != where]
+            self.reported[spot.seat] = [where, *told][:WHERE_MAX]
+
+    def spots(self, *, but: int) -> list[Spot]:
+        """Where this node last saw each other seat's node listen (not ``but``'s, not its
+        own), for a ``where``."""
+        return [Spot(seat=s, host=w[0][0], port=w[0][1]) for s, w in sorted(self.where.items())
+                if w and s not in (but, self.mesh.seat)][:WHERE_MAX]
 
     def moved(self, seat: int, conn: Connection) -> str | None:
         """``HOST:PORT`` where ``seat``'s node listens now (``conn``), if it is new: neither
@@ -160,6 +183,7 @@ class Redial:
             if entry.key in node.peers:
                 return
             known = list(self.where.get(seat, []))
+            known += [w for w in self.reported.get(seat, []) if w not in known]
             tried = await self._attempt(seat, known)
             if tried.connected:
                 return

@@ -28,7 +28,7 @@ from typing import Any
 from p2p8s.bots.base import Bot
 from p2p8s.bots.registry import get_bot
 from p2p8s.engine import Action
-from p2p8s.errors import Note
+from p2p8s.errors import Note, RemoteError
 from p2p8s.net.catchup import (
     Restored,
     key_secret,
@@ -49,7 +49,7 @@ from p2p8s.table.link import Link
 from p2p8s.table.linkout import LinkCode, PeerLost, TableFailed, note
 from p2p8s.table.pilot import Decision, Move, Pilot, Warn
 from p2p8s.table.roster import TURN_TIMEOUT_S, table_config
-from p2p8s.table.sync import log_parts
+from p2p8s.table.sync import WHERE, Spot, Where, log_parts
 from p2p8s.wire import Farewell, Game, Refusal, Role, Welcome, message_hash
 
 __all__ = ["EOF_MARK", "Frontend", "Leave", "Options", "PeerLost", "Result", "TableFailed",
@@ -370,7 +370,9 @@ class _Run:
         if isinstance(event, Incoming):
             rec = event.received
             body = rec.message.body
-            if isinstance(body, Game):  # else: late lobby echoes, roster repeats
+            if isinstance(body, Game) and body.payload[:1] == bytes([WHERE]):
+                self.heard_where(event.peer, body.payload[1:])
+            elif isinstance(body, Game):  # else: late lobby echoes, roster repeats
                 seat = rec.message.seat if rec.message.seat is not None else event.peer.seat
                 work = partial(self.link.received, seat, self._id(event.peer), body,
                                frame=rec.body, digest=rec.digest, now=self.now())
@@ -402,6 +404,30 @@ class _Run:
         if conn.hello.role is Role.JOIN:  # `p2p8s join` again: it needs the roster
             self.mesh.node.send(conn, Welcome(seat=seat, roster=self.mesh.roster))
         self.execute(self.link.connected(seat, self._conn(seat, conn), self.now()))
+        self.tell_where(seat, conn)
+
+    def tell_where(self, seat: int, conn: Connection) -> None:
+        """Tell the other peers where ``seat``'s node (``conn``) listens, and it where
+        they do (``where``, protocol/table.md "Who dials"): a node restarted on a new port
+        is found by the peers that cannot see it connect."""
+        send = self.mesh.node.send
+        if conn.hello.port:
+            said = Where(spots=(Spot(seat=seat, host=conn.address, port=conn.hello.port),))
+            for other, peer in list(self.mesh.peers.items()):
+                if other != seat and not peer.closed:
+                    send(peer, Game(to=other, payload=said.payload()))
+        if spots := self.redial.spots(but=seat):
+            send(conn, Game(to=seat, payload=Where(spots=tuple(spots)).payload()))
+
+    def heard_where(self, conn: Connection, body: bytes) -> None:
+        """A peer's ``where``: kept as a hint for dialling (a bad one is dropped and
+        counted: it is no evidence against a player)."""
+        if conn.seat is None:
+            return
+        try:
+            self.redial.heard(Where.parse(body).spots, sender=conn.seat)
+        except RemoteError:
+            self.result.count({"bad_where": 1})
 
     # --- the loop ---------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""The runners' own payloads (protocol/table.md, "The runner's part"): sync, log, relay.
+"""The runners' own payloads (protocol/table.md, "The runner's part"): sync, log, relay,
+ack, where.
 
 They travel in wire ``game`` envelopes like the table's payloads, one byte of kind and a
 msgpack body, but are never given to the :class:`~p2p8s.table.Table` nor logged (the
@@ -35,7 +36,13 @@ RELAY = 66
 #: ``ack`` = msgpack ``[received]``: the game payloads received from the peer so far, on
 #: the connection in use (:mod:`p2p8s.table.acks`).
 ACK = 67
-RUNNER_KINDS = frozenset({SYNC, LOG_PART, RELAY, ACK})
+#: ``where`` = msgpack ``[[seat, host, port], …]``: where the sender's connections say
+#: those seats' nodes listen now (a restarted node's new port), for a peer whose dial of
+#: such a seat fails; at most :data:`WHERE_MAX` entries.
+WHERE = 68
+RUNNER_KINDS = frozenset({SYNC, LOG_PART, RELAY, ACK, WHERE})
+#: The most entries one ``where`` carries (and a node keeps per seat from its peers).
+WHERE_MAX = 8
 #: How many of a peer's last crypto broadcasts a ``relay`` carries.
 RELAY_FRAMES = 16
 #: Bytes of frames in one ``log`` part or ``relay`` (the payload stays under the wire limit).
@@ -53,6 +60,7 @@ class SyncCode(Code):
     LOG_PARTS_DIFFER = "log-parts-differ"
     BAD_RELAY = "bad-relay"  #: ``problem``
     BAD_ACK = "bad-ack"  #: ``problem``
+    BAD_WHERE = "bad-where"  #: ``problem``
     RELAYED_BAD_FRAME = "relayed-bad-frame"  #: a frame that does not verify
     RELAYED_NOT_BROADCAST = "relayed-not-broadcast"  #: not a crypto broadcast of ``seat``
 
@@ -113,6 +121,50 @@ class Ack:
         if type(received) is not int or received < 0:
             raise RemoteError(SyncCode.BAD_ACK, problem=PayloadProblem.FIELD)
         return cls(received=received)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Spot:
+    """Where ``seat``'s node listens: TCP ``port`` (1–65535) at ``host`` (an address)."""
+
+    seat: int
+    host: str
+    port: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Where:
+    """A ``where``: the listening addresses the sender learnt from its connections (a
+    hint only: the handshake of a dial proves who answers).
+
+    >>> Where.parse(Where(spots=(Spot(seat=1, host="127.0.0.1", port=4000),)).payload()[1:])
+    Where(spots=(Spot(seat=1, host='127.0.0.1', port=4000),))
+    """
+
+    spots: tuple[Spot, ...]
+
+    def payload(self) -> bytes:
+        """The payload (kind byte and body); raises ValueError past :data:`WHERE_MAX`."""
+        if len(self.spots) > WHERE_MAX:
+            raise ValueError(f"{len(self.spots)} spots in one where")
+        packed: bytes = msgpack.packb([[s.seat, s.host, s.port] for s in self.spots])
+        return bytes([WHERE]) + packed
+
+    @classmethod
+    def parse(cls, body: bytes) -> Where:
+        """The where of a body (at most :data:`WHERE_MAX` entries, each a seat, a host
+        of at most 255 characters and a port 1–65535)."""
+        fields = _unpack(body, SyncCode.BAD_WHERE)
+        if type(fields) is not list or len(fields) > WHERE_MAX:
+            raise RemoteError(SyncCode.BAD_WHERE, problem=PayloadProblem.NOT_A_LIST)
+        spots = []
+        for f in fields:
+            if (type(f) is not list or len(f) != 3 or type(f[0]) is not int
+                    or type(f[1]) is not str or not 0 < len(f[1]) <= 255
+                    or type(f[2]) is not int or not 0 < f[2] < 65536):
+                raise RemoteError(SyncCode.BAD_WHERE, problem=PayloadProblem.FIELD)
+            spots.append(Spot(seat=f[0], host=f[1], port=f[2]))
+        return cls(spots=tuple(spots))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

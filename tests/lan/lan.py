@@ -105,6 +105,20 @@ def finish(table: Table, *, timeout_s: float) -> None:
         assert "Traceback" not in proc.output, proc.output
 
 
+def audited_totals(table: Table, procs: list[Proc], auditor: Path) -> list[list[int]]:
+    """The last round's totals in every log of every node, once each log audited ok
+    (``p2p8s audit`` exit 0, verdict ok, run with home ``auditor``)."""
+    totals = []
+    for home in table.homes:
+        for path in log_files(home):
+            totals.append([m["totals"] for m in read_log(path).marks if "round_over" in m][-1])
+            audit = Proc(["audit", str(path)], home=auditor)
+            procs.append(audit)
+            assert audit.wait(60) == 0, audit.output
+            assert "verdict: ok" in audit.output, audit.output
+    return totals
+
+
 def match_tables(output: str) -> list[str]:
     """The printed match tables (one block per round end)."""
     return re.findall(r"^Match table .*?(?=^audit)", output, flags=re.M | re.S)

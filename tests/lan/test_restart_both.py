@@ -14,9 +14,7 @@ from pathlib import Path
 
 from net.procs import Proc
 
-from p2p8s.store.tablelog import read_log
-
-from .lan import finish, join_args, log_files, open_table
+from .lan import audited_totals, finish, join_args, open_table
 
 
 def test_two_of_three_killed_together_at_the_start_both_rejoin_and_the_rounds_end(
@@ -37,11 +35,5 @@ def test_two_of_three_killed_together_at_the_start_both_rejoin_and_the_rounds_en
     for proc in table.procs:
         assert "cannot be rebuilt" not in proc.output, proc.output
         assert "audit: every card checked" in proc.output, proc.output
-    totals = []
-    for home in table.homes:
-        for path in log_files(home):
-            totals.append([m["totals"] for m in read_log(path).marks if "round_over" in m][-1])
-            audit = Proc(["audit", str(path)], home=tmp_path / "auditor")
-            procs.append(audit)
-            assert audit.wait(60) == 0, audit.output
+    totals = audited_totals(table, procs, tmp_path / "auditor")
     assert len(totals) == 3 and totals[0] == totals[1] == totals[2]

@@ -246,6 +246,7 @@ TEMPLATES: dict[Enum, Template] = {
     SyncCode.LOG_PARTS_DIFFER: "log parts of different lengths",
     SyncCode.BAD_RELAY: payload("malformed relay"),
     SyncCode.BAD_ACK: payload("a bad ack"),
+    SyncCode.BAD_WHERE: payload("a bad where"),
     SyncCode.RELAYED_BAD_FRAME: lambda sp, p: (
         f"relayed a frame that does not verify: {_error(sp, p['error'])}"),
     SyncCode.RELAYED_NOT_BROADCAST: "relayed a frame that is not a crypto broadcast signed "
