@@ -49,7 +49,7 @@ from p2p8s.rules import Ruleset
 #: SPAKE2 handshake with sealed records (protocol/wire.md). Version 4: mental-poker
 #: version 3 (the escrow of the inverse key, threshold-served strips). Version 5: the
 #: roster and the table setup say whether the table escrows its keys (``--no-escrow``).
-VERSION = 5
+VERSION = 6
 #: Largest frame body in bytes (the 4-byte length prefix not counted).
 MAX_FRAME = 64 * 1024
 #: Bytes of the length prefix.

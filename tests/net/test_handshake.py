@@ -241,7 +241,7 @@ def test_admission_backs_off_exponentially_after_five_wrong_codes() -> None:
 
 
 def test_a_busy_record_says_the_wait_and_fails_the_dialler_in_fixed_words() -> None:
-    assert busy_record(2.2) == bytes.fromhex("00000003" "05" "0003")  # rounded up
+    assert busy_record(2.2) == bytes.fromhex("00000003" "06" "0003")  # rounded up
     d = Handshake(side=Side.DIALLER, code="7KQ4MX", identity=D_KEY, table=None, peer="a")
     d.start()
     [failed] = d.receive_data(busy_record(1.0)[:5]) + d.receive_data(busy_record(1.0)[5:])
