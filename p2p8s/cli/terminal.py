@@ -63,25 +63,29 @@ def detect_look(out: TextIO, *, ascii: bool = False) -> Look:
 
 def pace_for(out: TextIO) -> float:
     """Seconds to wait after each computer move (0 when ``out`` is not a terminal)."""
-    env = os.environ.get("P2P8S_PACE_S")
-    if env:
-        try:
-            return max(0.0, float(env))
-        except ValueError:
-            pass
+    env = _env_seconds("P2P8S_PACE_S")
+    if env is not None:
+        return env
     return DEFAULT_PACE_S if _isatty(out) else 0.0
 
 
 def linger_for(default_s: float) -> float:
     """Seconds a finished table waits for a player still owed the result
     (``P2P8S_LINGER_S``, for tests and demos; else ``default_s``)."""
-    env = os.environ.get("P2P8S_LINGER_S")
+    env = _env_seconds("P2P8S_LINGER_S")
+    return default_s if env is None else env
+
+
+def _env_seconds(name: str) -> float | None:
+    """A number of seconds (at least 0) from the environment variable ``name``; None
+    when unset or not a number."""
+    env = os.environ.get(name)
     if env:
         try:
             return max(0.0, float(env))
         except ValueError:
             pass
-    return default_s
+    return None
 
 
 class Terminal:
