@@ -26,6 +26,7 @@ REASON = unavailable()
 
 @pytest.mark.skipif(REASON is not None, reason=REASON or "")
 @pytest.mark.wall_clock
+@pytest.mark.apart
 @pytest.mark.xfail(strict=False, reason="issue #11: on a bad Wi-Fi the table still freezes "
                    "after an address change or a drop (a move applied only locally) and "
                    "accuses honest players; on once the table/runner fixes are in")
