@@ -220,7 +220,7 @@ class _Run:
         """Keep where the seats listen (:attr:`Options.remember`), for the next run."""
         if self.options.remember is not None:
             with contextlib.suppress(OSError):
-                self.options.remember(self.redial.where)
+                self.options.remember(self.redial.kept())
 
     def now(self) -> float:
         return self.loop.time()
@@ -428,6 +428,8 @@ class _Run:
             self.redial.heard(Where.parse(body).spots, sender=conn.seat)
         except RemoteError:
             self.result.count({"bad_where": 1})
+            return
+        self.remember()  # a node restarted again tries there too
 
     # --- the loop ---------------------------------------------------------------------
 
@@ -573,7 +575,7 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
                 log = new_log(mesh, config, options.log_dir, restored.frames, rejoined=True)
                 restored.notes.append(note(LinkCode.LOG_GOES_ON, path=str(log.path)))
             old, run = run, _Run(mesh, frontend, options, log, config, restored=restored,
-                                 where=run.redial.where)
+                                 where=run.redial.kept())
             run.result.count(old.result.extra)
             run.result.count({"rebuilt": 1})
             run.result.sent, run.result.received = old.result.sent, old.result.received
