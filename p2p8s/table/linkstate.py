@@ -70,6 +70,9 @@ class LinkState:
         #: seats whose node came back after this run was done: given what it missed (the
         #: log, or resends), owed until it says it finished (its ``bye``)
         self.telling: set[int] = set()
+        #: seats sent this node's log (match over, or restarted): whether it reached them
+        #: only their ``bye`` says
+        self.given_log: set[int] = set()
         self.gone_for_good = self.outcome.gone_for_good  # seats that left, in order
         #: a restored node: the peers told it restarted, on which connection (a ``sync``
         #: on that one is of the old run: no resend is due for it)
