@@ -25,13 +25,8 @@ def _back_after_the_end(over: bool) -> LinkNet:
     net = LinkNet(3, target=1 if over else 10_000, rounds={0: 1, 1: 1, 2: 1})
     net.start()
     net.run(lambda: net.applied(0) >= 3)
-    for w in net.wires[:3]:
-        if 2 in (w.a, w.b):
-            w.open = False
-            for q in w.queues.values():
-                q.clear()
     for seat in (0, 1):
-        net.lose(seat, net.wires[net.nodes[seat].peers[2]])
+        net.reset(2, seat)
     net.run(lambda: all(net.nodes[s].link.done is not None for s in (0, 1)), 50_000)
     for seat in (0, 1):
         net.connect(2, seat)
