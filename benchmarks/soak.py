@@ -20,7 +20,8 @@ At the end it prints
   (must be 0);
 * **lost log entries** — broadcast game messages of a completed round that reached the
   table (another node received them) but that some node's log lacks (must be 0): a
-  restarted node's log must hold what happened while it was away, too.
+  restarted node's log must hold what happened while it was away, too. A seat's
+  messages beyond the cut of its takeover are void on every node and not counted.
 
 Run: ``python benchmarks/soak.py [--rounds K] [--nodes N] [--seed S]``. Exit status 1
 when an audit failed, a log entry was lost, the table stalled (no move for a minute) or
