@@ -200,7 +200,12 @@ class Link(LinkWatch):
             return []  # an old connection of that seat
         if reason.code is Farewell.DONE:
             self._emit(lo.PeerGone(seat=seat, why=note(LinkCode.GONE_FINISHED)))
-            self.outcome.peer_finished(seat, last_round=self.last_round.get(seat, 0))
+            last = self.last_round.get(seat, 0)
+            if any(self.config.node_of(d) == seat for d in self.table.taken_over):
+                # its seats are played by another node this round: its node sends
+                # nothing of this round, and the round ends without it
+                last = max(last, self.table.round_number)
+            self.outcome.peer_finished(seat, last_round=last)
             return self._take()
         if self.done is not None:
             unacked = bool(self.acks.posted[seat].unacked)
