@@ -205,6 +205,7 @@ class _Run:
                              away=lambda s: s in self.link.away and (
                                  self.link.done is None or s in self.link.owed))
         self.linger_until: float | None = None
+        self.acked_until: float | None = None  # the wait for the last acks (see over)
         self.working: asyncio.Future[list[lo.Out]] | None = None  # see OFF_LOOP
 
         mesh.log = self._logged  # every frame it posts, before it is sent
@@ -470,8 +471,16 @@ class _Run:
         if self.link.done is None:
             return False
         owed = self.link.owed
-        if not self.link.outcome.completed or not owed or self.options.linger_s <= 0:
+        if not self.link.outcome.completed or self.options.linger_s <= 0:
             return True
+        if not owed:
+            # the peers connected hold this node's last payloads once they acknowledge
+            # them (within ACK_INTERVAL_S): wait for that, quietly, at most the linger
+            if not self.link.unacknowledged:
+                return True
+            if self.acked_until is None:
+                self.acked_until = self.now() + self.options.linger_s
+            return self.now() >= self.acked_until
         if self.linger_until is None:
             self.linger_until = self.now() + self.options.linger_s
             self.tell(note(LinkCode.TELLING_RESULT, seats=owed,

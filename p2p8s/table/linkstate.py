@@ -138,6 +138,17 @@ class LinkState:
                       and (s in self.telling or bool(self.acks.posted[s].unacked)))
 
     @property
+    def unacknowledged(self) -> list[int]:
+        """After the end: the peers connected now (reached and synced) that have not
+        acknowledged every payload this node posted for them — its last ones, written
+        to a connection that may not have carried them out yet (not those that left or
+        finished). The runner waits for their ``ack`` before it closes the connections
+        and exits, which could lose what is still in flight."""
+        return sorted(s for s in self._live()
+                      if s not in self.gone_for_good and s not in self.outcome.finished
+                      and self.acks.posted[s].unacked)
+
+    @property
     def posted(self) -> dict[int, SendQueue]:
         """Per peer seat: the game payloads posted for it (``len``: how many in all)."""
         return self.acks.posted

@@ -72,3 +72,33 @@ def test_a_node_back_after_the_end_is_owed_nothing_after_its_bye(over: bool) -> 
     net.run_out(0, node.link.lost(2, node.peers[2], Note(Farewell.DONE), net.now))
     assert node.link.owed == [] and 2 not in node.link.away
     assert RESET.code is not Farewell.DONE
+
+
+def test_a_node_done_waits_for_the_acks_of_its_last_payloads_from_the_peers_connected(
+        ) -> None:
+    """Wi-Fi soak (seed 31, match 3): Dan's node finished the round and exited at once,
+    its last message (its key reveal) still on its way to Cat on a slow connection;
+    Cat got neither it nor Dan's ``bye`` ("Lost the connection to Dan (connection
+    closed)") and waited for good. A node done waits (quietly: the runner, at most the
+    linger) until every peer connected acknowledged what it posted for it."""
+    net = LinkNet(3, rounds={0: 1, 1: 1, 2: 1})
+    net.start()
+    net.run(lambda: net.nodes[0].link.done is not None, 50_000)
+    node = net.nodes[0]
+    assert node.link.owed == []  # nobody away: no linger said
+    waiting = node.link.unacknowledged
+    assert waiting and all(node.link.acks.posted[s].unacked for s in waiting)
+    net.run(lambda: not node.link.unacknowledged, 50_000)
+    assert node.link.unacknowledged == [] and node.link.owed == []
+    assert all(not node.link.acks.posted[s].unacked for s in (1, 2))
+
+
+def test_a_peer_that_finished_is_not_waited_for_its_acks() -> None:
+    net = LinkNet(3, rounds={0: 1, 1: 1, 2: 1})
+    net.start()
+    net.run(lambda: net.nodes[0].link.done is not None, 50_000)
+    node = net.nodes[0]
+    assert node.link.unacknowledged
+    for seat in node.link.unacknowledged:  # they said bye: they finished
+        net.run_out(0, node.link.lost(seat, node.peers[seat], Note(Farewell.DONE), net.now))
+    assert node.link.unacknowledged == [] and node.link.owed == []
