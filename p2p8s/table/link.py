@@ -199,7 +199,9 @@ class Link(LinkWatch):
         elif self.peers.get(seat) != conn:
             return []  # an old connection of that seat
         if reason.code is Farewell.DONE:
-            self._emit(lo.PeerGone(seat=seat, why=note(LinkCode.GONE_FINISHED)))
+            if self.done is None or seat in self.owed:  # (done here and owing it nothing,
+                # as at every end: both finished, nothing to say)
+                self._emit(lo.PeerGone(seat=seat, why=note(LinkCode.GONE_FINISHED)))
             last = self.last_round.get(seat, 0)
             if any(self.config.node_of(d) == seat for d in self.table.taken_over):
                 # its seats are played by another node this round: its node sends
