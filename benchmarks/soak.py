@@ -20,7 +20,8 @@ At the end it prints
   (must be 0);
 * **lost log entries** — broadcast game messages of a completed round that reached the
   table (another node received them) but that some node's log lacks (must be 0): a
-  restarted node's log must hold what happened while it was away, too.
+  restarted node's log must hold what happened while it was away, too. A seat's
+  messages beyond the cut of its takeover are void on every node and not counted.
 
 Run: ``python benchmarks/soak.py [--rounds K] [--nodes N] [--seed S]``. Exit status 1
 when an audit failed, a log entry was lost, the table stalled (no move for a minute) or
@@ -42,11 +43,12 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from p2p8s.cli.words.table import said
+from p2p8s.crypto.messages import Message, ShareReveal
 from p2p8s.crypto.messages import decode as decode_crypto
 from p2p8s.store.tablelog import TableLog, read_log
 from p2p8s.table.actions import CRYPTO
@@ -176,27 +178,81 @@ def free_ports(n: int) -> list[int]:
             sock.close()
 
 
+@dataclass(frozen=True, slots=True)
+class Broadcast:
+    """A crypto message sent to all seats, as one log holds it: ``received`` when the
+    log's node got it from another node."""
+
+    message: Message
+    received: bool
+
+    @property
+    def slot(self) -> tuple[int, int, int]:
+        """``(round, seat, seq)``."""
+        m = self.message
+        return (m.round_no, m.seat, m.seq)
+
+
+def broadcasts(log: TableLog) -> Iterator[Broadcast]:
+    """Every crypto message sent to all seats that ``log`` holds, in log order."""
+    owner = bytes.fromhex(log.header["seats"][log.header["me"]]["key"])
+    for frame in log.frames:
+        received = decode_body(frame)
+        body = received.message.body
+        if (isinstance(body, Game) and body.to is None
+                and body.payload[:1] == bytes([CRYPTO])):
+            yield Broadcast(message=decode_crypto(body.payload[1:]),
+                            received=received.key != owner)
+
+
+def void_slots(sent: Iterable[Broadcast]) -> set[tuple[int, int, int]]:
+    """The slots of ``sent`` (every log's broadcasts) beyond the cut of a seat whose key
+    was being rebuilt in their round: no node but the seat's own takes them in, they are
+    void once the key is rebuilt and owed to no log (protocol/table.md, "Dropped nodes"
+    → "The cut"). A seat's cut is the furthest count of its messages that a share of
+    its key states (a ``ShareReveal``'s echo), shares that are void themselves (their
+    sender's seat cut before them) left out — to a fixed point."""
+    shares: dict[int, set[tuple[int, int, int, int]]] = {}  # round -> (dealer, h, q, read)
+    slots: set[tuple[int, int, int]] = set()
+    for b in sent:
+        m = b.message
+        slots.add(b.slot)
+        if isinstance(m, ShareReveal) and len(m.echo) > m.dealer:
+            shares.setdefault(m.round_no, set()).add((m.dealer, m.seat, m.seq,
+                                                      m.echo[m.dealer][0]))
+    cuts: dict[tuple[int, int], int] = {}
+    for round_no, of_round in shares.items():
+        cut: dict[int, int] = {}
+        for _ in range(len(of_round) + 1):
+            now: dict[int, int] = {}
+            for dealer, holder, seq, read in of_round:
+                if not (holder in cut and seq > cut[holder]):
+                    now[dealer] = max(now.get(dealer, 0), read)
+            if now == cut:
+                break
+            cut = now
+        cuts.update({(round_no, seat): c for seat, c in cut.items()})
+    return {(r, s, q) for r, s, q in slots if (r, s) in cuts and q > cuts[r, s]}
+
+
 def broadcast_slots(logs: Sequence[TableLog], up_to: int, *,
                     received_only: bool = False) -> set[tuple[int, int, int]]:
     """(round, seat, seq) of every crypto message sent to all seats in rounds 1..up_to
     found in ``logs``; ``received_only``: only those the log's node got from another
     node (so the message really went out — a node killed between logging a message and
     sending it leaves one in its own log that never reached the table)."""
-    out = set()
-    for log in logs:
-        owner = bytes.fromhex(log.header["seats"][log.header["me"]]["key"])
-        for frame in log.frames:
-            received = decode_body(frame)
-            body = received.message.body
-            if not isinstance(body, Game) or body.to is not None:
-                continue
-            if body.payload[:1] != bytes([CRYPTO]) or (received_only
-                                                      and received.key == owner):
-                continue
-            msg = decode_crypto(body.payload[1:])
-            if 1 <= msg.round_no <= up_to:
-                out.add((msg.round_no, msg.seat, msg.seq))
-    return out
+    return {b.slot for log in logs for b in broadcasts(log)
+            if 1 <= b.message.round_no <= up_to and (b.received or not received_only)}
+
+
+def owed_slots(logs: Sequence[TableLog], up_to: int) -> set[tuple[int, int, int]]:
+    """The broadcast slots of rounds 1..up_to that every node's logs must hold: those
+    that reached the table (:func:`broadcast_slots` ``received_only``) and are not void
+    (:func:`void_slots`: a seat's own node, cut off while its seat was taken over, may
+    have sent a few beyond the cut before its table went void and was rebuilt — some
+    peers got them, others never will)."""
+    return (broadcast_slots(logs, up_to, received_only=True)
+            - void_slots(b for log in logs for b in broadcasts(log)))
 
 
 def node_logs(home: Path) -> list[TableLog]:
@@ -315,9 +371,9 @@ def completed_rounds(logs: dict[int, list[TableLog]]) -> int:
 
 def lost_entries(logs: dict[int, list[TableLog]], up_to: int) -> int:
     """Broadcast game messages of rounds 1..``up_to`` that reached the table (another
-    node received them) but that some seat's logs lack, summed over seats."""
-    union = broadcast_slots([lg for lgs in logs.values() for lg in lgs], up_to,
-                            received_only=True)
+    node received them, :func:`owed_slots`) but that some seat's logs lack, summed over
+    seats."""
+    union = owed_slots([lg for lgs in logs.values() for lg in lgs], up_to)
     return sum(len(union - broadcast_slots(lgs, up_to)) for lgs in logs.values())
 
 

@@ -84,6 +84,7 @@ from soak import (  # noqa: E402
     broadcast_slots,
     completed_rounds,
     node_logs,
+    owed_slots,
 )
 
 #: A screen line that accuses someone: a fault, a stopped game, broken rules, a cheat.
@@ -617,8 +618,7 @@ class Match:
                                  f"p2p8s audit {path.name} exited {done.returncode}",
                                  [f"    {x}" for x in bad[-10:]])
         completed = completed_rounds(logs)
-        union = broadcast_slots([lg for lgs in logs.values() for lg in lgs], completed,
-                                received_only=True)
+        union = owed_slots([lg for lgs in logs.values() for lg in lgs], completed)
         for seat, lgs in logs.items():
             missing = sorted(union - broadcast_slots(lgs, completed))
             if missing:

@@ -129,6 +129,17 @@ class Redial:
             told = [w for w in self.reported.get(spot.seat, []) if w != where]
             self.reported[spot.seat] = [where, *told][:WHERE_MAX]
 
+    def kept(self) -> dict[int, list[Address]]:
+        """What to keep for the next run of this table (seat -> addresses, newest
+        first): the addresses known, then those the peers reported that are not among
+        them — so that a node restarted again still tries where it was told a peer
+        listens (:mod:`p2p8s.store.lastseen`)."""
+        out = {seat: list(known) for seat, known in self.where.items()}
+        for seat, told in self.reported.items():
+            known = out.setdefault(seat, [])
+            known += [w for w in told if w not in known]
+        return out
+
     def spots(self, *, but: int) -> list[Spot]:
         """Where this node last saw each other seat's node listen (not ``but``'s, not its
         own), for a ``where``."""

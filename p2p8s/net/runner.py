@@ -205,6 +205,7 @@ class _Run:
                              away=lambda s: s in self.link.away and (
                                  self.link.done is None or s in self.link.owed))
         self.linger_until: float | None = None
+        self.acked_until: float | None = None  # the wait for the last acks (see over)
         self.working: asyncio.Future[list[lo.Out]] | None = None  # see OFF_LOOP
 
         mesh.log = self._logged  # every frame it posts, before it is sent
@@ -220,7 +221,7 @@ class _Run:
         """Keep where the seats listen (:attr:`Options.remember`), for the next run."""
         if self.options.remember is not None:
             with contextlib.suppress(OSError):
-                self.options.remember(self.redial.where)
+                self.options.remember(self.redial.kept())
 
     def now(self) -> float:
         return self.loop.time()
@@ -428,6 +429,8 @@ class _Run:
             self.redial.heard(Where.parse(body).spots, sender=conn.seat)
         except RemoteError:
             self.result.count({"bad_where": 1})
+            return
+        self.remember()  # a node restarted again tries there too
 
     # --- the loop ---------------------------------------------------------------------
 
@@ -468,8 +471,16 @@ class _Run:
         if self.link.done is None:
             return False
         owed = self.link.owed
-        if not self.link.outcome.completed or not owed or self.options.linger_s <= 0:
+        if not self.link.outcome.completed or self.options.linger_s <= 0:
             return True
+        if not owed:
+            # the peers connected hold this node's last payloads once they acknowledge
+            # them (within ACK_INTERVAL_S): wait for that, quietly, at most the linger
+            if not self.link.unacknowledged:
+                return True
+            if self.acked_until is None:
+                self.acked_until = self.now() + self.options.linger_s
+            return self.now() >= self.acked_until
         if self.linger_until is None:
             self.linger_until = self.now() + self.options.linger_s
             self.tell(note(LinkCode.TELLING_RESULT, seats=owed,
@@ -573,7 +584,7 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
                 log = new_log(mesh, config, options.log_dir, restored.frames, rejoined=True)
                 restored.notes.append(note(LinkCode.LOG_GOES_ON, path=str(log.path)))
             old, run = run, _Run(mesh, frontend, options, log, config, restored=restored,
-                                 where=run.redial.where)
+                                 where=run.redial.kept())
             run.result.count(old.result.extra)
             run.result.count({"rebuilt": 1})
             run.result.sent, run.result.received = old.result.sent, old.result.received

@@ -1,7 +1,8 @@
 """Where the other nodes of a table listened the last time this node played at it.
 
 A node in play remembers, per table, each seat's addresses as it learnt them (the
-roster's, then each connection's address and ``hello`` port), so that ``p2p8s join
+roster's, then each connection's address and ``hello`` port, then those its peers
+reported in a runner ``where``), so that ``p2p8s join
 CODE`` run again without mDNS (multicast blocked) can still find the table: it tries
 these before giving up (protocol/table.md, "Coming back"). One small JSON file per
 table beside the table logs: ``<table id hex>.where.json``, ``{"seats": {"<seat>":

@@ -85,6 +85,8 @@ class Cuts:
         #: seat -> (sender, its sequence number) of each share of its key -> count read
         self._shares: dict[int, dict[tuple[int, int], int]] = {}
         self._cut: dict[int, int] = {}
+        #: the round's escrow holders of each seat's key (as :meth:`shared` was told)
+        self._holders: tuple[tuple[int, ...], ...] = ()
 
     def share(self, seat: int, read: int, *, sender: int, seq: int) -> None:
         """A holder's escrow share of ``seat``'s key (taken in, waiting, or this node's
@@ -95,6 +97,7 @@ class Cuts:
     def shared(self, msg: Message, holders: tuple[tuple[int, ...], ...]) -> None:
         """Note ``msg`` if it is a ``ShareReveal`` of one of the dealer's holders (its
         echo counts the dealer's messages its sender had read)."""
+        self._holders = holders
         if (isinstance(msg, ShareReveal) and 0 <= msg.dealer < len(holders)
                 and msg.seat in holders[msg.dealer] and len(msg.echo) > msg.dealer):
             self.share(msg.dealer, msg.echo[msg.dealer][0], sender=msg.seat, seq=msg.seq)
@@ -126,8 +129,34 @@ class Cuts:
         return self._cut.get(seat)
 
     def void(self, seat: int, seq: int) -> bool:
-        """True for message ``seq`` of ``seat`` beyond its cut."""
+        """True for message ``seq`` of ``seat`` beyond its cut — closed, or already fixed:
+        every holder of the seat's key published a share that is not void itself (each
+        holder publishes one; the cut is the furthest count they state, whatever order
+        they are taken in). A share of another key sent beyond it counts for nothing at
+        once: a node cut off that began to rebuild the key of a seat it took for gone
+        while its own seat was being taken over does not hold that seat's messages back
+        until its own key is rebuilt — which may need those very messages (causal
+        order), a wait for good on its node and in the audit of its log."""
+        cut = self._fixed(seat, frozenset())
+        return cut is not None and seq > cut
+
+    def _fixed(self, seat: int, seen: frozenset[int]) -> int | None:
+        """The cut of ``seat`` once closed or fixed (see :meth:`void`), else None;
+        ``seen``: the seats whose cut is being decided further up (a share whose sender is
+        among them counts as standing, as before any cut is known)."""
         cut = self._cut.get(seat)
+        if cut is not None or seat in seen or seat not in self._shares:
+            return cut
+        holders = self._holders[seat] if 0 <= seat < len(self._holders) else ()
+        inner = seen | {seat}
+        standing = [(sender, read) for (sender, seq), read in self._shares[seat].items()
+                    if not self._void(sender, seq, inner)]
+        if not holders or not set(holders) <= {sender for sender, _ in standing}:
+            return None
+        return max(read for _, read in standing)
+
+    def _void(self, seat: int, seq: int, seen: frozenset[int]) -> bool:
+        cut = self._fixed(seat, seen)
         return cut is not None and seq > cut
 
 

@@ -199,13 +199,30 @@ class Link(LinkWatch):
         elif self.peers.get(seat) != conn:
             return []  # an old connection of that seat
         if reason.code is Farewell.DONE:
-            self._emit(lo.PeerGone(seat=seat, why=note(LinkCode.GONE_FINISHED)))
-            self.outcome.peer_finished(seat, last_round=self.last_round.get(seat, 0))
+            if self.done is None or seat in self.owed:  # (done here and owing it nothing,
+                # as at every end: both finished, nothing to say)
+                self._emit(lo.PeerGone(seat=seat, why=note(LinkCode.GONE_FINISHED)))
+            last = self.last_round.get(seat, 0)
+            if any(self.config.node_of(d) == seat for d in self.table.taken_over):
+                # its seats are played by another node this round: its node sends
+                # nothing of this round, and the round ends without it
+                last = max(last, self.table.round_number)
+            self.outcome.peer_finished(seat, last_round=last)
             return self._take()
         if self.done is not None:
-            if self.acks.posted[seat].unacked and seat not in self.gone_for_good:
-                # it lacks what this node sent (its last payloads of the rounds played):
-                # owed, so waited for and dialled, and resent what it lacks when back
+            unacked = bool(self.acks.posted[seat].unacked)
+            if seat in self.telling and not unacked and seat not in self.given_log:
+                # back after the end and given what it missed, it acknowledged all of
+                # it: it lacks nothing of this node's, and its bye was lost with the
+                # connection (else the linger waits for it to the end, for nothing)
+                self.telling.discard(seat)
+            if (unacked or seat in self.telling) and seat not in self.gone_for_good:
+                # it lacks what this node sent (its last payloads of the rounds played),
+                # or may lack the log it was being sent: owed, so waited for (said) and
+                # dialled, and resent what it lacks (or given the log) when back
+                if seat in self.telling:
+                    self._emit(lo.PeerGone(seat=seat, why=note(LinkCode.GONE_LOST,
+                                                               reason=reason)))
                 self.away.add(seat)
                 self.expect.pop(seat, None)
                 self._dial(seat)
@@ -489,6 +506,7 @@ class Link(LinkWatch):
             # node's log (it rebuilds from it), not from a resend of every sender apart
             self.pending.pop(seat, None)
             self._emit(lo.SendLog(conn=conn, seat=seat))
+            self.given_log.add(seat)
             self._use(seat, conn)
             self._back(seat, LinkCode.BACK, moved=self.conns[conn].moved)
             return
@@ -524,6 +542,7 @@ class Link(LinkWatch):
                 self.acks.reset(seat)
             self.got[seat] = 0
             self._emit(lo.SendLog(conn=conn, seat=seat))
+            self.given_log.add(seat)
             if both:
                 for msg in self.acks.posted[seat].since(0):
                     self._emit(lo.Resend(conn=conn, to=msg.to, payload=msg.payload))

@@ -70,6 +70,9 @@ class LinkState:
         #: seats whose node came back after this run was done: given what it missed (the
         #: log, or resends), owed until it says it finished (its ``bye``)
         self.telling: set[int] = set()
+        #: seats sent this node's log (match over, or restarted): whether it reached them
+        #: only their ``bye`` says
+        self.given_log: set[int] = set()
         self.gone_for_good = self.outcome.gone_for_good  # seats that left, in order
         #: a restored node: the peers told it restarted, on which connection (a ``sync``
         #: on that one is of the old run: no resend is due for it)
@@ -133,6 +136,17 @@ class LinkState:
         return sorted(s for s in self.away | set(self.pending) | self.telling
                       if s not in self.gone_for_good and s not in self.outcome.finished
                       and (s in self.telling or bool(self.acks.posted[s].unacked)))
+
+    @property
+    def unacknowledged(self) -> list[int]:
+        """After the end: the peers connected now (reached and synced) that have not
+        acknowledged every payload this node posted for them — its last ones, written
+        to a connection that may not have carried them out yet (not those that left or
+        finished). The runner waits for their ``ack`` before it closes the connections
+        and exits, which could lose what is still in flight."""
+        return sorted(s for s in self._live()
+                      if s not in self.gone_for_good and s not in self.outcome.finished
+                      and self.acks.posted[s].unacked)
 
     @property
     def posted(self) -> dict[int, SendQueue]:

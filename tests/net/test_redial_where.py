@@ -5,6 +5,7 @@ addresses it knows, at most ``WHERE_MAX`` a seat, never for the sender's own sea
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import msgpack
 import pytest
@@ -15,8 +16,11 @@ from p2p8s.net.lobby import Mesh
 from p2p8s.net.node import Node
 from p2p8s.net.redial import Redial
 from p2p8s.rules import Ruleset
+from p2p8s.store.lastseen import last_addresses, load_where, save_where
 from p2p8s.table.sync import WHERE, WHERE_MAX, Spot, SyncCode, Where
 from p2p8s.wire import Roster, SeatEntry
+
+TABLE = b"\x01" * 8
 
 
 def _redial() -> Redial:
@@ -60,3 +64,21 @@ def test_reported_addresses_are_hints_kept_per_seat_newest_first_and_capped() ->
     assert redial.where[2] == [("127.0.0.1", 4002)]
     # what this node passes on: the first address of each other seat, not the asker's
     assert redial.spots(but=1) == [Spot(seat=2, host="127.0.0.1", port=4002)]
+
+
+def test_what_a_redial_keeps_for_the_next_run_holds_the_reported_addresses_too(
+        tmp_path: Path) -> None:
+    """A restarted node's where-file (p2p8s.store.lastseen) keeps what peers reported
+    after the addresses known, so a second restart still tries there (issue #11)."""
+    redial = _redial()
+    redial.heard([Spot(seat=2, host="10.0.0.7", port=41000),
+                  Spot(seat=2, host="127.0.0.1", port=4002)], sender=1)  # known already
+    kept = redial.kept()
+    assert kept[2] == [("127.0.0.1", 4002), ("10.0.0.7", 41000)]
+    assert kept[1] == [("127.0.0.1", 4001)]
+    assert redial.where[2] == [("127.0.0.1", 4002)]  # the dialling order is unchanged
+    save_where(TABLE, kept, directory=tmp_path)
+    again = Redial(redial.mesh, away=lambda s: False, find=None, rng=random.Random(2),
+                   where=load_where(TABLE, directory=tmp_path))
+    assert again.where[2] == [("127.0.0.1", 4002), ("10.0.0.7", 41000)]
+    assert ("10.0.0.7", 41000) in last_addresses(TABLE, directory=tmp_path)
