@@ -505,8 +505,10 @@ class Match:
                 self.watch[active.seat].last_move = max(self.watch[active.seat].last_move, now)
                 self.rejoin_tries[active.seat] = 0
                 back, active, moves_since, gap = active, None, 0, rng.randint(*c.gap)
-            if back is not None and back.kind is Kind.KILL and self.retry_rejoin(
-                    self.table[back.seat]):
+            # a rejoin that failed is tried again whatever fault came since (an address
+            # change during the join, say): not only while the kill is the last fault
+            if any(self.retry_rejoin(n) for n in self.table if n.runs > 1 and (
+                    active is None or active.seat != n.seat)):
                 continue
             if back is not None and self.healed(back, now):
                 back = None

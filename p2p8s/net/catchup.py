@@ -23,7 +23,7 @@ from typing import Any
 
 from p2p8s.errors import MalformedInput, Note, RemoteError
 from p2p8s.net.lobby import Mesh
-from p2p8s.net.node import Incoming, Lost, NetEvent
+from p2p8s.net.node import Connected, Connection, Incoming, Lost, NetEvent
 from p2p8s.store.tablelog import (
     CorruptLog,
     TableLogWriter,
@@ -46,7 +46,7 @@ from p2p8s.table.linkout import (
 )
 from p2p8s.table.logverify import records_from_frames
 from p2p8s.table.sync import LOG_PART, LogAnswer, Sync
-from p2p8s.wire import Game
+from p2p8s.wire import Game, Role
 
 
 @dataclass(slots=True)
@@ -80,8 +80,7 @@ async def restore(mesh: Mesh, config: TableConfig, notes: Sequence[Note], *,
             notes = [*notes, note(LinkCode.OWN_LOG_UNREAD, error=exc)]
             own = None
     for peer, conn in mesh.peers.items():
-        mesh.node.send(conn, Game(to=peer, payload=Sync(received=0, posted=0,
-                                                        restarted=True).payload()))
+        _ask(mesh, peer, conn)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
     held: list[NetEvent] = []
@@ -89,17 +88,26 @@ async def restore(mesh: Mesh, config: TableConfig, notes: Sequence[Note], *,
     failures: list[LogFailure] = []
     waiting = set(mesh.peers)
     asked = set(waiting)
-    while waiting:
+    while loop.time() < deadline:
+        # every peer asked may be lost (they closed the connections of a node that did
+        # not run): it waits for the next one to connect, not the first to fail
         try:
             event = await mesh.next_event(max(0.0, deadline - loop.time()))
         except TimeoutError:
             break
-        if isinstance(event, Lost) and event.peer.seat is not None:
+        if (isinstance(event, Lost) and event.peer.seat is not None
+                and mesh.peers.get(event.peer.seat) is event.peer):
             waiting.discard(event.peer.seat)
+            answers.pop(event.peer.seat, None)
+        if isinstance(event, Connected) and (seat := _asked_anew(
+                mesh, event.peer, {f.seat for f in failures})) is not None:
+            waiting.add(seat)
+            asked.add(seat)
+            answers.pop(seat, None)
         body = event.received.message.body if isinstance(event, Incoming) else None
         seat = event.received.message.seat if isinstance(event, Incoming) else None
         if (not isinstance(body, Game) or body.payload[:1] != bytes([LOG_PART])
-                or seat is None or seat not in waiting):
+                or seat is None or seat not in waiting or mesh.peers.get(seat) is not event.peer):
             held.append(event)
             continue
         try:
@@ -133,6 +141,26 @@ async def restore(mesh: Mesh, config: TableConfig, notes: Sequence[Note], *,
     if failures:
         raise TableFailed(LinkCode.REBUILD_FAILED, failures=failures)
     raise PeerLost(LinkCode.NO_LOG, seat=mesh.seat)
+
+
+def _ask(mesh: Mesh, seat: int, conn: Connection) -> None:
+    """Ask ``seat``'s node on ``conn`` for its log (a ``sync`` with ``restarted``)."""
+    mesh.node.send(conn, Game(to=seat, payload=Sync(received=0, posted=0,
+                                                    restarted=True).payload()))
+
+
+def _asked_anew(mesh: Mesh, conn: Connection, failed: set[int]) -> int | None:
+    """A node connected while this one waits for a log: a seated player's (not one
+    joining again with ``p2p8s join``, which needs the roster first: the runner sends
+    it) becomes its connection in use, and is asked for its log; its seat, or None."""
+    seat = mesh.roster.seat_of(conn.key)
+    if (seat is None or seat == mesh.seat or seat in failed or conn.closed
+            or conn.hello.role is Role.JOIN):
+        return None
+    conn.set_seat(seat)
+    mesh.peers[seat] = conn  # the runner finds it in use (its ``connected`` is held)
+    _ask(mesh, seat, conn)
+    return seat
 
 
 def own_frames(mesh: Mesh, log_dir: Path | None) -> tuple[list[bytes] | None, Note | None]:

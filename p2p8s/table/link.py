@@ -531,21 +531,20 @@ class Link(LinkWatch):
             if both:
                 # restored too, and told so by this node's ``sync``: both restarted, each
                 # sends the other its log, so the log coming is the answer to this
-                # node's ``restarted``, not a match over. A table takes a log in only
-                # until its next round begins: what this node posted for it since its
-                # restore (its moves of this round, maybe) is resent as well, counted
-                # from 0 (copies of what the log gave are dropped)
+                # node's ``restarted``, not a match over
                 self.restart_to.discard(seat)
                 self.await_log.add(seat)
-                self.acks.restart(seat)
-            else:
-                self.acks.reset(seat)
+            # a log acknowledges nothing: a table takes a log in only until its next
+            # round begins, and never a welcome from it (a node that asks again, its
+            # answer cut short, may have begun the round its welcome was for), so what
+            # this node posted for it and that was not acknowledged is resent after the
+            # log, counted from 0 (copies of what the log gave are dropped)
+            self.acks.restart(seat)
             self.got[seat] = 0
             self._emit(lo.SendLog(conn=conn, seat=seat))
             self.given_log.add(seat)
-            if both:
-                for msg in self.acks.posted[seat].since(0):
-                    self._emit(lo.Resend(conn=conn, to=msg.to, payload=msg.payload))
+            for msg in self.acks.posted[seat].since(0):
+                self._emit(lo.Resend(conn=conn, to=msg.to, payload=msg.payload))
             self._use(seat, conn)
             joined = self.conns[conn].joined  # a new process: a new port
             self._back(seat, LinkCode.BACK_RESTARTED if joined else LinkCode.BACK_RESYNCED,

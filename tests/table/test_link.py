@@ -271,7 +271,10 @@ def test_a_restarted_peer_gets_the_log_and_counts_again_from_zero() -> None:
         digest=b"", now=net.now)
     assert SendLog(conn=w.id, seat=1) in out
     assert PeerBack(seat=1, how=note(LinkCode.BACK_RESTARTED, moved=None)) in out
-    assert net.nodes[0].link.got[1] == 0 and len(net.nodes[0].link.posted[1]) == 0
+    # a log acknowledges nothing: what was not acknowledged follows it, counted from 0
+    resent = [o for o in out if isinstance(o, Resend)]
+    assert resent and out.index(SendLog(conn=w.id, seat=1)) < out.index(resent[0])
+    assert net.nodes[0].link.got[1] == 0 and len(net.nodes[0].link.posted[1]) == len(resent)
 
 
 # --- relays ---------------------------------------------------------------------------------
