@@ -517,7 +517,7 @@ class Table:
         ctx, seats = self._ctx, self._seats
         ctx.now = max(ctx.now, now)
         seats.check_peer(seat)
-        seats.back_at[seat] = max(seats.back_at.get(seat, now), now)
+        seats.back_at[seat] = now
         return self.peer_back(seat, now)
 
     def peer_back(self, seat: int, now: float) -> Output:

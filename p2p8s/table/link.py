@@ -549,8 +549,7 @@ class Link(LinkWatch):
             joined = self.conns[conn].joined  # a new process: a new port
             self._back(seat, LinkCode.BACK_RESTARTED if joined else LinkCode.BACK_RESYNCED,
                        moved=None if joined else self.conns[conn].moved)
-            if seat in self.table.gone:
-                self._peer_back(seat, now)
+            self._peer_back(seat, now)
             if not self.stopped and seat not in self.table.gone:
                 # its person gets a fresh turn timer there: so does its turn here
                 self._process(self.table.peer_restarted(seat, now))
