@@ -611,7 +611,7 @@ class Table:
         left without a key (else the escrow must rebuild the rest: ``restarted``)."""
         if self._ctx.key_secret is None or self._ctx.failed is not None:
             return False
-        keys, complete = self._keys.own_keys()
+        keys, complete = self._keys.own_keys(self._resync.records)
         for seat, secret in keys:
             self._guarded(functools.partial(self._keys.learn, seat, secret))
         return complete and self._ctx.failed is None

@@ -20,6 +20,7 @@ from p2p8s.table.actions import OWNKEY, decode_ownkey, encode_ownkey
 from p2p8s.table.context import OBSERVER, Ctx
 from p2p8s.table.decoding import BadPayload
 from p2p8s.table.errors import TableCode, TableError
+from p2p8s.table.resume import Records, send_again
 from p2p8s.table.seats import Seats
 from p2p8s.table.sessions import LocalSessions
 
@@ -85,11 +86,14 @@ class OwnKeys:
         if keys:
             ctx.send(OWNKEY, encode_ownkey(ctx.number, ctx.me, keys))
 
-    def own_keys(self) -> tuple[list[tuple[int, bytes]], bool]:
+    def own_keys(self, records: Records) -> tuple[list[tuple[int, bytes]], bool]:
         """Restored with a key secret: the round keys of the seats this node runs whose
         key nobody knows yet, each checked against its ``Y`` (sent in an ``ownkey``
         payload; the caller takes them in), and True when no seat it runs is left without
-        a key (else the escrow must rebuild the rest: ``restarted``)."""
+        a key (else the escrow must rebuild the rest: ``restarted``). The messages of
+        those seats of this round in ``records`` (the payloads its table took in) go out
+        again first: a peer that lacks them (they reached this node from another's log)
+        gets them before the keys, so who runs each seat is decided there first."""
         ctx, primary = self._ctx, self._sessions.primary
         if ctx.key_secret is None:
             return [], False
@@ -108,12 +112,14 @@ class OwnKeys:
                 continue
             keys.append((seat, bytes(key)))
         if keys:
+            send_again(ctx, records, [seat for seat, _ in keys])
             ctx.send(OWNKEY, encode_ownkey(ctx.number, ctx.me, keys))
         return keys, complete
 
     def on_ownkey(self, sender: int, body: bytes) -> None:
         """A restarted node's round keys (``ownkey``, sent by it or relayed by a peer):
-        for this round, of seats that node runs, each matching its ``Y`` — else a
+        for this round, of seats that node runs (or may run: undecided here, then the
+        payload is skipped, see :meth:`own_keys`), each matching its ``Y`` — else a
         TableError naming the sender. A key not known yet is taken in (the seat is taken
         over as after an escrow recovery) and relayed once to every node, before anything
         this node sends for the seat; a key already known is a copy (skipped). A key
@@ -136,9 +142,15 @@ class OwnKeys:
                 return  # a relayed copy of the keys this node sent
             raise TableError(TableCode.KEYS_OWN, seat=sender, peer=sender)
         for seat, _ in keys:
-            if not 0 <= node < ctx.players or seats.runner(seat) != node:
+            if not 0 <= node < ctx.players or node not in seats.cands.get(seat, set()):
                 raise TableError(TableCode.KEY_NOT_RUN, seat=sender, peer=sender, claimed=seat,
                                  node=node)
+        if any(seats.runner(seat) is None for seat, _ in keys):
+            # before the seat's first message of the round (its node welcomed back, or
+            # the adopter: undecided here): a relayed copy that overtook the node's own
+            # messages; the node sends them again before its keys (:meth:`own_keys`), so
+            # its own copy comes after them (a resync holds the relay in its place)
+            return
         for seat, key in keys:
             if self._sessions.primary.public_key(seat) is None:
                 if all(w.seat != seat for w in self.waiting):
