@@ -127,15 +127,11 @@ class Acks:
         self.due: dict[int, AckDue] = {s: AckDue() for s in self.posted}
         self.since: dict[int, float] = {}
 
-    def reset(self, seat: int) -> None:
-        """``seat``'s node restarted: both counts start again from 0."""
-        self.posted[seat], self.due[seat] = SendQueue(), AckDue()
-        self.since.pop(seat, None)
-
     def restart(self, seat: int) -> None:
-        """This node told ``seat``'s node it restarted (again): that node counts from 0
-        what comes next, which is what it has not acknowledged (resent); this node
-        counts its payloads from 0 too."""
+        """``seat``'s node restarted, or this node told it it restarted (again): that
+        node counts from 0 what comes next, which is what it has not acknowledged
+        (resent after the log, which acknowledges nothing); this node counts its
+        payloads from 0 too."""
         self.posted[seat].restart()
         self.due[seat] = AckDue()
         self.since.pop(seat, None)

@@ -203,7 +203,7 @@ class Link(LinkWatch):
                 # as at every end: both finished, nothing to say)
                 self._emit(lo.PeerGone(seat=seat, why=note(LinkCode.GONE_FINISHED)))
             last = self.last_round.get(seat, 0)
-            if any(self.config.node_of(d) == seat for d in self.table.taken_over):
+            if self._taken(seat):
                 # its seats are played by another node this round: its node sends
                 # nothing of this round, and the round ends without it
                 last = max(last, self.table.round_number)
@@ -423,7 +423,7 @@ class Link(LinkWatch):
 
     def _send_sync(self, seat: int, conn: int) -> None:
         """This node's ``sync`` on a new connection of ``seat``'s node."""
-        taken = any(self.config.node_of(d) == seat for d in self.table.taken_over)
+        taken = self._taken(seat)
         if taken:  # so its payloads this node never received are void
             self.told_taken[seat] = conn
         self.acks.due[seat].told(self.got[seat])  # a sync acknowledges too
@@ -602,13 +602,17 @@ class Link(LinkWatch):
             del self.expect[seat]
             self._peer_back(seat, now)
 
+    def _taken(self, seat: int) -> bool:
+        """Whether a seat of ``seat``'s node is taken over (played by another node)."""
+        return any(self.config.node_of(d) == seat for d in self.table.taken_over)
+
     def _peer_back(self, seat: int, now: float) -> None:
         """Count ``seat``'s node back in the table, unless it was counted lost for a
         stalled turn and its seats are not taken over yet (then at the end of its
         hold-off: :meth:`handle_timer`)."""
         if self.stopped or seat not in self.table.gone:
             return
-        taken = any(self.config.node_of(d) == seat for d in self.table.taken_over)
+        taken = self._taken(seat)
         if self.watch.may_return(seat, now, taken=taken):
             self._process(self.table.peer_back(seat, now))
 
