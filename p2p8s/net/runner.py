@@ -574,8 +574,12 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
         while (rebuild := run.link.rebuild) is not None:
             # Every peer connected now is asked for its log (the one that said so among
             # them); the seats still missed are dialled again afterwards.
+            # a table that only lacked a message keeps its seats: its own log comes too
+            own = (own_frames(mesh, options.log_dir)[0]
+                   if rebuild.resume and options.write_log else None)
             restored = await restore(mesh, config, [rebuild.why],
-                                     timeout_s=options.log_timeout_s, key_secret=secret())
+                                     timeout_s=options.log_timeout_s, key_secret=secret(),
+                                     own=own)
             if log is not None:
                 with contextlib.suppress(OSError):
                     log.close()

@@ -126,6 +126,7 @@ class Link(LinkWatch):
             self._process(self.table.handle_timer(now))
         self._check_stall(now)
         self._check_held(now)
+        self._check_gap(now)
         for seat in self.watch.due_back(now):
             self._peer_back(seat, now)
         self._out.extend(self.acks.acks(self._live(), self.got, now=now))
@@ -449,16 +450,17 @@ class Link(LinkWatch):
         self.acks.forget(seat)  # what waits now waits on this connection
         self._emit(lo.Use(seat=seat, conn=conn))
 
-    def _rebuild(self, seat: int, conn: int, why: Note) -> None:
-        """Its table is void: rebuild it from the logs of the peers connected now (``seat``
-        on ``conn`` among them: the one that said so)."""
+    def _rebuild(self, seat: int, conn: int, why: Note, *, resume: bool = False) -> None:
+        """Its table is void (or, ``resume``, lacks a message: :class:`~lo.Rebuild`):
+        rebuild it from the logs of the peers connected now (``seat`` on ``conn`` among
+        them: the one that said so)."""
         self.pending.pop(seat, None)
         self._use(seat, conn)
         peers = {**self.peers, **self.pending}
         for s in self.away:
             if s != seat and s not in self.pending:
                 peers.pop(s, None)
-        self.rebuild = lo.Rebuild(seat=seat, why=why, peers=peers)
+        self.rebuild = lo.Rebuild(seat=seat, why=why, peers=peers, resume=resume)
         self._emit(self.rebuild)
 
     def _runner_payload(self, conn: int, seat: int, kind: int, body: bytes,
@@ -622,6 +624,7 @@ class Link(LinkWatch):
         if self.freeze.asleep and self.freeze.settled:
             self._asleep_check(now)
         self._check_held(now)
+        self._check_gap(now)
         self._check_unacked(now)
 
     def _asleep_check(self, now: float) -> None:

@@ -36,6 +36,8 @@ class LinkCode(Code):
     REBUILD_HELD = "rebuild-held"  #: [seat] its table held its moves while all were reached
     REBUILD_OVER = "rebuild-over"  #: [seat] the match ended meanwhile: its log has the result
     REBUILD_GAP = "rebuild-gap"  #: [seat, node] a message of node never came here: stalled
+    #: [seat, node] a message of node never came here, and the table waits for it
+    REBUILD_LACK = "rebuild-lack"
     GOT_LOG = "got-log"  #: [seat, frames] the table was rebuilt from that node's log
     LOG_GOES_ON = "log-goes-on"  #: [path] the new table log file
     REJOINED = "rejoined"  #: [seat, taken, rounds, resumed] back at the table from the log
@@ -244,11 +246,16 @@ class Rebuild:
     """This node's table took in moves the others never saw (its seats were taken over
     while payloads it sent were lost, or while it was frozen): rebuild it from the log of
     the peers in ``peers`` (seat → conn: the mesh's peers from now on), as a restarted node
-    does; ``seat``'s node said so, ``why`` tells the player. The last output of its link."""
+    does; ``seat``'s node said so, ``why`` tells the player. The last output of its link.
+    ``resume``: the table is not void, it only lacks a message the others have (a gap no
+    resend fills): the rebuilt table takes its own log's frames too, so it keeps its seats
+    and their round secrets (``Table.restore(own=…)``, "Restart with the table secret and
+    its own log") instead of handing its keys over."""
 
     seat: int
     why: Note
     peers: Mapping[int, int]
+    resume: bool = False
 
 
 Out = (Post | Send | Resend | SendLog | Log | Drop | Use | Show | PeerGone | PeerBack | Dial

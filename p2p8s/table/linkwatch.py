@@ -20,7 +20,7 @@ class LinkWatch(LinkState):
     """The watches of :class:`~p2p8s.table.link.Link` (which gives the steps they take:
     :meth:`_rebuild`, :meth:`_lose_peer`)."""
 
-    def _rebuild(self, seat: int, conn: int, why: Note) -> None:
+    def _rebuild(self, seat: int, conn: int, why: Note, *, resume: bool = False) -> None:
         raise NotImplementedError  # Link
 
     def _lose_peer(self, seat: int, now: float) -> None:
@@ -62,7 +62,7 @@ class LinkWatch(LinkState):
                 self.counts["stall_gap"] = self.counts.get("stall_gap", 0) + 1
                 seat = min(synced)
                 self._rebuild(seat, self.peers[seat], note(
-                    LinkCode.REBUILD_GAP, seat=seat, node=lack.seat))
+                    LinkCode.REBUILD_GAP, seat=seat, node=lack.seat), resume=True)
             case GiveUp(node=node):
                 self.counts["stall_lost"] = self.counts.get("stall_lost", 0) + 1
                 for conn in (self.peers.pop(node, None), self.pending.pop(node, None)):
@@ -116,6 +116,29 @@ class LinkWatch(LinkState):
             self.counts["held"] = self.counts.get("held", 0) + 1
             seat = min(synced)
             self._rebuild(seat, self.peers[seat], note(LinkCode.REBUILD_HELD, seat=seat))
+
+    def _check_gap(self, now: float) -> None:
+        """This table holds messages that wait for one that never came, while every node
+        reached is synced and none is being dialled (their resends are in: none of them
+        will send it — its sender's queue may have gone with a table rebuilt meanwhile) —
+        in any phase, a round's deal too: after :data:`~p2p8s.table.stall.GAP_MAX_S` it
+        rebuilds from the log of the lowest of them, which has it, keeping its seats
+        (``resume``: protocol/table.md, "Gap")."""
+        running = (not self.stopped and self.done is None and not self.freeze.asleep
+                   and not self.table.holding)
+        synced = self._synced()
+        # a node being dialled or synced may still resend it: not while one is
+        syncing = any(s in self.pending or s in self.expect or s in self.away
+                      for s in self.others)
+        lack = self.table.missing() if running and synced and not syncing else None
+        if lack is not None and self.watch.gap(lack, now):
+            self.counts["gap"] = self.counts.get("gap", 0) + 1
+            self.watch.gap(None, now)
+            seat = min(synced)
+            self._rebuild(seat, self.peers[seat], note(
+                LinkCode.REBUILD_LACK, seat=seat, node=lack.seat), resume=True)
+        elif lack is None:
+            self.watch.gap(None, now)
 
     def _dial(self, seat: int) -> None:
         """Dial ``seat``'s node again if this node is the one to: the higher seat dials

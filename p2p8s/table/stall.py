@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from p2p8s.table.clock import STALL_MARGIN_S, Stall
+from p2p8s.table.inbox import Missing
 
 #: Seconds a stalled turn may take to move once this node asked its node to catch up
 #: (a fresh connection and ``sync``), before that node counts as lost.
@@ -34,6 +35,11 @@ HELD_MAX_S = 10.0
 #: node out of reach for good, or the others' stalled-turn watch making its connection
 #: anew again and again, must not keep it holding for ever.
 HELD_STUCK_S = 30.0
+#: Seconds this node's table may hold messages that wait for one that never came
+#: (:meth:`~p2p8s.table.Table.missing`, the same one all along) while every node reached
+#: is synced — their resends are in, so none of them will send it — before it rebuilds
+#: from the log of the lowest of them, which has it (whoever's message echoed it).
+GAP_MAX_S = 15.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,6 +70,8 @@ class Watch:
     held_since: float | None = None  #: this table holds while every node is reached
     holds_since: float | None = None  #: this table holds (whoever is reached)
     stuck_due: bool = False  #: held for HELD_STUCK_S: rebuild at the next input able to
+    #: the message this table lacks (:meth:`gap`) and since when
+    lacks: tuple[Missing, float] | None = None
 
     def timer(self, stall: Stall | None) -> float | None:
         """When to look again: the stall (or the end of the wait after a catch-up), the
@@ -73,6 +81,8 @@ class Watch:
             times.append(self.held_since + HELD_MAX_S)
         if self.holds_since is not None and not self.stuck_due:
             times.append(self.holds_since + HELD_STUCK_S)
+        if self.lacks is not None:
+            times.append(self.lacks[1] + GAP_MAX_S)
         if stall is not None:
             asked = self.asked.get(stall.node)
             times.append(asked[1] if asked is not None and asked[0] == stall.turn
@@ -150,3 +160,21 @@ class Watch:
         if self.held_since is None:
             self.held_since = now
         return now >= self.held_since + HELD_MAX_S
+
+    def gap(self, lack: Missing | None, now: float) -> bool:
+        """This table lacks ``lack`` (None: nothing, or not while a node reached is still
+        syncing); True once it has lacked the same message for :data:`GAP_MAX_S`
+        (rebuild now).
+
+        >>> w, m = Watch(), Missing(round=2, seat=3, expected=1, seq=2)
+        >>> w.gap(m, 5.0), w.gap(m, 19.0), w.timer(None), w.gap(m, 20.0)
+        (False, False, 20.0, True)
+        >>> w.gap(None, 21.0), w.timer(None), w.gap(m, 22.0), w.timer(None)
+        (False, None, False, 37.0)
+        """
+        if lack is None:
+            self.lacks = None
+            return False
+        if self.lacks is None or self.lacks[0] != lack:
+            self.lacks = (lack, now)
+        return now >= self.lacks[1] + GAP_MAX_S

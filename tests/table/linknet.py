@@ -276,18 +276,23 @@ class LinkNet:
         asks the others for their logs too (``sync`` with ``restarted``)."""
         rebuild = self.nodes[seat].link.rebuild
         assert rebuild is not None
-        self.restore(seat, rebuild.seat, rebuild.peers)
+        self.restore(seat, rebuild.seat, rebuild.peers,
+                     own=self.nodes[seat].frames if rebuild.resume else None)
 
-    def restore(self, seat: int, source: int, peers: dict[int, int]) -> None:
+    def restore(self, seat: int, source: int, peers: dict[int, int], *,
+                own: Sequence[bytes] | None = None) -> None:
         """``seat``'s table restored from ``source``'s log (its frames now), a new link on
         the connections ``peers`` (seat -> conn), which asks them for their logs
-        (``sync`` with ``restarted``): a :class:`Rebuild`, or a restart reaching those."""
+        (``sync`` with ``restarted``): a :class:`Rebuild`, or a restart reaching those.
+        ``own``: the frames of its own log, given to the table too (a resumed rebuild)."""
         node = self.nodes[seat]
         frames = list(self.nodes[source].frames)
         records = records_from_frames(self.config, frames, me=seat)
+        mine = records_from_frames(self.config, own, me=seat) if own is not None else None
         table = Table.restore(self.config, me=seat, records=records,
                               rand=seeded(b"rebuilt" + bytes([seat])), now=self.now,
-                              sign=self.keys[seat].sign, key_secret=self.secrets.get(seat))
+                              sign=self.keys[seat].sign, key_secret=self.secrets.get(seat),
+                              own=mine)
         node.table, node.frames, node.peers = table, frames, dict(peers)
         node.link = Link(table, peers={s: Conn(id=c) for s, c in peers.items()},
                          restored=True, seen=frames, answers={

@@ -196,6 +196,9 @@ TEMPLATES: dict[Enum, Template] = {
                     "{seat:name}'s signed log…",
     C.REBUILD_GAP: "A message from {node:name} never reached this computer, and the "
                    "turn waits for it: rebuilding the table from {seat:name}'s signed log.",
+    C.REBUILD_LACK: "A message from {node:name} never reached this computer, and the "
+                    "round waits for it: rebuilding the table from {seat:name}'s signed "
+                    "log.",
     C.GOT_LOG: "Got the log of the table from {seat:name} ({frames} signed frames, every "
                "signature checked).",
     C.LOG_GOES_ON: "The log of the table goes on in {path}.",
