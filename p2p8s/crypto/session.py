@@ -389,14 +389,19 @@ class Session(Driver):
         """``seat``'s key ``e_seat``, recomputed by its restarted node (which lost its
         state, not its per-table secret): taken exactly as if the escrow had rebuilt it
         — stored, the seat marked recovered, event KeyRecovered — so the lowest seat
-        whose key was not recovered acts for it from now on. The caller checks the key
-        first; raises ProtocolMisuse for this node's own seat, a seat whose key is
-        already known or not announced yet, or a key with ``key·G != Y_seat``."""
+        whose key was not recovered acts for it from now on. A key revealed before the
+        round's end (a seat adopted at the round start, whose session still runs on its
+        adopter's node) may be learnt too: its restarted node hands it over so, and the
+        proxy strips its layer from then on. The caller checks the key first; raises
+        ProtocolMisuse for this node's own seat, a seat whose key was recovered, learnt
+        or not announced yet, or is known once every key is, or a key with
+        ``key·G != Y_seat``."""
         self._guard()
         if not 0 <= seat < self._n or seat == self._me:
             raise ProtocolMisuse(Misuse.CANNOT_LEARN, seat=seat)
         public = self._keys[seat]
-        if public is None or self._secrets[seat] is not None or seat in self._recovered:
+        if (public is None or seat in self._recovered
+                or (self._secrets[seat] is not None and self._all_revealed)):
             raise ProtocolMisuse(Misuse.KEY_KNOWN, seat=seat)
         if (not group.is_canonical_scalar(key) or not any(key)
                 or group.base_mul(key) != public):

@@ -86,9 +86,22 @@ class OwnKeys:
         if keys:
             ctx.send(OWNKEY, encode_ownkey(ctx.number, ctx.me, keys))
 
+    def _unowned(self, seat: int) -> bool:
+        """True while no node but ``seat``'s runner may act for it with its key: the key
+        is not known — or it is known only as revealed by a seat this round adopted,
+        whose session runs on the adopter's node alone (its layer is stripped there):
+        handed over, the seat is taken over as after an escrow recovery, and the proxy
+        strips that layer (issue 11: a restarted adopter left it unstripped)."""
+        primary = self._sessions.primary
+        if not primary.knows_key(seat):
+            return True
+        return (seat in self._seats.adopted and seat not in self._seats.recovered
+                and not primary.recovered(seat) and not primary.keys_revealed)
+
     def own_keys(self, records: Records) -> tuple[list[tuple[int, bytes]], bool]:
         """Restored with a key secret: the round keys of the seats this node runs whose
-        key nobody knows yet, each checked against its ``Y`` (sent in an ``ownkey``
+        key nobody knows yet (or that it adopted this round: their key is revealed, but
+        their session ran here alone), each checked against its ``Y`` (sent in an ``ownkey``
         payload; the caller takes them in), and True when no seat it runs is left without
         a key (else the escrow must rebuild the rest: ``restarted``). The messages of
         those seats of this round in ``records`` (the payloads its table took in) go out
@@ -100,7 +113,7 @@ class OwnKeys:
         keys: list[tuple[int, bytes]] = []
         complete = True
         for seat in range(ctx.players):
-            if self._seats.runner(seat) != ctx.me or primary.knows_key(seat):
+            if self._seats.runner(seat) != ctx.me or not self._unowned(seat):
                 continue
             public, round_id = primary.public_key(seat), primary.round_id
             if public is None or round_id is None:
@@ -179,7 +192,7 @@ class OwnKeys:
                 or base_mul(Scalar(k.key)) != public):
             raise TableError(TableCode.KEY_MISMATCH, seat=k.sender, peer=k.sender,
                              player=k.seat)
-        if primary.knows_key(k.seat):
+        if not self._unowned(k.seat):
             return False  # a copy, or the escrow rebuilt it first
         if not ctx.observing and not ctx.replaying:
             # relayed before anything this node sends for the seat (links keep order)
