@@ -15,7 +15,7 @@ from p2p8s.table import events as tev
 from p2p8s.table.actions import CRYPTO
 from p2p8s.table.clock import CRYPTO_STALL_S, Stall
 from p2p8s.table.context import Phase
-from p2p8s.table.linkout import LinkCode, PeerGone
+from p2p8s.table.linkout import LinkCode, PeerGone, note
 from p2p8s.table.stall import STALL_RETRY_S
 
 
@@ -161,3 +161,16 @@ def test_a_commitment_that_comes_late_but_within_the_deadline_is_not_given_up() 
         assert not net.notes(seat, LinkCode.TURN_STALLED)
         assert not net.of(seat, PeerGone)
     assert len(net.transcripts()) == 1
+
+
+def test_a_withheld_shuffle_at_a_table_of_two_pauses_and_says_so() -> None:
+    net = HoldNet(2, _kind(Shuffle, 1))
+    net.start()
+    _stalled(net, 0)
+    assert net.now >= CRYPTO_STALL_S
+    assert net.notes(0, LinkCode.TURN_STALLED)[0].params == {"seat": 1, "node": 1}
+    net.connect(1, 0)
+    net.run(lambda: bool(net.notes(0, LinkCode.WAITING_FOR)), 5_000)
+    assert net.now >= CRYPTO_STALL_S + STALL_RETRY_S
+    assert net.notes(0, LinkCode.WAITING_FOR) == [note(LinkCode.WAITING_FOR, seat=1)]
+    assert 1 in net.nodes[0].table.paused
