@@ -154,6 +154,32 @@ class Session(Driver):
         seat that is away then must be taken over, not served (§8.1)."""
         return not self._keys_ready or any(len(ep.steps) <= seat for ep in self._epochs)
 
+    def awaited(self) -> tuple[int, ...]:
+        """The seats (layers) whose next message this session waits for now, ascending:
+        a Commit, Reveal or KeyAnnounce not in yet; the next shuffle step of the first
+        epoch not shuffled (a recovered seat's is the proxy's to make); the next strip
+        of each position of an operation not done (its next layer); the escrow share of
+        each holder missing for a recovery begun. This seat's own steps are taken at
+        once, so it is awaited only as a recovered layer. Empty when nothing is awaited
+        (the table's actions, and the round end's keys, are the table layer's wait)."""
+        n = self._n
+        stage = ([s for s in range(n) if self._commits[s] is None]
+                 or [s for s in range(n) if self._nonces[s] is None]
+                 or [s for s in range(n) if self._keys[s] is None])
+        got: set[int] = set(stage)
+        if not stage:
+            first = next((ep for ep in self._epochs if len(ep.steps) < n), None)
+            if first is not None:
+                got.add(len(first.steps))
+            for op, positions in enumerate(self._ops):
+                if not self._ops_done[op]:
+                    got.update(layer for p in positions if self._epochs_final(p)
+                               and (layer := self._positions[p].next_layer()) is not None)
+        for dealer in self._announced_recoveries - self._recovered:
+            shared = self._share_reveals.get(dealer, {})
+            got.update(h for h in self.config.holders(dealer) if h not in shared)
+        return tuple(sorted(got))
+
     def waiting(self, seat: int) -> bool:
         """True while a message of ``seat`` taken in waits for what it follows."""
         return any(m.seat == seat for m in self._inbox)

@@ -11,6 +11,10 @@ deadline. The others' clocks enforce a turn too (:meth:`TurnClock.stall`): a tur
 node must send that has not moved :data:`STALL_MARGIN_S` after its deadline (its start, or
 its last move, for a turn without one) is *stalled*; the runner then catches up with that
 node and, if the turn still does not move, counts it as lost (protocol/table.md, "Timer").
+The same holds for the crypto of a round (its setup, shuffles, strips, escrow shares, the
+round end's keys): a wait for another node's message that has not moved
+:data:`CRYPTO_STALL_S` after the last crypto message taken in (or the round's start) is
+stalled on that node (:meth:`TurnClock.stall` outside the play phase).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from p2p8s.table.context import Ctx, Phase
 from p2p8s.table.events import InfoCode
 from p2p8s.table.log import ActionLog
 from p2p8s.table.seats import Seats
+from p2p8s.table.sessions import LocalSessions
 
 #: Once the computer has played a turn for the local player (R-TIMER), their next turns
 #: get this grace (seconds) instead of the full timer, until they act again.
@@ -32,13 +37,19 @@ AWAY_GRACE_S = 3.0
 #: Seconds past a turn's deadline (on this node's clock) after which a turn another node
 #: must send counts as stalled (R-TIMER: the others' clocks enforce it).
 STALL_MARGIN_S = 10.0
+#: Seconds the crypto of a round (no person acts in it: every step is a node's own,
+#: taken at once) may wait for another node's message, on this node's clock, after the
+#: last crypto message taken in or sent here, before it counts as stalled on that node.
+CRYPTO_STALL_S = 2 * STALL_MARGIN_S
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Stall:
     """The turn of ``seat`` (``turn`` = round number, actions applied in it: the same turn
     while equal) waits for a move of ``node``'s node (another node than this one), and
-    counts as stalled from ``at`` (this node's clock) if it has not moved by then."""
+    counts as stalled from ``at`` (this node's clock) if it has not moved by then. In the
+    crypto of a round ``seat`` is the seat (layer) whose message is awaited and ``turn``
+    = (round number, -1 - crypto messages taken in: never a turn's count)."""
 
     seat: int
     node: int
@@ -55,10 +66,14 @@ class TurnClock:
     """
 
     def __init__(self, ctx: Ctx, seats: Seats, log: ActionLog,
-                 local_turn: Callable[[], bool]) -> None:
+                 local_turn: Callable[[], bool], *, sessions: LocalSessions,
+                 missing: Callable[[], int | None] = lambda: None) -> None:
         self._ctx = ctx
         self._seats = seats
         self._log = log
+        self._sessions = sessions
+        #: the seat of the message the intake's held messages wait for, if any
+        self._missing = missing
         self._local_turn = local_turn
         self.away_turns = 0  # turns the computer played for the local player (R-TIMER)
         self.present_now = False  # the person typed something since the computer stood in
@@ -77,6 +92,8 @@ class TurnClock:
         self.turn_seat: int | None = None  #: the seat on turn (None: no turn runs)
         self.moves = 0  #: actions applied this round
         self.moved_at = 0.0  #: when the last one was (``now``)
+        self.crypto_taken = 0  #: crypto messages of the round taken in or sent here
+        self.crypto_at = self._ctx.now  #: when that count last changed (``now``)
 
     def get_timer(self) -> float | None:
         """The local turn's deadline, while the local person's own turn runs."""
@@ -111,23 +128,29 @@ class TurnClock:
         return start + grace
 
     def stall(self) -> Stall | None:
-        """The turn running now, if another node must send its next action (R-TIMER, the
-        others' part): the seat's own node, the proxy's for a recovered seat, the
-        adopter's for an adopted one; None when no turn runs, this node sends it, or
-        that node is gone already (taken over, or the game waits)."""
+        """What this node waits for from another node now, if anything (R-TIMER, the
+        others' part): in the play phase the turn running now, if another node must send
+        its next action (:meth:`_turn_stall`); in the crypto of a round (its setup, the
+        deal, the round end) the message awaited from another node (:meth:`_crypto_stall`).
+        None when nothing waits on another node, this node sends it, or that node is
+        gone already (taken over, or the game waits)."""
+        ctx = self._ctx
+        if (ctx.number == 0 or not ctx.going or ctx.leaving or ctx.observing
+                or ctx.me in self._seats.paused):
+            return None
+        if ctx.phase is Phase.PLAY:
+            return self._turn_stall()
+        if ctx.phase in (Phase.CRYPTO, Phase.END):
+            return self._crypto_stall()
+        return None
+
+    def _turn_stall(self) -> Stall | None:
+        """The turn on now, if another node must send its next action: the seat's own
+        node, the proxy's for a recovered seat, the adopter's for an adopted one."""
         ctx, seats = self._ctx, self._seats
         seat = self.turn_seat
-        if (ctx.number == 0 or seat is None or ctx.phase is not Phase.PLAY or not ctx.going
-                or ctx.leaving or ctx.observing):
-            return None
-        if seat in seats.recovered:
-            proxy = seats.proxy()
-            node = seats.runner(proxy) if proxy is not None else None
-        else:
-            node = seats.runner(seat)
-            if node is None:  # undecided (its node welcomed back): its own node
-                node = ctx.config.node_of(seat)
-        if node is None or node == ctx.me or node in seats.gone or ctx.me in seats.paused:
+        node = self._sender(seat) if seat is not None else None
+        if seat is None or node is None:
             return None
         base = max(self.deadline if self.deadline is not None else self.turn_at,
                    self.moved_at)
@@ -136,6 +159,68 @@ class TurnClock:
             base = max(base, back + ctx.config.turn_timeout_s)
         return Stall(seat=seat, node=node, turn=(ctx.number, self.moves),
                      at=base + STALL_MARGIN_S)
+
+    def _crypto_stall(self) -> Stall | None:
+        """The crypto message awaited from another node, :data:`CRYPTO_STALL_S` after the
+        last crypto message here (or its node's return, if later): of the seats the
+        round waits for (:meth:`_awaited`), the lowest node's. A message the intake
+        holds for one that never came (a gap) waits for that one's seat alone: its
+        sender sent already."""
+        ctx, seats = self._ctx, self._seats
+        lack = self._missing()
+        awaited = [lack] if lack is not None else self._awaited()
+        nodes = sorted((node, seat) for seat in awaited
+                       if (node := self._sender(seat)) is not None)
+        if not nodes:
+            return None
+        node, seat = nodes[0]
+        base = max(self.crypto_at, seats.back_at.get(node, self.crypto_at))
+        return Stall(seat=seat, node=node, turn=(ctx.number, -1 - self.crypto_taken),
+                     at=base + CRYPTO_STALL_S)
+
+    def _awaited(self) -> list[int]:
+        """The seats whose message the crypto of the round waits for now (the primary
+        session's :meth:`~p2p8s.crypto.session.Session.awaited`; at the round end, once
+        this node revealed its keys, every seat whose key is not known), but those with
+        a message waiting here already (it waits for another's); for a served seat (its
+        node gone, its key not rebuilt) the holders whose partial strips are missing."""
+        ctx, seats, sessions = self._ctx, self._seats, self._sessions
+        primary = sessions.primary
+        awaited = set(primary.awaited())
+        if ctx.phase is Phase.END and all(s.key_revealed for s in sessions.by_seat.values()):
+            awaited.update(s for s in range(ctx.players) if not primary.knows_key(s))
+        out: set[int] = set()
+        for seat in awaited:
+            if seat not in seats.recovered and seats.runner(seat) in seats.gone:
+                out.update(primary.awaited_partials(seat))
+            elif not primary.waiting(seat):
+                out.add(seat)
+        return sorted(out)
+
+    def _sender(self, seat: int) -> int | None:
+        """The node that sends ``seat``'s messages now — the proxy's for a recovered
+        seat, else its runner (its own node while undecided: welcomed back) — if that
+        is another node, not gone."""
+        ctx, seats = self._ctx, self._seats
+        if seat in seats.recovered:
+            proxy = seats.proxy()
+            node = seats.runner(proxy) if proxy is not None else None
+        else:
+            node = seats.runner(seat)
+            if node is None:  # undecided (its node welcomed back): its own node
+                node = ctx.config.node_of(seat)
+        if node is None or node == ctx.me or node in seats.gone:
+            return None
+        return node
+
+    def crypto_moved(self) -> None:
+        """The flow took its steps: note when the round's crypto last moved here (a
+        message taken in or sent, counted in the primary session's chains)."""
+        if self._ctx.number == 0 or not self._sessions.by_seat:
+            return
+        taken = sum(count for count, _ in self._sessions.primary.chain_heads())
+        if taken != self.crypto_taken:
+            self.crypto_taken, self.crypto_at = taken, self._ctx.now
 
     def stall_timer(self) -> float | None:
         """When the turn running now stalls (:meth:`stall`), while that is still ahead."""

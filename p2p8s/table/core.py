@@ -131,7 +131,8 @@ class Table:
         seats.turn = lambda: None if log.round is None else log.round.turn
         self._deal = Deal(ctx, sessions)
         self._clock = clock = TurnClock(
-            ctx, seats, log, local_turn=lambda: self.my_turn and not self._choices.choosing())
+            ctx, seats, log, local_turn=lambda: self.my_turn and not self._choices.choosing(),
+            sessions=sessions, missing=lambda: _seat_of(self._inbox.missing()))
         self._choices = choices = Choices(ctx, seats, log, clock)
         self._computer = Computers(ctx, seats, log, clock, choices)
         self._keys = OwnKeys(ctx, sessions, seats)
@@ -642,6 +643,11 @@ class Table:
     def _on_setup(self, sender: int, body: bytes) -> None:
         if body != self.config.to_bytes():
             raise TableError(TableCode.OTHER_SETUP, seat=sender, peer=sender)
+
+
+def _seat_of(lack: Missing | None) -> int | None:
+    """The seat of the message held messages wait for, if any."""
+    return lack.seat if lack is not None else None
 
 
 def _round(sender: int, body: bytes) -> int:

@@ -123,6 +123,7 @@ class RoundFlow:
                 progress = self._end_step()
             else:
                 progress = False
+        self._clock.crypto_moved()
 
     def _deal_step(self) -> bool:
         step = self._deal.step()
