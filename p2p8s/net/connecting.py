@@ -5,13 +5,15 @@ over asyncio streams (the machine is :mod:`p2p8s.net.handshake`; protocol/wire.m
 :class:`Door` is one node's entrance. :meth:`Door.dial` and :meth:`Door.accept` run the
 handshake over a stream and then exchange the signed ``hello`` frames inside the sealed
 channel; they return an :class:`Opened` connection for the node to keep (or refuse as a
-duplicate). An accepted connection passes :class:`~p2p8s.net.admission.Admission`
-first: one turned away gets a ``busy`` record (unsigned; the dialler says it in fixed
-words and tries again) unless its hello carries the rejoin hint of a seat the node knows
-(then it passes its address's limits). A peer that does not prove the code is closed
-without a word: the dialler says "could not join there" (:func:`not_there`), nothing the
-peer sent; a connection closed before a byte of the acceptor's hello is "did not answer,
-or busy" (tried again), never a wrong code.
+duplicate). A dialled handshake that times out is tried again on a fresh connection
+(:data:`HANDSHAKE_ATTEMPTS`: on a lossy link one lost segment can hold an attempt past
+the timeout); any other failure ends the dial at once. An accepted connection passes
+:class:`~p2p8s.net.admission.Admission` first: one turned away gets a ``busy`` record
+(unsigned; the dialler says it in fixed words and tries again) unless its hello carries
+the rejoin hint of a seat the node knows (then it passes its address's limits). A peer
+that does not prove the code is closed without a word: the dialler says "could not join
+there" (:func:`not_there`), nothing the peer sent; a connection closed before a byte of
+the acceptor's hello is "did not answer, or busy" (tried again), never a wrong code.
 """
 
 from __future__ import annotations
