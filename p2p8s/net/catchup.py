@@ -80,10 +80,9 @@ async def restore(mesh: Mesh, config: TableConfig, notes: Sequence[Note], *,
     (:mod:`p2p8s.net.redial`), with no deadline while no node is reached: a person
     whose Wi-Fi is down for a while is not thrown out; ``tell`` says so
     (:attr:`LinkCode.NOBODY_REACHABLE` with ``restoring``: only Ctrl-C leaves now; once
-    each time every node asked is lost).
-    ``timeout_s`` counts only while a node is reached (from its ask, or a failed
-    answer's): raises :class:`PeerLost` (``no-log``) when the nodes reached do not
-    answer within it, :class:`TableFailed` when no answer checks out."""
+    each time every node asked is lost). ``timeout_s`` counts only while a node is
+    reached (from the last ask): raises :class:`PeerLost` (``no-log``) when the nodes
+    reached do not answer within it, :class:`TableFailed` when no answer checks out."""
     mine: list[tuple[int, bytes]] | None = None
     if own is not None:
         try:  # its own log: every signature checked too (off the loop)
@@ -99,7 +98,8 @@ async def restore(mesh: Mesh, config: TableConfig, notes: Sequence[Note], *,
     failures: list[LogFailure] = []
     waiting = set(mesh.peers)
     asked = set(waiting)
-    #: when the nodes reached must have answered (None: none reached, none failed)
+    #: when the nodes reached must have answered (None: none reached, none failed; a
+    #: node asked that answers has it set)
     deadline: float | None = loop.time() + timeout_s if waiting else None
     alone = False
     if redial is not None:  # a restarted node dials everyone ("Who dials")
@@ -108,7 +108,7 @@ async def restore(mesh: Mesh, config: TableConfig, notes: Sequence[Note], *,
                 redial.start(entry.seat)
     try:
         while deadline is None or loop.time() < deadline:
-            if not waiting and not alone and tell is not None:
+            if not waiting and not failures and not alone and tell is not None:
                 alone = True  # said once, until a node is reached again
                 tell(note(LinkCode.NOBODY_REACHABLE, restoring=True))
             # every peer asked may be lost (they closed the connections of a node that
@@ -156,12 +156,10 @@ async def restore(mesh: Mesh, config: TableConfig, notes: Sequence[Note], *,
                     key_secret=key_secret, own=mine)
             except (MalformedInput, RemoteError) as exc:
                 failures.append(LogFailure(seat=seat, name=config.names[seat], error=exc))
-                deadline = deadline if deadline is not None else loop.time() + timeout_s
                 continue
             if table.failed is not None:
                 failures.append(LogFailure(seat=seat, name=config.names[seat],
                                            fault=table.failed))
-                deadline = deadline if deadline is not None else loop.time() + timeout_s
                 continue
             mesh.early[:0] = held
             # the answers still owed (partial or not begun): a peer whose connection

@@ -19,8 +19,8 @@ from p2p8s.errors import Note
 from p2p8s.net.catchup import restore
 from p2p8s.net.errors import NetCode
 from p2p8s.net.node import Connected, Incoming, Lost
-from p2p8s.table.linkout import LinkCode, PeerLost
-from p2p8s.table.sync import log_parts
+from p2p8s.table.linkout import LinkCode, PeerLost, TableFailed
+from p2p8s.table.sync import LOG_PART, log_parts
 from p2p8s.wire import Game, Role
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "table"))
@@ -136,3 +136,19 @@ def test_nodes_reached_that_never_answer_end_the_wait_after_the_log_timeout() ->
     assert caught.value.code is LinkCode.NO_LOG
     assert told == []  # a node was reached all along
     assert dialling.did == [("start", 2), ("close", None)]
+
+
+def test_a_node_whose_only_answer_fails_is_not_told_it_reaches_nobody() -> None:
+    net = _table()
+    asked = _conn(net.config.seats[1].key, seat=1)
+    bad = Incoming(peer=asked, received=SimpleNamespace(  # type: ignore[arg-type]
+        message=SimpleNamespace(seat=1, body=Game(to=0, payload=bytes([LOG_PART]) + b"?"))))
+    mesh = _Mesh(net, {1: asked}, [bad, _lost(asked), Gap(600.0)])
+    told: list[Note] = []
+    with pytest.raises(TableFailed) as caught:
+        asyncio.run(restore(mesh, net.config, [], timeout_s=1.0,  # type: ignore[arg-type]
+                            redial=_Dialling(), tell=told.append))  # type: ignore[arg-type]
+    assert caught.value.code is LinkCode.REBUILD_FAILED
+    assert [f.seat for f in caught.value.params["failures"]] == [1]
+    assert told == []  # it reached a node; that node's log does not check out
+    assert mesh.waited[-1] is not None  # the log timeout still runs
