@@ -78,9 +78,10 @@ async def test_a_restarted_node_that_reaches_nobody_keeps_trying_and_rebuilds(
                 proxy.blackhole()  # its ask for the log goes nowhere, nor its heartbeats
             dropped = sum(p.dropped for p in proxies)
             start = time.monotonic()
-            rejoined = asyncio.ensure_future(play_table(mesh, back, options=Options(
+            options.append(Options(
                 auto=get_bot("max"), auto_delay_s=0.05, rounds=1, turn_timeout_s=5.0,
-                log_dir=tmp_path / "2", log_timeout_s=LOG_TIMEOUT_S, waiting=told.append)))
+                log_dir=tmp_path / "2", log_timeout_s=LOG_TIMEOUT_S, waiting=told.append))
+            rejoined = asyncio.ensure_future(play_table(mesh, back, options=options[-1]))
             await _until(lambda: bool(told), 10)  # both lost by heartbeat: it says so
             await asyncio.sleep(start + 3 * LOG_TIMEOUT_S - time.monotonic())
             assert not rejoined.done()  # past its log timeout it still tries
@@ -88,6 +89,9 @@ async def test_a_restarted_node_that_reaches_nobody_keeps_trying_and_rebuilds(
             for proxy in proxies[:2]:
                 proxy.heal()
             healed = time.monotonic()
+            await _until(lambda: any(n.code is LinkCode.GOT_LOG for n in back.of(Note)), 20)
+            for option in options:
+                option.auto_delay_s = 0.02  # rebuilt: the round may end now
             async with asyncio.timeout(60):
                 results = await asyncio.gather(tasks[0], tasks[1], rejoined,
                                                return_exceptions=True)
