@@ -57,7 +57,8 @@ __all__ = ["EOF_MARK", "Frontend", "Leave", "Options", "PeerLost", "Result", "Ta
 
 #: Seconds before the turn timer runs out when the player is warned.
 WARN_S = 10.0
-#: Seconds a restarted node waits for a complete log from a peer.
+#: Seconds a restarted node waits for a complete log from the peers it reached (from
+#: its last ask; no deadline while it reaches none: :func:`~p2p8s.net.catchup.restore`).
 LOG_TIMEOUT_S = 60.0
 #: The runner's inbox wait is at most this long, so the loop's clock is read often.
 TICK_S = 0.5
@@ -601,7 +602,7 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
         result = await run.run(lines)
         while (rebuild := run.link.rebuild) is not None:
             # Every peer connected now is asked for its log (the one that said so among
-            # them); the seats still missed are dialled again afterwards.
+            # them); the seats still missed are dialled meanwhile, and after it.
             dial = _dialling(mesh, options, run.redial.kept())
             restored = await restore(mesh, config, [rebuild.why],
                                      timeout_s=options.log_timeout_s, key_secret=secret(),
