@@ -25,9 +25,11 @@ from typing import TYPE_CHECKING, Any
 from p2p8s.cli.comeback import come_back_command
 from p2p8s.cli.grace import GONE_GRACE_S
 from p2p8s.cli.lines import say
+from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words.net import Line
 from p2p8s.cli.words.rules import describe_changes, describe_rules
 from p2p8s.codes import fingerprint, normalize_code
+from p2p8s.errors import Note
 from p2p8s.net.discovery import (
     Advertiser,
     MdnsHandle,
@@ -42,7 +44,7 @@ from p2p8s.net.node import Reason
 from p2p8s.net.redial import Finder
 from p2p8s.net.runner import EOF_MARK, LINGER_S, Options, play_table
 from p2p8s.rules import Ruleset
-from p2p8s.store.lastseen import save_where
+from p2p8s.store.lastseen import load_where, save_where
 from p2p8s.wire import VERSION, Roster, SeatEntry
 
 if TYPE_CHECKING:
@@ -217,10 +219,13 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
         term = Terminal(ascii=ascii)
         loop = asyncio.get_running_loop()
         screen = TableScreen(term, me=mesh.seat, grace_s=GONE_GRACE_S, clock=loop.time)
+        kept = mesh.node.table if code is None else where_key(code)
         options = Options(auto=bot, rounds=rounds, auto_delay_s=term.pace_s if bot else 0.0,
                           linger_s=linger_for(LINGER_S),
-                          remember=functools.partial(
-                              save_where, mesh.node.table if code is None else where_key(code)))
+                          remember=functools.partial(save_where, kept),
+                          where=load_where(kept) if mesh.rejoined else None,
+                          waiting=lambda said: screen.say(PLAIN.note(
+                              Note(said.code, {**said.params, "mdns": screen.mdns}))))
         if code is not None:  # how a lost player comes back: through this node, at the
             # address the table reached it at (the roster's) while it has it, else at
             # the one it has when the hint is said

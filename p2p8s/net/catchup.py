@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from typing import Any
 from p2p8s.errors import MalformedInput, Note, RemoteError
 from p2p8s.net.lobby import Mesh
 from p2p8s.net.node import Connected, Connection, Incoming, Lost, NetEvent
+from p2p8s.net.redial import Redial
 from p2p8s.store.tablelog import (
     CorruptLog,
     TableLogWriter,
@@ -63,15 +64,25 @@ class Restored:
 
 async def restore(mesh: Mesh, config: TableConfig, notes: Sequence[Note], *,
                   timeout_s: float, key_secret: bytes | None = None,
-                  own: Sequence[bytes] | None = None) -> Restored:
+                  own: Sequence[bytes] | None = None, redial: Redial | None = None,
+                  tell: Callable[[Note], None] | None = None) -> Restored:
     """Ask every connected peer of ``mesh`` for its log, rebuild the table from the first
     complete answer that checks out (``notes`` and the answer's are told with its first
     events), and put every other event back for the runner (in order). ``own``: the
     signed frames of this node's own log of the match (:func:`own_frames`; None: none
     that reads): with ``key_secret`` the table takes its seats back from them if they
     were not taken over (:meth:`Table.restore`), and the frames it is rebuilt from are
-    the answer's, then its own the answer lacks. Raises :class:`PeerLost` when no peer
-    answers within ``timeout_s``, :class:`TableFailed` when no answer checks out."""
+    the answer's, then its own the answer lacks.
+
+    A node of the table that connects meanwhile is asked too. ``redial`` (closed on
+    return) dials every other seat not reached — at the start, and again whenever the
+    connection of one asked ends before its answer — by mDNS and the last addresses
+    (:mod:`p2p8s.net.redial`), with no deadline while no node is reached: a person
+    whose Wi-Fi is down for a while is not thrown out; ``tell`` says so
+    (:attr:`LinkCode.NOBODY_REACHABLE` with ``restoring``: only Ctrl-C leaves now; once
+    each time every node asked is lost). ``timeout_s`` counts only while a node is
+    reached (from the last ask): raises :class:`PeerLost` (``no-log``) when the nodes
+    reached do not answer within it, :class:`TableFailed` when no answer checks out."""
     mine: list[tuple[int, bytes]] | None = None
     if own is not None:
         try:  # its own log: every signature checked too (off the loop)
@@ -82,61 +93,88 @@ async def restore(mesh: Mesh, config: TableConfig, notes: Sequence[Note], *,
     for peer, conn in mesh.peers.items():
         _ask(mesh, peer, conn)
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
     held: list[NetEvent] = []
     answers: dict[int, LogAnswer] = {}
     failures: list[LogFailure] = []
     waiting = set(mesh.peers)
     asked = set(waiting)
-    while loop.time() < deadline:
-        # every peer asked may be lost (they closed the connections of a node that did
-        # not run): it waits for the next one to connect, not the first to fail
-        try:
-            event = await mesh.next_event(max(0.0, deadline - loop.time()))
-        except TimeoutError:
-            break
-        if (isinstance(event, Lost) and event.peer.seat is not None
-                and mesh.peers.get(event.peer.seat) is event.peer):
-            waiting.discard(event.peer.seat)
-            answers.pop(event.peer.seat, None)
-        if isinstance(event, Connected) and (seat := _asked_anew(
-                mesh, event.peer, {f.seat for f in failures})) is not None:
-            waiting.add(seat)
-            asked.add(seat)
-            answers.pop(seat, None)
-        body = event.received.message.body if isinstance(event, Incoming) else None
-        seat = event.received.message.seat if isinstance(event, Incoming) else None
-        if (not isinstance(body, Game) or body.payload[:1] != bytes([LOG_PART])
-                or seat is None or seat not in waiting or mesh.peers.get(seat) is not event.peer):
-            held.append(event)
-            continue
-        try:
-            frames = answers.setdefault(seat, LogAnswer()).add(body.payload[1:])
-            if frames is None:
+    #: when the nodes reached must have answered (None: none reached, none failed; a
+    #: node asked that answers has it set)
+    deadline: float | None = loop.time() + timeout_s if waiting else None
+    alone = False
+    if redial is not None:  # a restarted node dials everyone ("Who dials")
+        for entry in mesh.roster.seats:
+            if entry.seat != mesh.seat and entry.seat not in waiting:
+                redial.start(entry.seat)
+    try:
+        while deadline is None or loop.time() < deadline:
+            if not waiting and not failures and not alone and tell is not None:
+                alone = True  # said once, until a node is reached again
+                tell(note(LinkCode.NOBODY_REACHABLE, restoring=True))
+            # every peer asked may be lost (they closed the connections of a node that
+            # did not run, or its own link is down): it waits for the next one to
+            # connect, not the first to fail
+            try:
+                event = await mesh.next_event(
+                    None if deadline is None else max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                break
+            if (isinstance(event, Lost) and event.peer.seat is not None
+                    and mesh.peers.get(event.peer.seat) is event.peer):
+                waiting.discard(event.peer.seat)
+                answers.pop(event.peer.seat, None)
+                if not waiting and not failures:
+                    deadline = None  # nobody reached: no deadline while it tries
+                if redial is not None and event.peer.seat not in {f.seat for f in failures}:
+                    redial.start(event.peer.seat)
+            if isinstance(event, Connected) and (seat := _asked_anew(
+                    mesh, event.peer, {f.seat for f in failures})) is not None:
+                waiting.add(seat)
+                asked.add(seat)
+                answers.pop(seat, None)
+                deadline, alone = loop.time() + timeout_s, False
+                if redial is not None:
+                    redial.stop(seat)
+                    redial.note(seat, event.peer)
+            body = event.received.message.body if isinstance(event, Incoming) else None
+            seat = event.received.message.seat if isinstance(event, Incoming) else None
+            if (not isinstance(body, Game) or body.payload[:1] != bytes([LOG_PART])
+                    or seat is None or seat not in waiting
+                    or mesh.peers.get(seat) is not event.peer):
+                held.append(event)
                 continue
-            waiting.discard(seat)
-            records = await asyncio.to_thread(records_from_frames, config, frames,
-                                              me=mesh.seat)
-            table = await asyncio.to_thread(
-                Table.restore, config, me=mesh.seat, records=records, rand=os.urandom,
-                seed=mesh.digest, now=loop.time(), sign=mesh.node.identity.sign,
-                key_secret=key_secret, own=mine)
-        except (MalformedInput, RemoteError) as exc:
-            failures.append(LogFailure(seat=seat, name=config.names[seat], error=exc))
-            continue
-        if table.failed is not None:
-            failures.append(LogFailure(seat=seat, name=config.names[seat],
-                                       fault=table.failed))
-            continue
-        mesh.early[:0] = held
-        # the answers still owed (partial or not begun): a peer whose connection ends
-        # before its answer is complete is asked again on the next (the link)
-        bad = {f.seat for f in failures}
-        answers = {s: answers.get(s, LogAnswer()) for s in asked if s != seat and s not in bad}
-        got = note(LinkCode.GOT_LOG, seat=seat, frames=len(frames))
-        if table.resumed and own is not None:  # its own frames the answer lacked
-            frames = [*frames, *_lacked(config, mesh.seat, frames, own)]
-        return Restored(table=table, frames=frames, answers=answers, notes=[*notes, got])
+            try:
+                frames = answers.setdefault(seat, LogAnswer()).add(body.payload[1:])
+                if frames is None:
+                    continue
+                waiting.discard(seat)
+                records = await asyncio.to_thread(records_from_frames, config, frames,
+                                                  me=mesh.seat)
+                table = await asyncio.to_thread(
+                    Table.restore, config, me=mesh.seat, records=records, rand=os.urandom,
+                    seed=mesh.digest, now=loop.time(), sign=mesh.node.identity.sign,
+                    key_secret=key_secret, own=mine)
+            except (MalformedInput, RemoteError) as exc:
+                failures.append(LogFailure(seat=seat, name=config.names[seat], error=exc))
+                continue
+            if table.failed is not None:
+                failures.append(LogFailure(seat=seat, name=config.names[seat],
+                                           fault=table.failed))
+                continue
+            mesh.early[:0] = held
+            # the answers still owed (partial or not begun): a peer whose connection
+            # ends before its answer is complete is asked again on the next (the link)
+            bad = {f.seat for f in failures}
+            answers = {s: answers.get(s, LogAnswer()) for s in asked
+                       if s != seat and s not in bad}
+            got = note(LinkCode.GOT_LOG, seat=seat, frames=len(frames))
+            if table.resumed and own is not None:  # its own frames the answer lacked
+                frames = [*frames, *_lacked(config, mesh.seat, frames, own)]
+            return Restored(table=table, frames=frames, answers=answers,
+                            notes=[*notes, got])
+    finally:
+        if redial is not None:
+            redial.close()
     mesh.early[:0] = held
     if failures:
         raise TableFailed(LinkCode.REBUILD_FAILED, failures=failures)

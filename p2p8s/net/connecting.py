@@ -5,13 +5,15 @@ over asyncio streams (the machine is :mod:`p2p8s.net.handshake`; protocol/wire.m
 :class:`Door` is one node's entrance. :meth:`Door.dial` and :meth:`Door.accept` run the
 handshake over a stream and then exchange the signed ``hello`` frames inside the sealed
 channel; they return an :class:`Opened` connection for the node to keep (or refuse as a
-duplicate). An accepted connection passes :class:`~p2p8s.net.admission.Admission`
-first: one turned away gets a ``busy`` record (unsigned; the dialler says it in fixed
-words and tries again) unless its hello carries the rejoin hint of a seat the node knows
-(then it passes its address's limits). A peer that does not prove the code is closed
-without a word: the dialler says "could not join there" (:func:`not_there`), nothing the
-peer sent; a connection closed before a byte of the acceptor's hello is "did not answer,
-or busy" (tried again), never a wrong code.
+duplicate). A dialled handshake that times out is tried again on a fresh connection
+(:data:`HANDSHAKE_ATTEMPTS`: on a lossy link one lost segment can hold an attempt past
+the timeout); any other failure ends the dial at once. An accepted connection passes
+:class:`~p2p8s.net.admission.Admission` first: one turned away gets a ``busy`` record
+(unsigned; the dialler says it in fixed words and tries again) unless its hello carries
+the rejoin hint of a seat the node knows (then it passes its address's limits). A peer
+that does not prove the code is closed without a word: the dialler says "could not join
+there" (:func:`not_there`), nothing the peer sent; a connection closed before a byte of
+the acceptor's hello is "did not answer, or busy" (tried again), never a wrong code.
 """
 
 from __future__ import annotations
@@ -49,13 +51,16 @@ from p2p8s.net.handshake import (
 )
 from p2p8s.wire import PREFIX_LENGTH, FrameDecoder, Hello, Received, Refuse
 
-__all__ = ["FIRST_MESSAGE_S", "HANDSHAKE_TIMEOUT_S", "Door", "HelloFrame", "Opened",
-           "busy_wait", "not_there"]
+__all__ = ["FIRST_MESSAGE_S", "HANDSHAKE_ATTEMPTS", "HANDSHAKE_TIMEOUT_S", "Door",
+           "HelloFrame", "Opened", "busy_wait", "not_there"]
 
 log = logging.getLogger("p2p8s.net.node")
 
 #: Seconds a connection may take to connect and finish the handshake.
 HANDSHAKE_TIMEOUT_S = 5.0
+#: Handshakes a dial tries (each on a fresh connection) before a timeout fails it: one
+#: lost segment on a bad Wi-Fi (5 % loss, 100 ms) can hold an attempt past the timeout.
+HANDSHAKE_ATTEMPTS = 3
 #: Seconds an accepted connection has to send its first message (``hello``); an idle
 #: connection is closed after this.
 FIRST_MESSAGE_S = 3.0
@@ -111,14 +116,35 @@ class Door:
     # --- dialling ----------------------------------------------------------------------
 
     async def dial(self, host: str, port: int, *, table: bytes | None, hint_key: bytes,
-                   hello: HelloFrame, timeout_s: float) -> Opened:
+                   hello: HelloFrame, timeout_s: float, attempts: int | None = None) -> Opened:
         """Dial ``host:port``, run the handshake (announcing ``hint_key``'s rejoin hint)
-        and send this node's ``hello`` frame; the peer's hello comes back.
+        and send this node's ``hello`` frame; the peer's hello comes back. A handshake
+        that does not finish within ``timeout_s`` (the node is there: the TCP connection
+        was made, but a segment lost on a bad link costs 1 s + 2 s + … of retransmission)
+        is tried again on a fresh connection, ``attempts`` in all (None:
+        :data:`HANDSHAKE_ATTEMPTS`); a connection that cannot be made (the kernel already
+        resent its SYN within ``timeout_s``) or a refusal is not.
 
         Raises :class:`JoinRefused` if the peer, once it proved the code, refuses;
-        :class:`Unreachable` if no connection can be made or the peer does not prove the
-        code (:func:`not_there`); :class:`~p2p8s.errors.RemoteError` if a peer that
-        proved the code misbehaves."""
+        :class:`Unreachable` if no connection can be made, the last attempt timed out
+        (``handshake-timeout``) or the peer does not prove the code (:func:`not_there`);
+        :class:`~p2p8s.errors.RemoteError` if a peer that proved the code misbehaves."""
+        tries = max(1, HANDSHAKE_ATTEMPTS if attempts is None else attempts)
+        attempt = 1
+        while True:
+            try:
+                return await self._dial_once(host, port, table=table, hint_key=hint_key,
+                                             hello=hello, timeout_s=timeout_s)
+            except Unreachable as exc:
+                if exc.code is not NetCode.HANDSHAKE_TIMEOUT or attempt >= tries:
+                    raise
+                log.info("handshake with %s timed out (attempt %d of %d): trying again",
+                         exc.params["where"], attempt, tries)
+            attempt += 1
+
+    async def _dial_once(self, host: str, port: int, *, table: bytes | None,
+                         hint_key: bytes, hello: HelloFrame, timeout_s: float) -> Opened:
+        """One attempt of :meth:`dial` on a fresh connection (raises as it does)."""
         where = format_address(host, port)
         try:
             reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port),

@@ -37,7 +37,8 @@ from p2p8s.wire import Role
 #: Seconds between dial attempts to a lost peer: from the first, doubling to the last.
 REDIAL_FIRST_S = 0.5
 REDIAL_MAX_S = 8.0
-#: Seconds one dial attempt may take.
+#: Seconds one dial attempt's handshake may take (a timed-out one is tried again on a
+#: fresh connection, :data:`~p2p8s.net.connecting.HANDSHAKE_ATTEMPTS` in all).
 DIAL_TIMEOUT_S = 3.0
 #: The most added to a ``busy`` record's wait, as a fraction of it (never less: the
 #: redial waits at least what the node said).

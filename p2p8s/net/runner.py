@@ -57,7 +57,8 @@ __all__ = ["EOF_MARK", "Frontend", "Leave", "Options", "PeerLost", "Result", "Ta
 
 #: Seconds before the turn timer runs out when the player is warned.
 WARN_S = 10.0
-#: Seconds a restarted node waits for a complete log from a peer.
+#: Seconds a restarted node waits for a complete log from the peers it reached (from
+#: its last ask; no deadline while it reaches none: :func:`~p2p8s.net.catchup.restore`).
 LOG_TIMEOUT_S = 60.0
 #: The runner's inbox wait is at most this long, so the loop's clock is read often.
 TICK_S = 0.5
@@ -104,6 +105,13 @@ class Options:
     #: Called with ``seat -> [(host, port), …]`` whenever a peer connects, so the next run
     #: at this table (``p2p8s join CODE`` without mDNS) knows where to look.
     remember: Callable[[dict[int, list[tuple[str, int]]]], None] | None = None
+    #: Where the seats listened the last time this table ran here (``seat -> [(host,
+    #: port), …]``, :func:`~p2p8s.store.lastseen.load_where`): a restarted node dials
+    #: there too while it waits for a log (None: the roster's and its connections').
+    where: dict[int, list[tuple[str, int]]] | None = None
+    #: Says a runner note while no table is shown yet: a restarted node that reaches
+    #: nobody to get the log from (None: not said; a rebuilt node tells its frontend).
+    waiting: Callable[[Note], None] | None = None
 
 
 @dataclass(slots=True)
@@ -534,6 +542,23 @@ class _Run:
         return self.result
 
 
+def _dialling(mesh: Mesh, options: Options,
+              where: dict[int, list[tuple[str, int]]] | None) -> Redial | None:
+    """The dialling of a node that waits for a log to rebuild from: every seat it does
+    not reach, by ``options.find_peer`` (mDNS) and the addresses known (the roster's,
+    its connections', ``where``), until :func:`~p2p8s.net.catchup.restore` returns;
+    None when ``options.redial`` is off."""
+    if not options.redial:
+        return None
+    return Redial(mesh, away=lambda seat: True, find=options.find_peer,
+                  rng=random.Random(os.urandom(16)), where=where)
+
+
+def _shown(frontend: Frontend, table: Table, said: Note) -> None:
+    """Tell ``frontend`` a runner note (beside ``table``, the void one a rebuild replaces)."""
+    frontend.show(table, [said], asyncio.get_running_loop().time())
+
+
 async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None = None,
                      lines: asyncio.Queue[str] | None = None) -> Result:
     """Play the dealt table on ``mesh`` until the match ends, ``options.rounds`` rounds are
@@ -558,28 +583,34 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
         config = table_config(mesh.roster, table=mesh.node.table, seed=mesh.digest,
                               turn_timeout_s=options.turn_timeout_s)
         restored: Restored | None = None
+        dial: Redial | None = None
         if mesh.rejoined:
             own, why = (own_frames(mesh, options.log_dir) if options.write_log
                         else (None, None))
+            dial = _dialling(mesh, options, options.where)
             restored = await restore(mesh, config, [why] if why is not None else [],
                                      timeout_s=options.log_timeout_s, key_secret=secret(),
-                                     own=own)
+                                     own=own, redial=dial, tell=options.waiting)
         if options.write_log:
             log = new_log(mesh, config, options.log_dir,
                           restored.frames if restored else (), rejoined=mesh.rejoined)
-        run = _Run(mesh, frontend, options, log, config, restored=restored)
+        run = _Run(mesh, frontend, options, log, config, restored=restored,
+                   where=(dial.kept() if dial is not None else options.where)
+                   if mesh.rejoined else None)
         frontend.started(run.table, config, log=run.result.log, auto=options.auto,
                          rejoined=restored is not None)
         result = await run.run(lines)
         while (rebuild := run.link.rebuild) is not None:
             # Every peer connected now is asked for its log (the one that said so among
-            # them); the seats still missed are dialled again afterwards.
-            # a table that only lacked a message keeps its seats: its own log comes too
+            # them); the seats still missed are dialled meanwhile, and after it. A table
+            # that only lacked a message keeps its seats: its own log comes too
             own = (own_frames(mesh, options.log_dir)[0]
                    if rebuild.resume and options.write_log else None)
+            dial = _dialling(mesh, options, run.redial.kept())
             restored = await restore(mesh, config, [rebuild.why],
                                      timeout_s=options.log_timeout_s, key_secret=secret(),
-                                     own=own)
+                                     own=own, redial=dial,
+                                     tell=partial(_shown, frontend, run.table))
             if log is not None:
                 with contextlib.suppress(OSError):
                     log.close()
@@ -588,7 +619,7 @@ async def play_table(mesh: Mesh, frontend: Frontend, *, options: Options | None 
                 log = new_log(mesh, config, options.log_dir, restored.frames, rejoined=True)
                 restored.notes.append(note(LinkCode.LOG_GOES_ON, path=str(log.path)))
             old, run = run, _Run(mesh, frontend, options, log, config, restored=restored,
-                                 where=run.redial.kept())
+                                 where=dial.kept() if dial is not None else run.redial.kept())
             run.result.count(old.result.extra)
             run.result.count({"rebuilt": 1})
             run.result.sent, run.result.received = old.result.sent, old.result.received

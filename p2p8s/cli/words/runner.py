@@ -218,7 +218,9 @@ TEMPLATES: dict[Enum, Template] = {
     C.NOBODY_REACHABLE: lambda sp, p: (
         "Cannot reach anyone at the table: still trying ("
         + ("mDNS and the last known addresses" if p.get("mdns") else
-           "the last known addresses") + ") — Ctrl-C / quit to leave"),
+           "the last known addresses")
+        + (") to get the log of the table — Ctrl-C to leave" if p.get("restoring") else
+           ") — Ctrl-C / quit to leave")),
     C.TELLING_RESULT: lambda sp, p: (
         f"Waiting up to {p['seconds']:g} s for {_names(p['seats'], sp)} to come back, to "
         "tell them how the match ended (Ctrl-C to leave now)."),
