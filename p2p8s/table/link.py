@@ -63,7 +63,8 @@ class Link(LinkWatch):
         if self.freeze.asleep:
             return self.freeze.get_timer()
         times = [t for t in (self.table.get_timer(), self.watch.timer(self._stall()),
-                             *self.acks.timers(self._live())) if t is not None]
+                             self.outcome.left_timer(), *self.acks.timers(self._live()))
+                 if t is not None]
         return min(times, default=None)
 
     # --- inputs --------------------------------------------------------------------------
@@ -130,6 +131,7 @@ class Link(LinkWatch):
             self._peer_back(seat, now)
         self._out.extend(self.acks.acks(self._live(), self.got, now=now))
         self._check_unacked(now)
+        self.outcome.check_left(self.away, now)
         return self._take()
 
     def connected(self, seat: int, conn: lo.Conn, now: float) -> list[lo.Out]:
@@ -208,6 +210,7 @@ class Link(LinkWatch):
                 # nothing of this round, and the round ends without it
                 last = max(last, self.table.round_number)
             self.outcome.peer_finished(seat, last_round=last)
+            self.outcome.check_left(self.away, now)
             return self._take()
         if self.done is not None:
             unacked = bool(self.acks.posted[seat].unacked)
@@ -247,6 +250,7 @@ class Link(LinkWatch):
             return self._take()
         self._lose_peer(seat, now)
         self._check_unacked(now)
+        self.outcome.check_left(self.away, now)
         return self._take()
 
     def _lose_peer(self, seat: int, now: float) -> None:
@@ -623,6 +627,7 @@ class Link(LinkWatch):
             self._asleep_check(now)
         self._check_held(now)
         self._check_unacked(now)
+        self.outcome.check_left(self.away, now)
 
     def _asleep_check(self, now: float) -> None:
         """After a freeze: once the connections that ended meanwhile are back (each peer's
