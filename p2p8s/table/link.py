@@ -63,7 +63,8 @@ class Link(LinkWatch):
         if self.freeze.asleep:
             return self.freeze.get_timer()
         times = [t for t in (self.table.get_timer(), self.watch.timer(self._stall()),
-                             *self.acks.timers(self._live())) if t is not None]
+                             self.outcome.left_timer(), *self.acks.timers(self._live()))
+                 if t is not None]
         return min(times, default=None)
 
     # --- inputs --------------------------------------------------------------------------
@@ -131,6 +132,7 @@ class Link(LinkWatch):
             self._peer_back(seat, now)
         self._out.extend(self.acks.acks(self._live(), self.got, now=now))
         self._check_unacked(now)
+        self.outcome.check_left(self.away, now)
         return self._take()
 
     def connected(self, seat: int, conn: lo.Conn, now: float) -> list[lo.Out]:
@@ -209,6 +211,7 @@ class Link(LinkWatch):
                 # nothing of this round, and the round ends without it
                 last = max(last, self.table.round_number)
             self.outcome.peer_finished(seat, last_round=last)
+            self.outcome.check_left(self.away, now)
             return self._take()
         if self.done is not None:
             unacked = bool(self.acks.posted[seat].unacked)
@@ -248,6 +251,7 @@ class Link(LinkWatch):
             return self._take()
         self._lose_peer(seat, now)
         self._check_unacked(now)
+        self.outcome.check_left(self.away, now)
         return self._take()
 
     def _lose_peer(self, seat: int, now: float) -> None:
@@ -626,6 +630,7 @@ class Link(LinkWatch):
         self._check_held(now)
         self._check_gap(now)
         self._check_unacked(now)
+        self.outcome.check_left(self.away, now)
 
     def _asleep_check(self, now: float) -> None:
         """After a freeze: once the connections that ended meanwhile are back (each peer's

@@ -66,6 +66,9 @@ class LinkCode(Code):
     EVERYONE_LEFT = "everyone-left"  #: [seat, name] the last other person left for good
     STRANDED = "stranded"  #: [seat, name, me, two, log] a restart nobody can repair
     NO_LOG = "no-log"  #: no peer sent its log in time
+    #: [seat, names, away, number, rounds, seconds, log] the others finished round
+    #: ``number`` and left (``away``: not reached again in ``seconds``); it never came here
+    ENDED_ELSEWHERE = "ended-elsewhere"
     #: [seat, name, reason (the Fault), names, log] the table stopped on a fault
     BROKE_RULES = "broke-rules"
     INVALID_DATA = "invalid-data"  #: [seat, name, error]

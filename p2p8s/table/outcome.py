@@ -9,18 +9,25 @@ the computer; a paused game waits for someone), and decides when the runner stop
 :attr:`Outcome.done` (the rounds asked for, the match over, the player left) — or cannot
 go on: :attr:`Outcome.failure` (a :class:`TableFailed` on a fault; a :class:`PeerLost`
 when the only other people left for good, stopped after their rounds, or restarted where
-nobody can rebuild their keys: :attr:`Table.stranded`).
+nobody can rebuild their keys: :attr:`Table.stranded`; a :class:`PeerLost` too when the
+others finished the round this node is in and left, and nobody who could give it the
+rest of that round is reached: :meth:`Outcome.check_left`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from p2p8s.errors import Note
 from p2p8s.table import events as tev
 from p2p8s.table.core import Outgoing, Table
 from p2p8s.table.linkout import LinkCode, PeerLost, RoundLogged, TableFailed, note
 from p2p8s.table.sync import round_of
+
+#: Seconds a node whose other people all finished the round it is in and left, but for
+#: some away, waits for one of those to come back before it stops (a node owing it the
+#: end of the round lingers 60 s for it: the runner's ``LINGER_S``).
+LEFT_ALONE_S = 90.0
 
 
 class Outcome:
@@ -42,6 +49,8 @@ class Outcome:
         self.failure: PeerLost | TableFailed | None = None  #: why the match cannot go on
         self.gone_for_good: list[int] = []  #: seats that left (``leave``), in order
         self.finished: set[int] = set()  #: seats whose node said bye: finished playing
+        self.finished_round: dict[int, int] = {}  #: seat -> the last round it played
+        self.alone_since: float | None = None  #: since when only nodes away could help
 
     def name(self, seat: int | None) -> str | None:
         """The seat's name, if the table has that seat."""
@@ -104,8 +113,41 @@ class Outcome:
         it sent a message in): if this node finished that round too and plays on, nobody
         plays that seat's part any more (else it finishes the round first: :meth:`take`)."""
         self.finished.add(seat)
+        self.finished_round[seat] = last_round
         if self.done is None and not self.table.finished and last_round <= self.rounds:
             self.fail(PeerLost(LinkCode.PEERS_FINISHED, seat=seat, names=[self.names[seat]]))
+
+    def check_left(self, away: Collection[int], now: float) -> None:
+        """Stop when every other person's node finished (said ``bye``), left for good or
+        is ``away``, some finished beyond the rounds this node completed — so the round
+        in play here ended there, and whatever this table lacks of it only a node away
+        can still give — and none of those is reached: at once when none is away, else
+        once they stayed away :data:`LEFT_ALONE_S` (``now``: the loop's clock). A
+        :class:`PeerLost` (:attr:`LinkCode.ENDED_ELSEWHERE`) says who finished, who was
+        not reached again and which round never came here (issue #11: a node back after
+        a drop waited for good, the others gone with the result)."""
+        others = [s for s in self.others if s not in self.gone_for_good]
+        ahead = sorted(s for s in self.finished if self.finished_round[s] > self.rounds)
+        missing = [s for s in others if s not in self.finished]
+        if (self.done is not None or self.failure is not None or self.table.finished
+                or not ahead or any(s not in away for s in missing)):
+            self.alone_since = None
+            return
+        if missing:
+            if self.alone_since is None:
+                self.alone_since = now
+            if now < self.alone_since + LEFT_ALONE_S:
+                return
+        self.fail(PeerLost(LinkCode.ENDED_ELSEWHERE, seat=ahead[0],
+                           names=[self.names[s] for s in ahead],
+                           away=[self.names[s] for s in missing],
+                           number=self.rounds + 1, rounds=self.rounds,
+                           seconds=LEFT_ALONE_S, log=self.log_name))
+
+    def left_timer(self) -> float | None:
+        """When :meth:`check_left` stops the run, if nobody away comes back (None: it
+        does not wait for that)."""
+        return None if self.alone_since is None else self.alone_since + LEFT_ALONE_S
 
     def _stop_if_over(self, gone: list[int] | None) -> None:
         """Stop when the match is over or cannot go on (``gone``: the peers that finished

@@ -109,6 +109,7 @@ class LinkNet:
         #: seat -> its table secret (its round keys derive from it, as a runner's do;
         #: a rebuilt node hands its keys over through ``ownkey``)
         self.secrets = dict(secrets or {})
+        self.rounds = dict(rounds or {})  # seat -> the rounds its runner plays
         self._sent = 0
         between = {(a, b): self._wire(a, b) for a in self.humans for b in self.humans
                    if a < b}
@@ -118,7 +119,7 @@ class LinkNet:
                           key_secret=self.secrets.get(s))
             peers = {o: between[min(s, o), max(s, o)].id for o in self.humans if o != s}
             link = Link(table, peers={o: Conn(id=c) for o, c in peers.items()},
-                        rounds=(rounds or {}).get(s))
+                        rounds=self.rounds.get(s))
             self.nodes[s] = Node(seat=s, table=table, link=link, peers=peers)
 
     def _wire(self, a: int, b: int) -> Wire:
@@ -281,10 +282,11 @@ class LinkNet:
 
     def restore(self, seat: int, source: int, peers: dict[int, int], *,
                 own: Sequence[bytes] | None = None) -> None:
-        """``seat``'s table restored from ``source``'s log (its frames now), a new link on
-        the connections ``peers`` (seat -> conn), which asks them for their logs
-        (``sync`` with ``restarted``): a :class:`Rebuild`, or a restart reaching those.
-        ``own``: the frames of its own log, given to the table too (a resumed rebuild)."""
+        """``seat``'s table restored from ``source``'s log (its frames now), a new link (for
+        the rounds its runner plays, as before) on the connections ``peers`` (seat ->
+        conn), which asks them for their logs (``sync`` with ``restarted``): a
+        :class:`Rebuild`, or a restart reaching those. ``own``: the frames of its own
+        log, given to the table too (a resumed rebuild)."""
         node = self.nodes[seat]
         frames = list(self.nodes[source].frames)
         records = records_from_frames(self.config, frames, me=seat)
@@ -295,7 +297,7 @@ class LinkNet:
                               own=mine)
         node.table, node.frames, node.peers = table, frames, dict(peers)
         node.link = Link(table, peers={s: Conn(id=c) for s, c in peers.items()},
-                         restored=True, seen=frames, answers={
+                         rounds=self.rounds.get(seat), restored=True, seen=frames, answers={
                              s: LogAnswer() for s in peers if s != source})
         for other, conn in peers.items():
             game = wire.Game(to=other, payload=Sync(received=0, posted=0,

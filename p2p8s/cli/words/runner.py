@@ -126,6 +126,18 @@ def _while_away(sp: Speaker, p: Mapping[str, Any]) -> str:
     return f"{head}: {', '.join(parts)}."
 
 
+def _ended_elsewhere(sp: Speaker, p: Mapping[str, Any]) -> str:
+    away = (f", and {' and '.join(p['away'])} could not be reached again in "
+            f"{p['seconds']:g} s" if p["away"] else "")
+    rounds = p["rounds"]
+    kept = (f"; its log holds the {rounds} round{'s' if rounds != 1 else ''} before it"
+            if rounds else "")
+    audit = f" (p2p8s audit {p['log']})" if rounds and p.get("log") is not None else ""
+    return (f"{' and '.join(p['names'])} finished playing and left{away}: the end of "
+            f"round {p['number']} never reached this computer, and nobody is left to "
+            f"give it{kept}{audit}")
+
+
 def _stranded(sp: Speaker, p: Mapping[str, Any]) -> str:
     two = p["two"]
     who = ("Your program restarted and lost your cards" if p["me"]
@@ -242,6 +254,7 @@ TEMPLATES: dict[Enum, Template] = {
         f"{_who(p)} left the table; the match cannot go on without them"),
     C.STRANDED: _stranded,
     C.NO_LOG: "no player of the table sent its log in time; the table cannot be rebuilt",
+    C.ENDED_ELSEWHERE: _ended_elsewhere,
     C.BROKE_RULES: _broke,
     C.INVALID_DATA: _invalid(""),
     C.DISCONNECTED: _invalid(" and was disconnected"),
