@@ -359,6 +359,7 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
     roster: Roster | None = None
     shown: Roster | None = None  # the table as shown before sitting down
     dialling: dict[bytes, asyncio.Task[None]] = {}
+    lost: list[Lost] = []
     try:
         while True:
             try:
@@ -412,10 +413,12 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
                         raise JoinRefused(LobbyCode.TABLE_REFUSED, refusal=refusal,
                                           reason=reason)
                     raise LocalError(LobbyCode.HOST_LEFT, reason=reason)
+                case Lost():
+                    lost.append(item)  # another seat: the mesh's concern once dealt
         assert roster is not None and node.seat is not None
         view.dealing(roster)
         return await _complete_mesh(node, roster, node.seat, inbox, echoes, view=view,
-                                    timeout_s=mesh_timeout_s)
+                                    timeout_s=mesh_timeout_s, dialling=dialling, held=lost)
     finally:
         inbox.close()
         for task in dialling.values():
@@ -511,61 +514,97 @@ async def _dial(node: Node, entry: SeatEntry, *, attempts: int = 20) -> None:
             await asyncio.sleep(min(0.1 * 2**attempt, 1.0))
 
 
+# A lost connection that is the link's doing, not the person's (no bye, no bad data).
+_DROPS = frozenset({NetCode.CONNECTION_CLOSED, NetCode.CONNECTION_ERROR, NetCode.NO_HEARTBEAT,
+                    NetCode.BAD_DATA})
+
+
+def dropped(lost: Lost) -> bool:
+    """Whether ``lost`` is a drop — the connection ended with no ``bye`` or refusal and
+    no evidence against the peer (a reset, silence, a frame cut short): the node may
+    be back on a new connection (issue #11)."""
+    return lost.error is None and lost.reason.code in _DROPS
+
+
 async def _complete_mesh(node: Node, roster: Roster, seat: int, inbox: _Inbox,
-                         echoes: dict[bytes, bytes], *, view: LobbyView,
-                         timeout_s: float) -> Mesh:
+                         echoes: dict[bytes, bytes], *, view: LobbyView, timeout_s: float,
+                         dialling: dict[bytes, asyncio.Task[None]] | None = None,
+                         held: Sequence[Lost] = ()) -> Mesh:
     """Wait for a connection to every other seat, echo the roster digest, and wait for
-    every peer's matching echo. Raises RemoteError on a mismatch, LocalError on timeout
-    or when a seat leaves."""
+    every peer's matching echo. A connection that drops meanwhile, or dropped before
+    the deal came (:func:`dropped`: a handshake timed out at the other end, a Wi-Fi
+    drop), is dialled again by the lower seat, and the echo goes out again on the new
+    one (protocol/wire.md, "Lobby and mesh" step 4). ``dialling``: the lobby's dials
+    still under way, by key (none is started twice); ``held``: connections to other
+    seats the lobby lost, taken first. Raises RemoteError on a mismatch, LocalError on
+    timeout (naming who is not connected or not echoed) or when a seat leaves (a
+    ``bye``)."""
     digest = roster_digest(roster)
     others = {e.key: e for e in roster.seats if e.seat != seat}
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
-    echoed = False
+    echoed: dict[bytes, Connection] = {}  # the connection each peer's echo went out on
+    redials: dict[bytes, asyncio.Task[None]] = dialling if dialling is not None else {}
     early: list[NetEvent] = []
     conns: dict[bytes, Connection] = {}  # kept even if a ready peer leaves at once
-    while True:
-        for key, conn in node.peers.items():
-            if key in others:
-                conn.set_seat(others[key].seat)
-                conns[key] = conn
-        for key, theirs in echoes.items():
-            if key in others and theirs != digest:
-                raise RemoteError(LobbyCode.OTHER_ROSTER, seat=others[key].seat,
-                                  name=others[key].name)
-        if not echoed and all(k in node.peers for k in others):
-            node.broadcast(Echo(index=0, digest=digest),
-                           peers=[node.peers[k] for k in others])
-            echoed = True
-        if echoed and all(k in echoes for k in others):
-            peers = {others[k].seat: conns[k] for k in others}
-            return Mesh(node=node, roster=roster, seat=seat, peers=peers, digest=digest,
-                        early=early)
-        remaining = deadline - loop.time()
-        if remaining <= 0:
-            missing = [e.name for k, e in others.items()
-                       if k not in node.peers or k not in echoes]
-            raise LocalError(LobbyCode.MESH_TIMEOUT, names=tuple(missing))
-        try:
-            item = await inbox.next(remaining)
-        except TimeoutError:
-            continue
-        match item:
-            case Incoming(peer=conn, received=rec) if isinstance(rec.message.body, Echo):
-                echoes[conn.key] = rec.message.body.digest
-            case Incoming(peer=conn, received=rec) if isinstance(rec.message.body, RosterBody):
-                pass
-            case Incoming():
-                early.append(item)
-            case Connected(peer=conn) if conn.key not in others:
-                node.close_peer(conn, Refusal.NOT_SEATED)
-            case Lost(peer=conn, reason=reason) if conn.key in others:
-                entry = others[conn.key]
-                if conn.key in echoes and echoes[conn.key] == digest:
-                    early.append(item)  # it was ready, then left: the game layer's concern
-                    continue
-                raise LocalError(LobbyCode.LEFT_BEFORE_START, name=entry.name,
-                                 seat=entry.seat, reason=reason)
+    backlog: list[NetEvent | str] = list(held)
+    try:
+        while True:
+            for key, entry in others.items():
+                task = redials.get(key)
+                if entry.seat > seat and key not in node.peers and (
+                        task is None or task.done()):
+                    redials[key] = asyncio.ensure_future(_dial(node, entry))
+            for key, conn in node.peers.items():
+                if key in others:
+                    conn.set_seat(others[key].seat)
+                    conns[key] = conn
+            for key, theirs in echoes.items():
+                if key in others and theirs != digest:
+                    raise RemoteError(LobbyCode.OTHER_ROSTER, seat=others[key].seat,
+                                      name=others[key].name)
+            if all(k in node.peers for k in others):
+                fresh = [node.peers[k] for k in others if echoed.get(k) is not node.peers[k]]
+                if fresh:
+                    node.broadcast(Echo(index=0, digest=digest), peers=fresh)
+                    echoed.update((c.key, c) for c in fresh)
+            if len(echoed) == len(others) and all(k in echoes for k in others):
+                peers = {others[k].seat: conns[k] for k in others}
+                return Mesh(node=node, roster=roster, seat=seat, peers=peers,
+                            digest=digest, early=early)
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                missing = [e.name for k, e in others.items()
+                           if k not in node.peers or k not in echoes]
+                raise LocalError(LobbyCode.MESH_TIMEOUT, names=tuple(missing))
+            try:
+                item = backlog.pop(0) if backlog else await inbox.next(remaining)
+            except TimeoutError:
+                continue
+            match item:
+                case Incoming(peer=conn, received=rec) if isinstance(rec.message.body, Echo):
+                    echoes[conn.key] = rec.message.body.digest
+                case Incoming(peer=conn, received=rec) if isinstance(rec.message.body,
+                                                                     RosterBody):
+                    pass
+                case Incoming():
+                    early.append(item)
+                case Connected(peer=conn) if conn.key not in others:
+                    node.close_peer(conn, Refusal.NOT_SEATED)
+                case Lost(peer=conn, reason=reason) if conn.key in others:
+                    entry = others[conn.key]
+                    if echoes.get(conn.key) == digest and echoed.get(conn.key) is conn:
+                        early.append(item)  # both echoed, then it left: the game layer's
+                        continue           # (a node in play answers a late echo)
+                    if conn.key in node.peers:
+                        continue  # an old connection: a new one took its place
+                    if not dropped(item):
+                        raise LocalError(LobbyCode.LEFT_BEFORE_START, name=entry.name,
+                                         seat=entry.seat, reason=reason)
+                    echoed.pop(conn.key, None)  # the lower seat dials it again (above)
+    finally:
+        for task in redials.values():
+            task.cancel()
 
 
 def _refusal(exc: LocalError) -> Refusal:

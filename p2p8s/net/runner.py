@@ -50,7 +50,7 @@ from p2p8s.table.linkout import LinkCode, PeerLost, TableFailed, note
 from p2p8s.table.pilot import Decision, Move, Pilot, Warn
 from p2p8s.table.roster import TURN_TIMEOUT_S, table_config
 from p2p8s.table.sync import WHERE, Spot, Where, log_parts
-from p2p8s.wire import Farewell, Game, Refusal, Role, Welcome, message_hash
+from p2p8s.wire import Echo, Farewell, Game, Refusal, Role, Welcome, message_hash
 
 __all__ = ["EOF_MARK", "Frontend", "Leave", "Options", "PeerLost", "Result", "TableFailed",
            "Think", "Typed", "play_table"]
@@ -215,6 +215,7 @@ class _Run:
         self.linger_until: float | None = None
         self.acked_until: float | None = None  # the wait for the last acks (see over)
         self.working: asyncio.Future[list[lo.Out]] | None = None  # see OFF_LOOP
+        self.echoed: set[Connection] = set()  # connections a late roster echo was answered on
 
         mesh.log = self._logged  # every frame it posts, before it is sent
         self.link = Link(
@@ -381,7 +382,9 @@ class _Run:
             body = rec.message.body
             if isinstance(body, Game) and body.payload[:1] == bytes([WHERE]):
                 self.heard_where(event.peer, body.payload[1:])
-            elif isinstance(body, Game):  # else: late lobby echoes, roster repeats
+            elif isinstance(body, Echo):
+                self.answer_echo(event.peer, body)
+            elif isinstance(body, Game):  # else: roster repeats
                 seat = rec.message.seat if rec.message.seat is not None else event.peer.seat
                 work = partial(self.link.received, seat, self._id(event.peer), body,
                                frame=rec.body, digest=rec.digest, now=self.now())
@@ -393,10 +396,21 @@ class _Run:
                     outs = work()
                 self.execute(outs)
         elif isinstance(event, Lost):
+            self.echoed.discard(event.peer)
             self.execute(self.link.lost(event.peer.seat, self._id(event.peer),
                                         event.reason, self.now(), error=event.error))
         elif isinstance(event, Connected):
             self.connected(event.peer)
+
+    def answer_echo(self, conn: Connection, echo: Echo) -> None:
+        """A roster echo after the deal: a node still completing its mesh lacks this
+        one's (it went out on a connection that dropped); it is answered once per
+        connection, so two nodes in play never echo back and forth (protocol/wire.md,
+        "Lobby and mesh" step 4). A wrong digest is the mesh's to refuse, not ours."""
+        if echo.index != 0 or conn in self.echoed or conn.closed:
+            return
+        self.echoed.add(conn)
+        self.mesh.node.send(conn, Echo(index=0, digest=self.mesh.digest))
 
     def connected(self, conn: Connection) -> None:
         """A node finished the handshake after the deal: a roster member coming back
