@@ -35,6 +35,7 @@ from p2p8s.cli.table_play import (
     table_runner,
     where_key,
 )
+from p2p8s.cli.terminal import return_patience
 from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words.doctor import DoctorLine
 from p2p8s.cli.words.net import Line
@@ -78,6 +79,12 @@ TABLE_ID_BYTES = 8
 #: Seconds ``join`` waits in all for tables that turn its attempts away (busy, or
 #: slowing down an address after wrong codes) before it gives up.
 BUSY_PATIENCE_S = 45.0
+#: Seconds ``join`` keeps looking for a table this node sat at (its addresses kept, see
+#: :mod:`p2p8s.store.lastseen`) that answers nowhere — its Wi-Fi may be down — trying
+#: again every :data:`RETURN_RETRY_S` and saying so every :data:`RETURN_SAY_EVERY_S`.
+RETURN_PATIENCE_S = 600.0
+RETURN_RETRY_S = 3.0
+RETURN_SAY_EVERY_S = 30.0
 
 
 def wrong_code(exc: Unreachable) -> bool:
@@ -396,32 +403,45 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
     async def main() -> int:
         lines = stdin_lines()
         dots = "..." if ascii_ else "…"
-        tried: list[Candidate] = []  # one per advert heard
-        last: tuple[str, ...] = ()  # tried: where the table was the last time
-        if parsed.host is not None and parsed.port is not None:
-            addresses = [(parsed.host, parsed.port)]
-            echo(PLAIN.say(DoctorLine.JOIN_DIRECT,
-                           where=format_address(parsed.host, parsed.port)))
-        else:
-            _say(Line.LOOKING, code=code, dots=dots)
+        loop = asyncio.get_running_loop()
+        since = loop.time()
+        # where the table was the last time this node played at it: a player coming back
+        kept = last_addresses(where_key(code))
+        patience = return_patience(RETURN_PATIENCE_S)
+
+        async def discover(*, quiet: bool = False
+                           ) -> tuple[list[tuple[str, int]], list[Candidate], tuple[str, ...]]:
+            """Where to try: the addresses, the adverts heard (one per advert) and, when
+            only the kept addresses are tried, those (``quiet``: said once before)."""
+            if parsed.host is not None and parsed.port is not None:
+                if not quiet:
+                    echo(PLAIN.say(DoctorLine.JOIN_DIRECT,
+                                   where=format_address(parsed.host, parsed.port)))
+                return [(parsed.host, parsed.port), *kept], [], ()
+            if not quiet:
+                _say(Line.LOOKING, code=code, dots=dots)
             cards: list[TableCard] = []
             with contextlib.suppress(OSError):  # multicast may be unavailable here
                 async with open_zeroconf() as aiozc:
                     cards = await find_tables(aiozc, timeout_s=timeout_s)
             # the code says which table only once a node proves it: try every advert,
             # each at its own addresses (names on a card are nobody's word: none is shown)
-            tried = candidates(cards, local=lan_networks())
-            if not tried:
-                # where the table was the last time this node played at it, if it did
-                addresses = last_addresses(where_key(code))
-                if not addresses:
-                    raise LocalError(DoctorLine.JOIN_NOTHING, code=code, timeout_s=timeout_s)
-                last = tuple(format_address(*a) for a in addresses)
+            heard = candidates(cards, local=lan_networks())
+            if heard:
+                if not quiet:
+                    _say(Line.FOUND, tables=_tables_at(heard))
+                # a player coming back tries where its table was too: a table heard may
+                # be another one (the code says which only once a node proves it)
+                return ([a for c in heard for a in c.where] + kept, heard,
+                        tuple(format_address(*a) for a in kept))
+            if not kept:
+                raise LocalError(DoctorLine.JOIN_NOTHING, code=code, timeout_s=timeout_s)
+            last = tuple(format_address(*a) for a in kept)
+            if not quiet:
                 _say(Line.TRYING_LAST, addresses=last)
-            else:
-                addresses = [a for c in tried for a in c.where]
-                _say(Line.FOUND, tables=_tables_at(tried))
+            return list(kept), [], last
 
+        addresses, tried, last = await discover()
         async def confirm(roster: Roster) -> bool:
             if yes:
                 stage.line = Line.LEFT_TABLE
@@ -441,12 +461,13 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
                         port=port) as node:
             _say(Line.YOUR_KEY, fingerprint=identity_fingerprint(identity))
             view = LobbyLines(me=node.key, ascii=ascii_)
-            waited, busy = 0.0, Retries()
+            waited, busy, away = 0.0, Retries(), Retries(every_s=RETURN_SAY_EVERY_S)
             while True:
                 try:
                     mesh = await seated_lobby(join_lobby(
                         node, addresses, view=view, confirm=confirm,
-                        groups=[c.where for c in tried] if tried else None,
+                        groups=[*(c.where for c in tried), *([kept] if kept else [])]
+                        if tried else None,
                         slow=(lambda n: _say(Line.TRYING_AT_ONCE, n=n, dots=dots))
                         if len(tried) > 1 else None), view, lines)
                     break
@@ -458,6 +479,16 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
                                  wait_s=wait)
                         await asyncio.sleep(wait)
                         waited += wait
+                        continue
+                    if kept and loop.time() - since < patience:
+                        # this node sat at this table: it may be in play beyond a network
+                        # that is down here (Wi-Fi, an address that changed) — keep looking,
+                        # by mDNS and at the kept addresses (issue #11)
+                        away.say(loop.time(), Line.STILL_RETURNING, code=code,
+                                 retry_s=RETURN_RETRY_S,
+                                 minutes=round(patience / 60, 1))
+                        await asyncio.sleep(RETURN_RETRY_S)
+                        addresses, tried, last = await discover(quiet=True)
                         continue
                     if last:
                         raise LocalError(Line.NOT_AT_LAST, code=code, timeout_s=timeout_s,

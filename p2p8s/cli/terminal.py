@@ -6,7 +6,8 @@ screen reader and with piped input. Colour follows https://no-color.org: off whe
 ``TERM=dumb``. Suit glyphs (and dashes, arrows) are replaced by ASCII with ``--ascii`` or when
 the output encoding cannot write them. Computer moves are paced (``P2P8S_PACE_S`` seconds, default
 0.6) only when stdout is a terminal; ``P2P8S_PACE_S`` also forces pacing elsewhere.
-``P2P8S_LINGER_S`` sets how long a finished table waits for a player owed the result.
+``P2P8S_LINGER_S`` sets how long a finished table waits for a player owed the result,
+``P2P8S_RETURN_S`` how long ``join`` keeps looking for a table this node sat at.
 
 When stdout is a terminal, lines longer than its width are wrapped at word boundaries
 (:func:`~p2p8s.cli.lines.wrap_line`); piped output is never wrapped, so transcripts do
@@ -73,6 +74,13 @@ def linger_for(default_s: float) -> float:
     """Seconds a finished table waits for a player still owed the result
     (``P2P8S_LINGER_S``, for tests and demos; else ``default_s``)."""
     env = _env_seconds("P2P8S_LINGER_S")
+    return default_s if env is None else env
+
+
+def return_patience(default_s: float) -> float:
+    """Seconds ``join`` keeps looking for a table this node sat at that answers nowhere
+    (``P2P8S_RETURN_S``, for tests and demos; else ``default_s``)."""
+    env = _env_seconds("P2P8S_RETURN_S")
     return default_s if env is None else env
 
 

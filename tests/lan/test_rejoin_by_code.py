@@ -9,6 +9,8 @@ it kept, is let back in and plays the match to its end.
 from __future__ import annotations
 
 import doctest
+import re
+import signal
 from pathlib import Path
 
 import pytest
@@ -61,7 +63,41 @@ def test_join_by_code_alone_says_where_it_tried(procs: list[Proc], tmp_path: Pat
 
     save_where(where_key(code), {0: [("127.0.0.1", 9)]},  # the discard port: nobody listens
                directory=home / "data" / "p2p8s" / "tables")
-    join = Proc(["join", code, "--name", "Bob", "--yes", "--timeout", "1"], home=home)
+    join = Proc(["join", code, "--name", "Bob", "--yes", "--timeout", "1"], home=home,
+                prefix=("env", "P2P8S_RETURN_S=3"))
     procs.append(join)
     assert join.wait(30) != 0
+    # a table it sat at: it kept looking (for 3 s here), then says where it tried
+    assert re.search(r"Cannot reach table ABCDEF from here now .*still looking, by mDNS "
+                     r"and where the table was, every 3 s for up to 0\.1 minutes",
+                     join.output), join.output
     assert "nor at its addresses of the last time (127.0.0.1:9)" in join.output, join.output
+
+
+@pytest.mark.wall_clock
+def test_a_player_back_while_the_table_is_out_of_reach_keeps_looking_until_it_answers(
+        procs: list[Proc], tmp_path: Path) -> None:
+    """Bob's program is killed and run again while Ann's computer does not answer (her
+    process stopped: a laptop asleep, a Wi-Fi that is down). ``join`` does not give up:
+    it says so and keeps looking until Ann answers, then rejoins (issue #11)."""
+    from p2p8s.cli.net_cmd import where_key
+
+    table = two_and_a_kill(procs, tmp_path, rounds=1)
+    ann = table.procs[0]
+    # only Ann's address is kept (her port once: each try of a silent address costs the
+    # handshake's attempts, 3 x 5 s)
+    tables = table.homes[1] / "data" / "p2p8s" / "tables"
+    kept = load_where(where_key(table.code), directory=tables)
+    save_where(where_key(table.code), {0: kept[0][:1]}, directory=tables)
+    ann.signal(signal.SIGSTOP)
+    try:
+        again = Proc([*join_args(table.code, 1, 1), "--timeout", "1"], home=table.homes[1])
+        procs.append(again)
+        again.expect(r"^Cannot reach table \w+ from here now", timeout_s=60)
+    finally:
+        ann.signal(signal.SIGCONT)
+    again.expect(r"your key holds seat 1: rejoining", timeout_s=30)
+    for proc in (ann, again):
+        assert proc.wait(120) == 0, proc.output
+        assert "Traceback" not in proc.output, proc.output
+    assert len(log_files(table.homes[1])) == 1

@@ -80,6 +80,7 @@ class Line(Code):
     NO_TABLE_ANSWERED = "no-table-answered"  # code, tables (tried), answered (a LocalError)
     BUSY_RETRY = "busy-retry"  # wait_s
     STILL_TRYING = "still-trying"  # attempts, seconds (a run of retries, said now and then)
+    STILL_RETURNING = "still-returning"  # code, retry_s, minutes: a table sat at, not reached
     ALREADY_HERE = "already-here"  # fingerprint (a LocalError)
     #: pid (None: unknown), path — this identity's lock at this table is held (issue #14)
     ALREADY_HERE_LOCAL = "already-here-local"
@@ -596,6 +597,10 @@ _LINES: dict[Line, Template] = {
     Line.BUSY_RETRY: "The table is busy or slowing down new attempts from this address; "
                      "trying again in {wait_s} s.",
     Line.STILL_TRYING: "Still trying ({attempts} attempts in {seconds:.0f} s).",
+    Line.STILL_RETURNING: "Cannot reach table {code} from here now (is this computer's "
+                          "network down?): your seat is kept; still looking, by mDNS and "
+                          "where the table was, every {retry_s:g} s for up to {minutes:g} "
+                          "minutes — Ctrl-C to leave.",
     Line.ALREADY_HERE: "you are already at this table from another terminal (your key "
                        "{fingerprint} is connected there); play there, or leave it first",
     Line.ALREADY_HERE_LOCAL: lambda sp, p: sp.format(
