@@ -101,6 +101,9 @@ _READ_SIZE = 65536
 #: key (dialled by the same peer) replaces it (in play; in the lobby the old one is then
 #: lost and the new one may sit again).
 ASK_OLD_S = 2.0
+#: Seconds :meth:`Node.aclose` waits in all for its connections to write what they
+#: still buffer (a peer slow to read) and close.
+CLOSE_WAIT_S = 2.0
 
 
 @dataclass(eq=False, slots=True)
@@ -173,6 +176,23 @@ class Lost:
 
 NetEvent = Connected | Incoming | Lost
 
+
+
+async def _linger(conn: Connection) -> None:
+    """End ``conn`` gracefully (see :meth:`Node.aclose`): write what it buffers and
+    half-close it, read and drop what still comes until the peer closes, then close."""
+    writer = conn.writer
+    try:
+        if writer.can_write_eof():
+            writer.write_eof()  # after the buffer is written
+        while await conn.reader.read(_READ_SIZE):
+            pass
+    except (OSError, RuntimeError):
+        pass  # reset, or already closed
+    finally:
+        writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
 
 class Node:
     """A TCP listener plus connections to peers; an async context manager.
@@ -266,20 +286,27 @@ class Node:
         await self.aclose()
 
     async def aclose(self, reason: Farewell = Farewell.LEFT) -> None:
-        """Say bye (with ``reason``) to every peer, close every connection and stop
-        listening."""
+        """Say bye (with ``reason``) to every peer, end every connection gracefully and
+        stop listening. A connection is half-closed once what it buffers is written (so
+        the last payloads and acks of a node that leaves reach a peer slow to read), and
+        read on until the peer closes its end too: a socket closed with bytes still
+        coming in resets the connection, and a reset throws away what the peer had not
+        yet read (the lingering close of RFC 7230 §6.6). At most :data:`CLOSE_WAIT_S` in
+        all."""
         for server in self._servers:
             server.close()
-        for conn in list(self.peers.values()):
+        conns = list(self.peers.values())
+        for conn in conns:
             with contextlib.suppress(Exception):
                 self.send(conn, Bye(code=reason))
-            self._drop(conn)
-        for conn in list(self.peers.values()):
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(conn.writer.wait_closed(), 1.0)
+            self._drop(conn, close=False)  # nothing more is delivered or sent
         for task in list(self._tasks):
-            task.cancel()
+            task.cancel()  # the read loops too: the linger reads instead
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        if conns:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(
+                    *(_linger(c) for c in conns), return_exceptions=True), CLOSE_WAIT_S)
         for server in self._servers:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(server.wait_closed(), 1.0)
