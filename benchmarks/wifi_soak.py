@@ -422,8 +422,9 @@ class Match:
         w = self.watch[fault.seat]
         if now - fault.until > self.chaos.freeze_s:
             return True  # it never came back: a freeze, counted as such
-        if fault.kind is Kind.KILL:
-            return w.settled() and self.peers_see(fault)
+        if fault.kind is Kind.KILL:  # the watch of the new run, not of the killed one
+            return (w.run == self.table[fault.seat].runs and w.settled()
+                    and self.peers_see(fault))
         return w.last_move > fault.until and self.peers_see(fault)
 
     def peers_see(self, fault: Fault) -> bool:

@@ -61,9 +61,12 @@ HANDSHAKE_TIMEOUT_S = 5.0
 #: Handshakes a dial tries (each on a fresh connection) before a timeout fails it: one
 #: lost segment on a bad Wi-Fi (5 % loss, 100 ms) can hold an attempt past the timeout.
 HANDSHAKE_ATTEMPTS = 3
-#: Seconds an accepted connection has to send its first message (``hello``); an idle
-#: connection is closed after this.
-FIRST_MESSAGE_S = 3.0
+#: Seconds an acceptor gives a connection to send its first message (``hello``) and to
+#: finish the handshake; an idle connection is closed after this. Longer than the
+#: dialler's :data:`HANDSHAKE_TIMEOUT_S`: on a lossy link (a hello lost twice is resent
+#: 3 s after it was first sent) the dialler gives up first and tries again on a fresh
+#: connection — an acceptor that closed first would look to it like a wrong code.
+FIRST_MESSAGE_S = ACCEPT_TIMEOUT_S = HANDSHAKE_TIMEOUT_S + 1.0
 #: Seconds a connection turned away is given to read its ``busy`` record and close.
 _TURN_AWAY_S = 1.0
 #: Connections turned away at once that are given :data:`_TURN_AWAY_S` to read their
@@ -213,7 +216,7 @@ class Door:
             return await asyncio.wait_for(
                 _open(shake, reader, writer, hello=hello, where=where, address=host,
                       first=first),
-                HANDSHAKE_TIMEOUT_S)
+                ACCEPT_TIMEOUT_S)
         except (RemoteError, JoinRefused, OSError, TimeoutError,
                 asyncio.IncompleteReadError) as exc:
             log.info("handshake with %s failed: %s", where, exc)

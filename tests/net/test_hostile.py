@@ -720,6 +720,7 @@ async def test_connections_beyond_the_per_address_cap_are_turned_away_at_once(
     at once."""
     caplog.set_level(logging.INFO, logger="p2p8s.net.node")
     monkeypatch.setattr(connecting, "HANDSHAKE_TIMEOUT_S", 60.0)  # none frees its slot
+    monkeypatch.setattr(connecting, "ACCEPT_TIMEOUT_S", 60.0)
     monkeypatch.setattr(connecting, "FIRST_MESSAGE_S", 60.0)
     per_source, queue = Limits().per_source, Limits().queue
     async with asyncio.timeout(20):

@@ -34,7 +34,7 @@ def test_a_small_table_survives_a_bad_wifi_with_drops_moves_sleeps_and_kills(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("P2P8S_PACE_S", "0.25")
     chaos = Chaos(nodes=3, rounds=2, faults_per_round=3, seed=11, link_down_s=(5.0, 8.0),
-                  stop_s=(5.0, 8.0), gap=(1, 4), freeze_s=40.0, timeout_s=125.0,
+                  stop_s=(5.0, 8.0), gap=(1, 4), freeze_s=40.0, timeout_s=200.0,
                   max_matches=1, workdir=tmp_path)
     totals = soak(chaos)
     report(chaos, totals, 0.0)
