@@ -41,7 +41,7 @@ import functools
 import logging
 import secrets
 import socket
-from collections.abc import Callable, Coroutine, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,7 +49,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p8s.errors import Note, RemoteError
 from p2p8s.net.admission import Limits
-from p2p8s.net.channel import Opener, Sealer, SessionCode, SessionError
+from p2p8s.net.channel import TAG_LENGTH, Opener, Sealer, SessionCode, SessionError
 from p2p8s.net.connecting import HANDSHAKE_TIMEOUT_S, Door, Opened
 from p2p8s.net.errors import (
     CannotListen,
@@ -126,6 +126,9 @@ class Connection:
     seat: int | None = None
     closed: bool = False
     last_seq: int = -1
+    #: bytes this connection may buffer beyond :data:`MAX_UNSENT`: the size of the last
+    #: answer sent on it by :meth:`Node.send_answer` (a log the peer asked for)
+    allowance: int = 0
     task: asyncio.Task[None] | None = field(default=None, repr=False)
     #: set on every read from the peer (and when the connection ends): a ping's answer
     heard: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
@@ -353,7 +356,8 @@ class Node:
         """Queue a signed frame on a connection (no-op if the connection is closed)."""
         if conn.closed:
             return
-        if conn.writer.transport.get_write_buffer_size() + len(frame) > MAX_UNSENT:
+        if conn.writer.transport.get_write_buffer_size() + len(frame) > (
+                MAX_UNSENT + conn.allowance):
             self._lose(conn, Reason(NetCode.STOPPED_READING,
                                     {**conn_params(conn), "limit_mib": MAX_UNSENT // 2**20}))
             return
@@ -365,6 +369,17 @@ class Node:
         frame = self.frame(body, prev=prev)
         self.send_frame(conn, frame)
         return message_hash(frame[4:])
+
+    def send_answer(self, conn: Connection, bodies: Sequence[Body]) -> None:
+        """Sign and send ``bodies`` to one peer as one answer it asked for (the parts of
+        a log, which outgrows :data:`MAX_UNSENT` in a long match): the connection may
+        buffer the whole answer beyond the limit — it is bounded and this node holds it
+        anyway — but not on top of an earlier answer still unread, so a peer that asks
+        again and again without reading is still a peer that stopped reading."""
+        frames = [self.frame(body) for body in bodies]
+        conn.allowance = sum(len(f) + 4 + TAG_LENGTH for f in frames)
+        for frame in frames:
+            self.send_frame(conn, frame)
 
     def broadcast(self, body: Body, *, prev: bytes = b"",
                   peers: Iterable[Connection] | None = None) -> bytes:

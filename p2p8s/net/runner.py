@@ -255,8 +255,8 @@ class _Run:
                 case lo.Resend(conn=conn, to=to, payload=payload):
                     send(self.conns[conn], Game(to=to, payload=payload), prev=self.prev)
                 case lo.SendLog(conn=conn, seat=seat):
-                    for part in log_parts(self.frames):
-                        send(self.conns[conn], Game(to=seat, payload=part))
+                    self.mesh.node.send_answer(self.conns[conn], [
+                        Game(to=seat, payload=part) for part in log_parts(self.frames)])
                 case lo.Drop(seat=seat, conn=conn):
                     old = self.conns[conn]
                     if self.mesh.peers.get(seat) is old:

@@ -1208,3 +1208,27 @@ async def test_a_good_frame_sent_with_garbage_in_one_write_still_arrives(
     assert [e.received.message.body.payload for e in got] == [tag]  # type: ignore[union-attr]
     await honest.ping()
     honest.unaffected()
+
+
+async def test_a_log_answer_beyond_the_unsent_cap_waits_for_the_peer_but_not_twice(
+        honest: Honest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log the peer asked for outgrows MAX_UNSENT in a long match (issue #11, the Wi-Fi
+    soak: a 3934-frame log made its sender drop the asker, "stopped reading", again at
+    every ask): the whole answer may wait unsent for a peer slow to read. A second answer
+    on top of the first, unread, is a peer that stopped reading: it is lost, named."""
+    monkeypatch.setattr(node_module, "MAX_UNSENT", 256 * 1024)
+    rogue, conn = await rogue_on(honest)
+    rogue.writer.transport.pause_reading()  # slow: it reads nothing for now
+    payload = os.urandom(60_000)
+    parts = [Game(to=None, payload=payload) for _ in range(250)]  # 15 MB: past the kernel's
+    async with asyncio.timeout(10):
+        honest.ann.send_answer(conn, parts)
+        await asyncio.sleep(0.2)  # let the kernel buffers fill
+        assert not conn.closed
+        assert conn.writer.transport.get_write_buffer_size() > 256 * 1024
+        honest.ann.send_answer(conn, parts)  # asked again, the first still unread
+        assert conn.closed
+    lost = await lost_of(honest, rogue)
+    assert said(lost).startswith(f"Rogue ({conn.address}") and "stopped reading" in said(lost)
+    await honest.ping()
+    honest.unaffected()
