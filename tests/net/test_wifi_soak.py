@@ -27,9 +27,6 @@ REASON = unavailable()
 @pytest.mark.skipif(REASON is not None, reason=REASON or "")
 @pytest.mark.wall_clock
 @pytest.mark.apart
-@pytest.mark.xfail(strict=False, reason="issue #11: on a bad Wi-Fi the table still freezes "
-                   "after an address change or a drop (a move applied only locally) and "
-                   "accuses honest players; on once the table/runner fixes are in")
 def test_a_small_table_survives_a_bad_wifi_with_drops_moves_sleeps_and_kills(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("P2P8S_PACE_S", "0.25")
