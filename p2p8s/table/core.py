@@ -514,11 +514,18 @@ class Table:
         a fresh timer — so the others' clocks do not count a turn stalled, and take the
         seat over (its hand opened), while its person is still within their time
         (protocol/table.md, "Timer"). Then as :meth:`peer_back`. Raises MalformedInput
-        for a seat that has no other node."""
+        for a seat that has no other node.
+
+        This node the adopter, a welcome it sent that node this round goes to it again
+        while no message of its seats came from it this round: its table was rebuilt, and
+        a welcome it took in before is lost with the old one (protocol/table.md, "Coming
+        back")."""
         ctx, seats = self._ctx, self._seats
         ctx.now = max(ctx.now, now)
         seats.check_peer(seat)
         seats.back_at[seat] = now
+        if ctx.going:
+            self._guarded(lambda: seats.welcome_again(seat, self._inbox.heard))
         return self.peer_back(seat, now)
 
     def peer_back(self, seat: int, now: float) -> Output:

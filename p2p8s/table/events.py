@@ -54,7 +54,9 @@ class InfoCode(Code):
 class PauseWhy(Code):
     """Why a gone node's seats cannot be taken over now (the ``why`` of SEAT_WAITS)."""
 
-    NO_ESCROW = "table-no-escrow"  #: fewer than three players: no escrow
+    #: fewer than three live nodes (people playing their own seats, not taken over, at
+    #: the round start: a seat needs two holders besides its runner): no escrow
+    NO_ESCROW = "table-no-escrow"
     ESCROW_OFF = "table-escrow-off"  #: the host switched the escrow off (``--no-escrow``)
     NOT_NOW = "table-not-now"  #: a holder is gone too, or the key is not announced yet
 

@@ -147,6 +147,11 @@ class Inbox:
                 return lack
         return None
 
+    def heard(self, sender: int, seat: int) -> bool:
+        """True if a message of ``seat`` of this round arrived from ``sender``'s node
+        (taken in, waiting, or void beyond a cut)."""
+        return self._slots.heard(sender, self._ctx.number, seat)
+
     # ------------------------------------------------------------------ internals
 
     def _hold(self, waiting: list[Held], held: Held) -> None:

@@ -200,6 +200,11 @@ class Slots:
         raise TableError(TableCode.EQUIVOCATION, seat=held.sender, peer=held.sender,
                          round=round_no, author=seat, seq=seq)
 
+    def heard(self, sender: int, round_no: int, seat: int) -> bool:
+        """True if a message of ``seat`` for round ``round_no`` arrived from ``sender``
+        (whatever became of it)."""
+        return any(s == sender and slot[:2] == (round_no, seat) for s, slot in self._seen)
+
     @staticmethod
     def bound(waiting: int, sender: int) -> None:
         """Raises TableError (FLOOD) naming ``sender`` when ``waiting`` messages are held

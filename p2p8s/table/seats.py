@@ -331,6 +331,22 @@ class Seats:
             ctx.tell(tev.SeatAway(InfoCode.SEAT_RESTARTED, {"seat": sender}, seat=sender,
                                   paused=False))
 
+    def welcome_again(self, home: int, heard: Callable[[int, int], bool]) -> None:
+        """``home``'s node restarted, or rebuilt its table from a log (its ``restarted``
+        sync): the welcome this node (the adopter) sent it this round is sent again
+        while no message of a seat it welcomed back to that node came from it this round
+        (``heard(sender, seat)``). A welcome it acknowledged went with its old table (one
+        that had not begun this round yet: it waited for a message that never came, soak
+        seed 51), an acknowledged payload is not resent, and a table takes no welcome
+        from a log — so it would watch the round as an observer while this node waits
+        for its commitment, for good. A copy is a no-op there (:meth:`on_welcome`)."""
+        ctx = self._ctx
+        seats = [s for s in sorted(self.taken)
+                 if ctx.config.node_of(s) == home and self.cands.get(s) == {home}]
+        if (ctx.number and not ctx.restoring and home in self.welcomed and seats
+                and not any(heard(home, s) for s in seats)):
+            ctx.send(WELCOME, encode_round(ctx.number), to=home)
+
     def on_welcome(self, sender: int, number: int) -> None:
         """The adopter deals this node back in from round ``number``. A welcome that
         does not fit (a copy, a stale one, one of another sender) is a no-op: the audit

@@ -159,7 +159,7 @@ TEMPLATES: dict[Enum, Template] = {
                        "every node is checking that share"),
     BotAuditCode.STEERED: ("{host:name}'s computer seat {player:name} did not play as its bot "
                       "would ({action}; the bot plays {expected})"),
-    PauseWhy.NO_ESCROW: "no escrow with fewer than three players",
+    PauseWhy.NO_ESCROW: "no escrow with fewer than three people playing their own seats",
     PauseWhy.NOT_NOW: "its key cannot be rebuilt now",
     PauseWhy.ESCROW_OFF: "escrow is off at this table",
     # faults: payloads
