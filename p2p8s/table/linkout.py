@@ -46,14 +46,16 @@ class LinkCode(Code):
     INPUT_ENDED = "input-ended"  #: [bot] typed input ended: that bot plays the seat
     STILL_CATCHING_UP = "still-catching-up"  #: a typed move while asleep
     REFUSED = "refused"  #: [error] the table refused the local action
-    TURN_STALLED = "turn-stalled"  #: [seat, node] the turn does not move: catching up
+    TURN_STALLED = "turn-stalled"  #: [seat, node, deal] the turn (deal: the round's
+    #: crypto) does not move: catching up
     NOBODY_REACHABLE = "nobody-reachable"  #: this node reaches no other node: still trying
     TELLING_RESULT = "telling-result"  #: [seats, seconds] waiting to tell them the result
     # --- how a peer left or came back (PeerGone, PeerBack) -----------------------------------
     GONE_LEFT = "gone-left"  #: its player left the table
     GONE_FINISHED = "gone-finished"  #: it played to the end of what it asked for
     GONE_LOST = "gone-lost"  #: [reason] the connection ended (the node's words)
-    GONE_STALLED = "gone-stalled"  #: [seat] its turn did not move, even after catching up
+    GONE_STALLED = "gone-stalled"  #: [seat, deal] its turn (deal: its part of the
+    #: round's crypto) did not move, even after catching up
     BACK = "back"  #: [moved] reconnected (``moved``: HOST:PORT if it listens elsewhere)
     BACK_RESYNCED = "back-resynced"  #: [moved] reconnected; it rebuilds from the log
     BACK_RESTARTED = "back-restarted"  #: [moved] restarted; it gets the log

@@ -49,10 +49,12 @@ class LinkWatch(LinkState):
         seats are taken over; with two people the game waits)."""
         if self.stopped:
             return
-        match self.watch.check(self._stall(), now):
+        stall = self._stall()
+        deal = stall is not None and stall.turn[1] < 0  # a round's crypto, not a turn
+        match self.watch.check(stall, now):
             case CatchUp(seat=seat, node=node):
                 self.counts["stalled"] = self.counts.get("stalled", 0) + 1
-                self._show(note(LinkCode.TURN_STALLED, seat=seat, node=node))
+                self._show(note(LinkCode.TURN_STALLED, seat=seat, node=node, deal=deal))
                 self._reconnect(node)
             case GiveUp(node=node) if (lack := self.table.missing()) is not None and (
                     synced := self._synced()):
@@ -68,7 +70,7 @@ class LinkWatch(LinkState):
                 for conn in (self.peers.pop(node, None), self.pending.pop(node, None)):
                     if conn is not None:
                         self._emit(lo.Drop(seat=node, conn=conn))
-                self._emit(lo.PeerGone(seat=node, why=note(LinkCode.GONE_STALLED)))
+                self._emit(lo.PeerGone(seat=node, why=note(LinkCode.GONE_STALLED, deal=deal)))
                 self.away.discard(node)  # counted as lost now (as if its connection ended)
                 self._lose_peer(node, now)
 

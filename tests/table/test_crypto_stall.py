@@ -10,6 +10,8 @@ from collections.abc import Callable
 from linknet import LinkNet
 
 from p2p8s import wire
+from p2p8s.cli.words import Speaker
+from p2p8s.cli.words.runner import reason
 from p2p8s.crypto.messages import Commit, KeyReveal, Message, Shuffle, decode
 from p2p8s.table import events as tev
 from p2p8s.table.actions import CRYPTO
@@ -84,8 +86,8 @@ def test_a_withheld_commitment_stalls_on_its_node_after_the_deadline_not_before(
     assert table.get_timer() == CRYPTO_STALL_S
     _stalled(net, 0)
     assert net.now >= CRYPTO_STALL_S  # not before the deadline
-    assert net.notes(0, LinkCode.TURN_STALLED)[0].params == {"seat": 2, "node": 2}
-    assert net.notes(1, LinkCode.TURN_STALLED)[0].params == {"seat": 2, "node": 2}
+    assert net.notes(0, LinkCode.TURN_STALLED)[0].params == {"seat": 2, "node": 2, "deal": True}
+    assert net.notes(1, LinkCode.TURN_STALLED)[0].params == {"seat": 2, "node": 2, "deal": True}
     assert not net.of(0, PeerGone)  # caught up with first, not counted lost yet
 
 
@@ -101,7 +103,15 @@ def test_a_commitment_still_withheld_after_catching_up_counts_its_node_lost() ->
     net.run(lambda: 2 in net.nodes[0].table.paused, 20_000)
     assert net.now >= caught_up + STALL_RETRY_S
     gone = [o for o in net.of(0, PeerGone) if isinstance(o, PeerGone)]
-    assert gone[-1].seat == 2 and gone[-1].why.code is LinkCode.GONE_STALLED
+    assert gone[-1].seat == 2 and gone[-1].why == note(LinkCode.GONE_STALLED, deal=True)
+    # said as the deal it is, not as a turn
+    speaker = Speaker(names=net.config.names, me=0)
+    said = net.notes(0, LinkCode.TURN_STALLED)[0]
+    name = net.config.names[2]
+    assert speaker.say(said.code, **said.params) == (
+        f"{name}'s part of the deal does not come: connecting to {name} again to catch up…")
+    assert reason(gone[-1].why) == (
+        "its part of the deal did not come, even after catching up with it")
     waits = [e for e in net.nodes[0].shown() if isinstance(e, tev.SeatAway) and e.paused]
     assert waits[-1].seat == 2
 
@@ -116,8 +126,8 @@ def test_the_next_shuffler_is_blamed_not_the_seat_after_it() -> None:
         stall = net.nodes[seat].table.stall
         assert stall is not None and (stall.seat, stall.node) == (1, 1)
     _stalled(net, 2)
-    assert net.notes(2, LinkCode.TURN_STALLED)[0].params == {"seat": 1, "node": 1}
-    assert net.notes(0, LinkCode.TURN_STALLED)[0].params == {"seat": 1, "node": 1}
+    assert net.notes(2, LinkCode.TURN_STALLED)[0].params == {"seat": 1, "node": 1, "deal": True}
+    assert net.notes(0, LinkCode.TURN_STALLED)[0].params == {"seat": 1, "node": 1, "deal": True}
 
 
 def test_after_giving_up_on_a_withheld_shuffle_the_round_goes_on_without_it() -> None:
@@ -144,8 +154,8 @@ def test_a_key_withheld_at_the_round_end_stalls_on_its_node() -> None:
     net.run(lambda: bool(net.notes(0, LinkCode.TURN_STALLED)), 50_000)
     table = net.nodes[0].table
     assert table.phase is Phase.END
-    assert net.notes(0, LinkCode.TURN_STALLED)[0].params == {"seat": 1, "node": 1}
-    assert net.notes(2, LinkCode.TURN_STALLED)[0].params == {"seat": 1, "node": 1}
+    assert net.notes(0, LinkCode.TURN_STALLED)[0].params == {"seat": 1, "node": 1, "deal": True}
+    assert net.notes(2, LinkCode.TURN_STALLED)[0].params == {"seat": 1, "node": 1, "deal": True}
 
 
 def test_a_commitment_that_comes_late_but_within_the_deadline_is_not_given_up() -> None:
@@ -168,7 +178,7 @@ def test_a_withheld_shuffle_at_a_table_of_two_pauses_and_says_so() -> None:
     net.start()
     _stalled(net, 0)
     assert net.now >= CRYPTO_STALL_S
-    assert net.notes(0, LinkCode.TURN_STALLED)[0].params == {"seat": 1, "node": 1}
+    assert net.notes(0, LinkCode.TURN_STALLED)[0].params == {"seat": 1, "node": 1, "deal": True}
     net.connect(1, 0)
     net.run(lambda: bool(net.notes(0, LinkCode.WAITING_FOR)), 5_000)
     assert net.now >= CRYPTO_STALL_S + STALL_RETRY_S

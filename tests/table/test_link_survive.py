@@ -166,7 +166,7 @@ def test_a_stalled_turn_is_caught_up_by_a_fresh_connection() -> None:
     net.run(lambda: all(net.notes(s, LinkCode.TURN_STALLED) for s in (0, 1)), 5_000)
     assert net.now >= net.nodes[0].table.deadline + STALL_MARGIN_S  # type: ignore[operator]
     [said] = net.notes(0, LinkCode.TURN_STALLED)
-    assert said == note(LinkCode.TURN_STALLED, seat=2, node=2)
+    assert said == note(LinkCode.TURN_STALLED, seat=2, node=2, deal=False)
     assert Speaker(names=net.config.names, me=0).say(said.code, **said.params) == (
         "Cem's turn does not move: connecting to Cem again to catch up…")
     for seat in (0, 1):  # each drops its connection to seat 2, which dials them again
@@ -193,7 +193,7 @@ def test_a_turn_still_stalled_after_catching_up_is_played_by_the_computer() -> N
     net.run(lambda: 2 in net.nodes[0].table.taken_over, 20_000)
     assert net.now >= stalled_at + STALL_RETRY_S
     gone = [o for o in net.nodes[0].outs if isinstance(o, PeerGone)]
-    assert gone[-1] == PeerGone(seat=2, why=note(LinkCode.GONE_STALLED))
+    assert gone[-1] == PeerGone(seat=2, why=note(LinkCode.GONE_STALLED, deal=False))
     sp = Speaker(names=net.config.names, me=0)  # as the frontend says it (once a crash)
     assert presence_line(sp, 2, "Cem", gone[-1].why) == (
         "Gave up on Cem (seat 2) (its turn did not move, even after catching up with it): "

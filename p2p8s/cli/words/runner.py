@@ -52,6 +52,8 @@ def reason(how: Note, sp: Speaker | None = None) -> str:
     if how.code is C.GONE_LOST:
         why = how.params["reason"]
         text = (sp or PLAIN).note(why)
+    elif how.code is C.GONE_STALLED and how.params.get("deal"):
+        text = "its part of the deal did not come, even after catching up with it"
     else:
         text = _HOW[how.code]
     moved = how.params.get("moved")
@@ -225,8 +227,10 @@ TEMPLATES: dict[Enum, Template] = {
     C.STILL_CATCHING_UP: "Still catching up with the table after this computer did not "
                          "run — wait a moment (quit to leave).",
     C.REFUSED: lambda sp, p: (lambda s: s[:1].upper() + s[1:])(_error(sp, p["error"])),
-    C.TURN_STALLED: "{seat:name}'s turn does not move: connecting to {node:name} again to "
-                    "catch up…",
+    C.TURN_STALLED: lambda sp, p: (
+        (f"{sp.name(p['seat'])}'s part of the deal does not come" if p.get("deal") else
+         f"{sp.name(p['seat'])}'s turn does not move")
+        + f": connecting to {sp.name(p['node'])} again to catch up…"),
     C.NOBODY_REACHABLE: lambda sp, p: (
         "Cannot reach anyone at the table: still trying ("
         + ("mDNS and the last known addresses" if p.get("mdns") else
