@@ -259,6 +259,28 @@ class LinkNet:
         for seat in (a, b):
             self.lose(seat, w)
 
+    def cut_off(self, seat: int) -> None:
+        """Once nothing is in flight, ``seat``'s node is cut off from every other (each
+        connection reset) and its seat plays no more by itself (``auto`` off)."""
+        while self.deliver():
+            pass
+        for other in self.humans:
+            if other != seat:
+                self.reset(seat, other)
+        self.nodes[seat].auto = False
+
+    def rejoined(self, seat: int) -> dict[int, int]:
+        """A new process of ``seat`` dials every other node (role ``join``); the new
+        connections by seat, for :meth:`restore`."""
+        wires = {}
+        for other in self.humans:
+            if other != seat:
+                w = self._wire(other, seat)
+                self.run_out(other, self.nodes[other].link.connected(
+                    seat, Conn(id=w.id, joined=True), self.now))
+                wires[other] = w.id
+        return wires
+
     def lose(self, seat: int, w: Wire, reason: Note = RESET) -> None:
         """``seat``'s node learns that connection ``w`` ended."""
         self.run_out(seat, self.nodes[seat].link.lost(w.other(seat), w.id, reason, self.now))

@@ -25,7 +25,6 @@ import pytest
 from linknet import RESET, LinkNet, Node, Wire
 
 from p2p8s.errors import Note
-from p2p8s.table.linkout import Conn
 from p2p8s.wire import Farewell
 
 SECRETS = {s: bytes([s + 1]) * 32 for s in range(3)}
@@ -97,22 +96,10 @@ def _restarted(net: LinkNet, seat: int) -> None:
     """``seat``'s node is killed mid-round (all in flight lost), its seat is taken over,
     and its new process dials every node and is restored from the next seat's log."""
     net.run(lambda: net.applied(1) >= 3, 20_000)
-    while net.deliver():
-        pass
-    for other in net.humans:
-        if other != seat:
-            net.reset(seat, other)
-    net.nodes[seat].auto = False
+    net.cut_off(seat)
     net.run(lambda: all(seat in net.nodes[s].table.taken_over
                         for s in net.humans if s != seat), 20_000)
-    wires = {}
-    for other in net.humans:
-        if other != seat:
-            w = net._wire(other, seat)
-            net.run_out(other, net.nodes[other].link.connected(
-                seat, Conn(id=w.id, joined=True), net.now))
-            wires[other] = w.id
-    net.restore(seat, (seat + 1) % len(net.humans), wires)
+    net.restore(seat, (seat + 1) % len(net.humans), net.rejoined(seat))
     net.nodes[seat].auto = True
 
 

@@ -30,11 +30,7 @@ def _restored_with_seat_1s_log_lost() -> tuple[LinkNet, list[int]]:
     net = LinkNet(4, secrets=SECRETS, turn_timeout_s=30.0)
     net.start()
     net.run(lambda: net.applied(1) >= 3, 20_000)
-    while net.deliver():
-        pass
-    for other in (1, 2, 3):
-        net.reset(0, other)
-    net.nodes[0].auto = False
+    net.cut_off(0)
     net.run(lambda: 0 in net.nodes[1].table.taken_over and net.applied(1) >= 6, 20_000)
     lost: list[int] = []
 

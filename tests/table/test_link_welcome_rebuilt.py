@@ -20,7 +20,7 @@ from linknet import LinkNet
 from p2p8s import wire
 from p2p8s.crypto.messages import KeyReveal, decode
 from p2p8s.table.actions import CRYPTO, WELCOME
-from p2p8s.table.linkout import Conn, Post
+from p2p8s.table.linkout import Post
 
 SECRETS = {s: bytes([s + 1]) * 32 for s in range(4)}
 
@@ -34,14 +34,7 @@ def _new_process(net: LinkNet, seat: int, source: int) -> None:
             for q in w.queues.values():
                 q.clear()
             net.lose(w.other(seat), w)
-    wires = {}
-    for other in net.humans:
-        if other != seat:
-            w = net._wire(other, seat)
-            net.run_out(other, net.nodes[other].link.connected(
-                seat, Conn(id=w.id, joined=True), net.now))
-            wires[other] = w.id
-    net.restore(seat, source, wires)
+    net.restore(seat, source, net.rejoined(seat))
 
 
 def _round_1_key_of_seat_3_to_seat_0(sender: int, to: int, game: wire.Game) -> bool:
@@ -66,11 +59,7 @@ def test_a_welcome_acknowledged_by_a_table_rebuilt_before_its_round_is_sent_agai
     net = LinkNet(4, secrets=SECRETS, turn_timeout_s=30.0)
     net.start()
     net.run(lambda: net.applied(1) >= 3, 20_000)
-    while net.deliver():
-        pass
-    for other in (1, 2, 3):
-        net.reset(0, other)
-    net.nodes[0].auto = False
+    net.cut_off(0)
     net.run(lambda: 0 in net.nodes[1].table.taken_over and net.applied(1) >= 6, 20_000)
     net.tamper = _round_1_key_of_seat_3_to_seat_0
     _new_process(net, 0, 2)
