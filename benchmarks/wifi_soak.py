@@ -678,6 +678,8 @@ def soak(chaos: Chaos) -> Totals:
             match.run()
         except Stopped:
             totals.stopped = True  # its nodes were stopped on the way out of run()
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one (the timeout's
+            # too): the match is judged and reported all the same
         completed = match.judge()
         totals.completed += completed
         if not chaos.quiet:
