@@ -180,7 +180,6 @@ class Lost:
 NetEvent = Connected | Incoming | Lost
 
 
-
 async def _linger(conn: Connection) -> None:
     """End ``conn`` gracefully (see :meth:`Node.aclose`): write what it buffers and
     half-close it, read and drop what still comes until the peer closes, then close."""
@@ -196,6 +195,7 @@ async def _linger(conn: Connection) -> None:
         writer.close()
     with contextlib.suppress(OSError):
         await writer.wait_closed()
+
 
 class Node:
     """A TCP listener plus connections to peers; an async context manager.
