@@ -216,6 +216,12 @@ class Table:
         return ctx.phase if ctx.number else Phase.CRYPTO
 
     @property
+    def catching_up(self) -> bool:
+        """True from :meth:`restore` until the next round begins here: while a
+        ``resync`` payload (a peer's log) is still taken in; False otherwise."""
+        return self._ctx.catching_up
+
+    @property
     def finished(self) -> bool:
         """True once the match is over (every round audited)."""
         return self._ctx.match.over

@@ -490,7 +490,12 @@ class Link(LinkWatch):
             if frames is None:
                 return
             del self.answers[seat]
-            if seat not in self.asked_log and seat not in self.await_log:
+            # a restored node asked those peers for their logs: their answers (to its
+            # ``restarted``, or to a sync of before it, on the same connection) are
+            # taken while its table catches up; once a round of its own began there, a
+            # log is a peer's whose match is over
+            asked = seat in self.asked_log and self.table.catching_up
+            if not asked and seat not in self.await_log:
                 # not asked for: the match is over there (it answered this node's sync
                 # with its log): the result is in it, rebuild from the others' logs
                 self._rebuild(seat, conn, note(LinkCode.REBUILD_OVER, seat=seat))
