@@ -28,13 +28,16 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from p2p8s.errors import Code, RemoteError
 from p2p8s.wire import Splitter
 
-__all__ = ["MAX_RECORD", "TAG_LENGTH", "Opener", "Sealer", "SessionCode", "SessionError"]
+__all__ = ["MAX_RECORD", "RECORD_OVERHEAD", "TAG_LENGTH", "Opener", "Sealer", "SessionCode",
+           "SessionError"]
 
 #: Bytes of the Poly1305 tag at the end of every sealed record.
 TAG_LENGTH = 16
-#: The largest sealed record (a maximal signed frame with its prefix, plus the tag).
-MAX_RECORD = 64 * 1024 + 4 + TAG_LENGTH
 _PREFIX = 4
+#: Bytes a sealed record adds to its plaintext on the wire: the length prefix and the tag.
+RECORD_OVERHEAD = _PREFIX + TAG_LENGTH
+#: The largest sealed record (a maximal signed frame with its prefix, plus the overhead).
+MAX_RECORD = 64 * 1024 + RECORD_OVERHEAD
 
 
 class SessionCode(Code):
@@ -77,7 +80,7 @@ class Sealer:
         self._counter = counter
 
     def seal(self, plaintext: bytes) -> bytes:
-        """One record carrying ``plaintext`` (at most ``MAX_RECORD - 20`` bytes;
+        """One record carrying ``plaintext`` (at most ``MAX_RECORD - TAG_LENGTH`` bytes;
         ValueError beyond, a programming error)."""
         length = len(plaintext) + TAG_LENGTH
         if length > MAX_RECORD:

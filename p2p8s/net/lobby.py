@@ -327,7 +327,7 @@ async def host_lobby(node: Node, seating: Seating, *, view: LobbyView,
             node.close_peer(conn, Refusal.CLOSED)
         node.broadcast(RosterBody(roster=roster), peers=seated.values())
         view.dealing(roster)
-        return await _complete_mesh(node, roster, 0, inbox, echoes, view=view,
+        return await _complete_mesh(node, roster, 0, inbox, echoes,
                                     timeout_s=mesh_timeout_s)
     finally:
         inbox.close()
@@ -417,7 +417,7 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
                     lost.append(item)  # another seat: the mesh's concern once dealt
         assert roster is not None and node.seat is not None
         view.dealing(roster)
-        return await _complete_mesh(node, roster, node.seat, inbox, echoes, view=view,
+        return await _complete_mesh(node, roster, node.seat, inbox, echoes,
                                     timeout_s=mesh_timeout_s, dialling=dialling, held=lost)
     finally:
         inbox.close()
@@ -527,7 +527,7 @@ def dropped(lost: Lost) -> bool:
 
 
 async def _complete_mesh(node: Node, roster: Roster, seat: int, inbox: _Inbox,
-                         echoes: dict[bytes, bytes], *, view: LobbyView, timeout_s: float,
+                         echoes: dict[bytes, bytes], *, timeout_s: float,
                          dialling: dict[bytes, asyncio.Task[None]] | None = None,
                          held: Sequence[Lost] = ()) -> Mesh:
     """Wait for a connection to every other seat, echo the roster digest, and wait for

@@ -49,7 +49,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p8s.errors import Note, RemoteError
 from p2p8s.net.admission import Limits
-from p2p8s.net.channel import TAG_LENGTH, Opener, Sealer, SessionCode, SessionError
+from p2p8s.net.channel import RECORD_OVERHEAD, Opener, Sealer, SessionCode, SessionError
 from p2p8s.net.connecting import HANDSHAKE_TIMEOUT_S, Door, Opened
 from p2p8s.net.errors import (
     CannotListen,
@@ -377,7 +377,7 @@ class Node:
         anyway — but not on top of an earlier answer still unread, so a peer that asks
         again and again without reading is still a peer that stopped reading."""
         frames = [self.frame(body) for body in bodies]
-        conn.allowance = sum(len(f) + 4 + TAG_LENGTH for f in frames)
+        conn.allowance = sum(len(f) + RECORD_OVERHEAD for f in frames)
         for frame in frames:
             self.send_frame(conn, frame)
 
