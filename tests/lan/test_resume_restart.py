@@ -41,6 +41,10 @@ def test_a_killed_node_started_again_plays_its_own_seat_on_with_its_hand_hidden(
     again.expect(r"^You (played|drew|took)", timeout_s=30)  # it plays its own seat on
     ann.expect(r"^Cat (played|drew|took)", timeout_s=10)
     bob.expect(r"^Cat (played|drew|took)", timeout_s=10)
+    for proc in (ann, bob):  # paced screens: each says so in its own time (the rejoin
+        # races the seats it kept: whichever node answers first lets Cat in)
+        proc.expect(r"^Cat \(seat 2\) is back \((restarted|reconnected); it gets the log",
+                    timeout_s=30)
     for proc in (ann, bob, again):
         proc.signal(signal.SIGKILL)
         proc.wait(10)
