@@ -16,7 +16,7 @@ import getpass
 import secrets
 import signal
 import sys
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
 import click
@@ -68,7 +68,7 @@ from p2p8s.net.node import JoinRefused, NetCode, Node, Unreachable
 from p2p8s.net.runner import EOF_MARK
 from p2p8s.rules import Ruleset, default_target
 from p2p8s.store.identity import identity_fingerprint, load_or_create_identity
-from p2p8s.store.lastseen import last_addresses
+from p2p8s.store.lastseen import Address, last_addresses, load_where
 from p2p8s.store.tablelock import HeldElsewhere, TableLock, clear_stale, lock_table
 from p2p8s.wire import MAX_NAME, VERSION, Refusal, Roster, SeatEntry, public_key_bytes
 
@@ -93,6 +93,30 @@ def wrong_code(exc: Unreachable) -> bool:
     failures = exc.params.get("failures", (exc,)) if exc.code is NetCode.NONE_REACHED \
         else (exc,)
     return any(f.params.get("wrong_code") for f in failures)
+
+
+def where_groups(heard: Sequence[Candidate], kept: Mapping[int, Sequence[Address]], *,
+                 direct: Address | None = None) -> list[list[Address]]:
+    """The groups of addresses ``join`` dials at once (:func:`~p2p8s.net.racing.
+    connect_first`): a typed address, each advert heard, then where each seat of a
+    table this node sat at listened (``kept``, seat → addresses: one group a seat, the
+    host's first, no address twice). A player coming back gets in through whichever
+    node answers first — not after the handshake attempts of a host that is asleep
+    (3 × 5 s an address) — and a table heard that is another one costs nothing.
+
+    >>> where_groups([], {1: [("10.0.0.2", 4243)], 0: [("10.0.0.1", 4242)]},
+    ...              direct=("10.0.0.1", 4242))
+    [[('10.0.0.1', 4242)], [('10.0.0.2', 4243)]]
+    """
+    groups: list[list[Address]] = []
+    seen: set[Address] = set()
+    for group in ([[direct]] if direct is not None else []) + [
+            list(c.where) for c in heard] + [list(kept[s]) for s in sorted(kept)]:
+        fresh = [a for a in group if a not in seen]
+        seen.update(fresh)
+        if fresh:
+            groups.append(fresh)
+    return groups
 
 
 def _tables_at(tried: Sequence[Candidate]) -> tuple[tuple[str, ...], ...]:
@@ -406,18 +430,20 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
         loop = asyncio.get_running_loop()
         since = loop.time()
         # where the table was the last time this node played at it: a player coming back
+        kept_at = load_where(where_key(code))
         kept = last_addresses(where_key(code))
         patience = return_patience(RETURN_PATIENCE_S)
 
         async def discover(*, quiet: bool = False
-                           ) -> tuple[list[tuple[str, int]], list[Candidate], tuple[str, ...]]:
-            """Where to try: the addresses, the adverts heard (one per advert) and, when
-            only the kept addresses are tried, those (``quiet``: said once before)."""
+                           ) -> tuple[list[list[Address]], list[Candidate], tuple[str, ...]]:
+            """Where to try (:func:`where_groups`), the adverts heard (one per advert)
+            and the kept addresses tried, if any (``quiet``: said once before)."""
+            last = tuple(format_address(*a) for a in kept)
             if parsed.host is not None and parsed.port is not None:
                 if not quiet:
                     echo(PLAIN.say(DoctorLine.JOIN_DIRECT,
                                    where=format_address(parsed.host, parsed.port)))
-                return [(parsed.host, parsed.port), *kept], [], ()
+                return where_groups([], kept_at, direct=(parsed.host, parsed.port)), [], ()
             if not quiet:
                 _say(Line.LOOKING, code=code, dots=dots)
             cards: list[TableCard] = []
@@ -425,23 +451,21 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
                 async with open_zeroconf() as aiozc:
                     cards = await find_tables(aiozc, timeout_s=timeout_s)
             # the code says which table only once a node proves it: try every advert,
-            # each at its own addresses (names on a card are nobody's word: none is shown)
+            # each at its own addresses (names on a card are nobody's word: none is shown);
+            # a player coming back tries where its table was too, at once
             heard = candidates(cards, local=lan_networks())
             if heard:
                 if not quiet:
                     _say(Line.FOUND, tables=_tables_at(heard))
-                # a player coming back tries where its table was too: a table heard may
-                # be another one (the code says which only once a node proves it)
-                return ([a for c in heard for a in c.where] + kept, heard,
-                        tuple(format_address(*a) for a in kept))
+                return where_groups(heard, kept_at), heard, last
             if not kept:
                 raise LocalError(DoctorLine.JOIN_NOTHING, code=code, timeout_s=timeout_s)
-            last = tuple(format_address(*a) for a in kept)
             if not quiet:
                 _say(Line.TRYING_LAST, addresses=last)
-            return list(kept), [], last
+            return where_groups([], kept_at), [], last
 
-        addresses, tried, last = await discover()
+        groups, tried, last = await discover()
+
         async def confirm(roster: Roster) -> bool:
             if yes:
                 stage.line = Line.LEFT_TABLE
@@ -465,11 +489,10 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
             while True:
                 try:
                     mesh = await seated_lobby(join_lobby(
-                        node, addresses, view=view, confirm=confirm,
-                        groups=[*(c.where for c in tried), *([kept] if kept else [])]
-                        if tried else None,
+                        node, [a for g in groups for a in g], view=view, confirm=confirm,
+                        groups=groups,
                         slow=(lambda n: _say(Line.TRYING_AT_ONCE, n=n, dots=dots))
-                        if len(tried) > 1 else None), view, lines)
+                        if len(groups) > 1 else None), view, lines)
                     break
                 except Unreachable as exc:
                     wait = busy_wait(exc)
@@ -488,7 +511,7 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
                                  retry_s=RETURN_RETRY_S,
                                  minutes=round(patience / 60, 1))
                         await asyncio.sleep(RETURN_RETRY_S)
-                        addresses, tried, last = await discover(quiet=True)
+                        groups, tried, last = await discover(quiet=True)
                         continue
                     if last:
                         raise LocalError(Line.NOT_AT_LAST, code=code, timeout_s=timeout_s,

@@ -39,6 +39,25 @@ def test_the_last_addresses_round_trip_and_a_damaged_file_is_no_hint(tmp_path: P
     assert last_addresses(bytes(16), directory=tmp_path) == []
 
 
+def test_a_player_coming_back_dials_every_seat_of_its_table_at_once() -> None:
+    """One group a seat (raced, :func:`~p2p8s.net.racing.connect_first`), the host's
+    first, after a typed address and the tables heard; no address twice: a host asleep
+    (its handshakes time out, 15 s an address) does not hold up the way back in through
+    another node (newcomer QA: a rejoin said nothing for a minute)."""
+    from p2p8s.cli.net_cmd import where_groups
+    from p2p8s.net.discovery import Candidate
+
+    kept = {2: [("10.0.0.3", 4244)], 0: [("10.0.0.1", 4242), ("10.0.0.9", 4242)],
+            1: [("10.0.0.2", 4243), ("10.0.0.1", 4242)]}
+    assert where_groups([], kept) == [[("10.0.0.1", 4242), ("10.0.0.9", 4242)],
+                                      [("10.0.0.2", 4243)], [("10.0.0.3", 4244)]]
+    heard = [Candidate(table_id="ab", where=(("10.0.0.7", 5000), ("10.0.0.2", 4243)))]
+    assert where_groups(heard, kept, direct=("10.0.0.9", 4242)) == [
+        [("10.0.0.9", 4242)], [("10.0.0.7", 5000), ("10.0.0.2", 4243)],
+        [("10.0.0.1", 4242)], [("10.0.0.3", 4244)]]
+    assert where_groups(heard, {}) == [[("10.0.0.7", 5000), ("10.0.0.2", 4243)]]
+
+
 @pytest.mark.wall_clock
 def test_join_by_code_alone_without_mdns_tries_the_addresses_of_the_last_time(
         procs: list[Proc], tmp_path: Path) -> None:

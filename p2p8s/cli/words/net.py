@@ -591,7 +591,7 @@ _LINES: dict[Line, Template] = {
                             "for the fallback command (p2p8s join {code}@ADDRESS:PORT)",
                             addresses=lambda sp, p: ", ".join(p["addresses"])),
     Line.FOUND: _found,
-    Line.TRYING_AT_ONCE: "Still trying the {n} places heard at once (the first that proves "
+    Line.TRYING_AT_ONCE: "Still trying the {n} places at once (the first that proves "
                        "the code is joined){dots}",
     Line.NO_TABLE_ANSWERED: _no_table_answered,
     Line.BUSY_RETRY: "The table is busy or slowing down new attempts from this address; "
