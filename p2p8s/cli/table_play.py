@@ -297,6 +297,18 @@ class LobbyLines:
     def left(self, entry: SeatEntry, reason: Reason) -> None:
         say(Line.LEFT_SEAT, name=entry.name, seat=entry.seat, reason=reason)
 
+    def away(self, entry: SeatEntry, reason: Reason, grace_s: float) -> None:
+        say(Line.SEAT_KEPT, name=entry.name, seat=entry.seat, reason=reason, grace_s=grace_s)
+
+    def back(self, entry: SeatEntry) -> None:
+        say(Line.BACK_AT_SEAT, name=entry.name, seat=entry.seat)
+
+    def reconnecting(self, reason: Reason, grace_s: float) -> None:
+        say(Line.RECONNECTING, reason=reason, grace_s=grace_s, dots=self._dots)
+
+    def reconnected(self, entry: SeatEntry) -> None:
+        say(Line.RECONNECTED, seat=entry.seat)
+
     def dealing(self, roster: Roster) -> None:
         say(Line.DEALING, people=len(roster.seats),
              computers=roster.size - len(roster.seats), dots=self._dots)

@@ -119,8 +119,9 @@ def connect_failure(exc: BaseException) -> dict[str, Any]:
 
 
 #: Why a connection ended, as data: the ``code`` is the :class:`~p2p8s.wire.Farewell` or
-#: :class:`~p2p8s.wire.Refusal` the peer sent, or a :class:`NetCode` of this node;
-#: ``params`` its details (e.g. ``seats`` of a refusal, ``timeout_s``).
+#: :class:`~p2p8s.wire.Refusal` the peer sent, or a :class:`NetCode` of this node (or a
+#: :class:`LobbyCode`: a dropped player's seat freed after its grace, ``not-back``,
+#: ``away-at-deal``); ``params`` its details (e.g. ``seats`` of a refusal, ``timeout_s``).
 Reason = Note
 
 
@@ -179,6 +180,9 @@ class LobbyCode(Code):
     OTHER_ROSTER = "other-roster"  # name, seat
     MESH_TIMEOUT = "mesh-timeout"  # names (the players not reached)
     LEFT_BEFORE_START = "left-before-start"  # name, seat, reason
+    # why a kept seat was freed, or the host is given up (the code of a Reason)
+    NOT_BACK = "not-back"  # grace_s (no connection back within the lobby's grace)
+    AWAY_AT_DEAL = "away-at-deal"  # the host dealt while the player's connection was down
 
 
 class TableFull(LocalError):

@@ -60,6 +60,12 @@ MESH_TIMEOUT_S = 15.0
 ANSWER_TIMEOUT_S = 10.0
 #: Seconds a restarted node let back in spends reaching the other seats.
 REJOIN_DIAL_S = 6.0
+#: Seconds a seat is kept in the lobby for a player whose connection dropped with no
+#: ``bye`` (a Wi-Fi drop, a reset), and that player's node dials the host again
+#: (protocol/wire.md, "Lobby and mesh" step 2; issue #11).
+LOBBY_GRACE_S = 30.0
+#: Seconds between a joiner's dials of a host it lost in the lobby.
+REDIAL_EVERY_S = 1.0
 
 
 # --- pure seat bookkeeping ------------------------------------------------------------
@@ -125,6 +131,26 @@ class Seating:
         self._roster = replace(roster, seats=tuple(sorted((*roster.seats, entry),
                                                           key=lambda e: e.seat)))
         return entry
+
+    def back(self, key: bytes, *, addrs: tuple[str, ...], port: int) -> tuple[SeatEntry, bool]:
+        """The player holding ``key`` is back (on a new connection, from ``addrs`` and
+        listening on ``port``): its entry (same seat and name; new addresses if they
+        changed) and whether the roster changed. Raises :class:`LobbyClosed` after
+        :meth:`close`, KeyError for a key with no seat (a programming error)."""
+        roster = self._roster
+        if not roster.open:
+            raise LobbyClosed(LobbyCode.ALREADY_DEALT)
+        seat = roster.seat_of(key)
+        if seat is None:
+            raise KeyError("no seat holds this key")
+        old = roster.entry(seat)
+        assert old is not None
+        entry = replace(old, addrs=addrs, port=port)
+        if entry == old:
+            return old, False
+        self._roster = replace(roster, seats=tuple(entry if e.seat == seat else e
+                                                   for e in roster.seats))
+        return entry, True
 
     def leave(self, key: bytes) -> SeatEntry | None:
         """Free the seat held by ``key`` (not the host's); returns the entry, or None."""
@@ -213,6 +239,21 @@ class LobbyView(Protocol):
     def left(self, entry: SeatEntry, reason: Reason) -> None:
         """Someone left the lobby, for ``reason``."""
 
+    def away(self, entry: SeatEntry, reason: Reason, grace_s: float) -> None:
+        """(Host) a seated player's connection dropped with no ``bye`` (``reason``); its
+        seat is kept for ``grace_s`` seconds."""
+
+    def back(self, entry: SeatEntry) -> None:
+        """(Host) a player away (:meth:`away`) is back at its seat."""
+
+    def reconnecting(self, reason: Reason, grace_s: float) -> None:
+        """(Joiner) the connection to the host dropped with no ``bye`` (``reason``); it
+        is dialled again for up to ``grace_s`` seconds."""
+
+    def reconnected(self, entry: SeatEntry) -> None:
+        """(Joiner) back at the table after :meth:`reconnecting`, at ``entry`` (its
+        seat: the same one, unless the host had freed it meanwhile)."""
+
     def dealing(self, roster: Roster) -> None:
         """The host dealt; nodes now connect to each other."""
 
@@ -261,17 +302,47 @@ async def host_lobby(node: Node, seating: Seating, *, view: LobbyView,
     """Run the host's lobby until ``deal`` (or an empty line) arrives on ``commands``;
     then close it and return the :class:`Mesh`. ``quit`` returns None.
 
+    A seated player whose connection drops with no ``bye`` (:func:`dropped`) keeps its
+    seat for :data:`LOBBY_GRACE_S` seconds (``view.away``): if the same key connects
+    again (role ``join``) and sits within it, it gets that seat back (``welcome`` with
+    its seat and the current roster; ``view.back``), else the seat is freed
+    (``view.left``, reason ``not-back``). A seat still away when the host deals is
+    freed first (reason ``away-at-deal``), so the mesh does not wait for it.
+
     ``on_change`` is awaited with each new roster (to update the mDNS card).
     Raises :class:`~p2p8s.errors.Error` if the mesh cannot be completed.
     """
     node.seat = 0
+    loop = asyncio.get_running_loop()
     inbox = _Inbox(node, commands)
     shown: dict[bytes, Connection] = {}
     seated: dict[bytes, Connection] = {}
+    away: dict[bytes, float] = {}  # a seat kept for a dropped player: key -> deadline (s)
     echoes: dict[bytes, bytes] = {}
+
+    async def free(key: bytes, reason: Reason, *, tell: bool = True) -> None:
+        """Free ``key``'s seat (it left, or is away for good) and say so."""
+        gone = seating.leave(key)
+        node.members = frozenset(e.key for e in seating.roster.seats)
+        if gone is None:
+            return
+        if tell:
+            node.broadcast(RosterBody(roster=seating.roster), peers=seated.values())
+        view.left(gone, reason)
+        if tell and on_change is not None:
+            await on_change(seating.roster)
+
     try:
         while True:
-            item = await inbox.next()
+            now = loop.time()
+            for key in [k for k, until in away.items() if until <= now]:
+                del away[key]
+                await free(key, Reason(LobbyCode.NOT_BACK, {"grace_s": LOBBY_GRACE_S}))
+            try:
+                item = await inbox.next(max(0.0, min(away.values()) - now) if away
+                                        else None)
+            except TimeoutError:
+                continue  # a grace ran out
             if isinstance(item, str):
                 word = item.strip().lower()
                 if word in ("", "deal", "d", "start"):
@@ -283,13 +354,31 @@ async def host_lobby(node: Node, seating: Seating, *, view: LobbyView,
                 case Connected(peer=conn):
                     if conn.hello.role is not Role.JOIN:
                         node.close_peer(conn, Refusal.IN_LOBBY)
-                    elif seating.roster.free <= 0:
+                    elif seating.roster.free <= 0 and conn.key not in away:
                         node.close_peer(conn, Refusal.FULL, seats=seating.roster.size)
                     else:
+                        if conn.key in away:  # back: a moment to sit (it does at once)
+                            away[conn.key] = max(away[conn.key],
+                                                 loop.time() + ANSWER_TIMEOUT_S)
                         shown[conn.key] = conn
                         node.send(conn, RosterBody(roster=seating.roster))
                 case Incoming(peer=conn, received=rec) if isinstance(rec.message.body, Sit):
-                    if conn.key not in shown:
+                    if shown.get(conn.key) is not conn:
+                        continue
+                    if conn.key in away:
+                        entry, moved = seating.back(conn.key, addrs=(conn.address,),
+                                                    port=conn.hello.port)
+                        del away[conn.key], shown[conn.key]
+                        seated[conn.key] = conn
+                        conn.set_seat(entry.seat)
+                        node.send(conn, Welcome(seat=entry.seat, roster=seating.roster))
+                        view.back(entry)
+                        if moved:  # a new address: the others dial it there
+                            node.broadcast(RosterBody(roster=seating.roster),
+                                           peers=[c for k, c in seated.items()
+                                                  if k != conn.key])
+                            if on_change is not None:
+                                await on_change(seating.roster)
                         continue
                     try:
                         entry = seating.sit(name=conn.name, key=conn.key,
@@ -312,16 +401,21 @@ async def host_lobby(node: Node, seating: Seating, *, view: LobbyView,
                 case Incoming(peer=conn, received=rec) if isinstance(rec.message.body, Echo):
                     echoes[conn.key] = rec.message.body.digest
                 case Lost(peer=conn, reason=reason):
-                    shown.pop(conn.key, None)
-                    if seated.pop(conn.key, None) is not None:
-                        gone = seating.leave(conn.key)
-                        node.members = frozenset(e.key for e in seating.roster.seats)
-                        if gone is not None:
-                            node.broadcast(RosterBody(roster=seating.roster),
-                                           peers=seated.values())
-                            view.left(gone, reason)
-                            if on_change is not None:
-                                await on_change(seating.roster)
+                    if shown.get(conn.key) is conn:
+                        del shown[conn.key]
+                    if seated.get(conn.key) is not conn:
+                        continue  # not seated, or an old connection of a seated key
+                    del seated[conn.key]
+                    seat = seating.roster.seat_of(conn.key)
+                    held = seating.roster.entry(seat) if seat is not None else None
+                    if dropped(item) and held is not None:  # a drop: the seat waits
+                        away[conn.key] = loop.time() + LOBBY_GRACE_S
+                        view.away(held, reason, LOBBY_GRACE_S)
+                        continue
+                    await free(conn.key, reason)
+        for key in list(away):  # the mesh does not wait for a seat that is not back
+            del away[key]
+            await free(key, Reason(LobbyCode.AWAY_AT_DEAL), tell=False)
         roster = seating.close()
         for conn in shown.values():
             node.close_peer(conn, Refusal.CLOSED)
@@ -346,28 +440,68 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
     connect to the other seats; return the :class:`Mesh` once the host deals (None if
     ``confirm`` said no). ``dial_timeout_s``: each address's handshake.
 
-    Raises :class:`~p2p8s.net.node.JoinRefused` (wrong code, full),
-    :class:`~p2p8s.net.node.Unreachable`, or :class:`~p2p8s.errors.LocalError` if the
-    host leaves.
+    Once seated, a host connection that drops with no ``bye`` (:func:`dropped`) is
+    dialled again at the host's address(es), every :data:`REDIAL_EVERY_S` seconds,
+    for up to :data:`LOBBY_GRACE_S` (``view.reconnecting``); on the new connection
+    this node sits again at once (no second ``confirm``) and, welcomed, carries on
+    (``view.reconnected``): the roster is followed and the dials to the other seats
+    already started stay.
+
+    Raises :class:`~p2p8s.net.node.JoinRefused` (wrong code, full; a refusal on a
+    new connection too: full, dealt), :class:`~p2p8s.net.node.Unreachable`, or
+    :class:`~p2p8s.errors.LocalError` if the host leaves (``host-left``: a ``bye``, or
+    no connection back within the grace, reason ``not-back``).
     """
-    host = await connect_first(node, [list(addresses)] if groups is None else groups,
-                               role=Role.JOIN, timeout_s=dial_timeout_s, slow=slow)
+    tried = [list(addresses)] if groups is None else [list(g) for g in groups]
+    host = await connect_first(node, tried, role=Role.JOIN, timeout_s=dial_timeout_s,
+                               slow=slow)
     if host.hello.role is Role.HOST:
         host.set_seat(0)
+    again = _host_addresses(tried, host)
+    loop = asyncio.get_running_loop()
     inbox = _Inbox(node, None)
     echoes: dict[bytes, bytes] = {}
     roster: Roster | None = None
     shown: Roster | None = None  # the table as shown before sitting down
     dialling: dict[bytes, asyncio.Task[None]] = {}
     lost: list[Lost] = []
+    away_until: float | None = None  # seated, the host lost with no bye: the grace's end
+    redial: asyncio.Task[None] | None = None
     try:
         while True:
+            timeout = None if node.seat is not None else ANSWER_TIMEOUT_S
+            if away_until is not None:
+                timeout = away_until - loop.time()
+                if timeout <= 0:
+                    raise LocalError(LobbyCode.HOST_LEFT, reason=Reason(
+                        LobbyCode.NOT_BACK, {"grace_s": LOBBY_GRACE_S}))
             try:
-                item = await inbox.next(None if node.seat is not None else ANSWER_TIMEOUT_S)
+                item = await inbox.next(timeout)
             except TimeoutError:
+                if away_until is not None:
+                    continue
                 raise LocalError(LobbyCode.NO_ANSWER) from None
             assert not isinstance(item, str)
             match item:
+                case Connected(peer=conn) if away_until is not None and conn.key == host.key:
+                    host = conn  # the host again: its roster comes next, and this node
+                    if conn.hello.role is Role.HOST:  # sits again at once
+                        host.set_seat(0)
+                    away_until = max(away_until, loop.time() + ANSWER_TIMEOUT_S)
+                case Incoming(peer=conn, received=rec) if (conn is host
+                                                              and away_until is not None):
+                    body = rec.message.body
+                    if isinstance(body, RosterBody) and body.roster.open:
+                        node.send(host, Sit())
+                    elif isinstance(body, Welcome) and body.roster.open:
+                        away_until = None
+                        if redial is not None:
+                            redial.cancel()
+                        node.seat = body.seat  # the same seat, unless the host freed it
+                        roster = _follow(node, roster, body.roster, view, dialling)
+                        me = body.roster.entry(body.seat)
+                        assert me is not None
+                        view.reconnected(me)
                 case Incoming(peer=conn, received=rec) if conn is host:
                     body = rec.message.body
                     if isinstance(body, Welcome) and node.seat is None and not body.roster.open:
@@ -377,9 +511,14 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
                                                   timeout_s=REJOIN_DIAL_S)
                     if isinstance(body, Welcome):
                         node.seat = body.seat
+                        before = roster or shown
                         # who sat down while this person looked at the table is said too
-                        roster = _follow(node, roster or shown, body.roster, view,
-                                         dialling)
+                        roster = _follow(node, before, body.roster, view, dialling)
+                        if before is not None and before.seat_of(node.key) is not None:
+                            # its seat was kept (this node restarted in the lobby)
+                            me = body.roster.entry(body.seat)
+                            assert me is not None
+                            view.sat_down(me)
                     elif isinstance(body, RosterBody):
                         if roster is None and node.seat is None:
                             view.table(body.roster)
@@ -406,13 +545,25 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
                     if roster is not None and (seat := roster.seat_of(conn.key)) is not None:
                         conn.set_seat(seat)
                 case Lost(peer=conn, reason=reason) if conn is host:
+                    if node.seat is not None and dropped(item):
+                        # a Wi-Fi drop, a reset: the host keeps the seat for a while
+                        if away_until is None:
+                            away_until = loop.time() + LOBBY_GRACE_S
+                            view.reconnecting(reason, LOBBY_GRACE_S)
+                        if redial is None or redial.done():
+                            redial = asyncio.ensure_future(_redial(
+                                node, again, timeout_s=dial_timeout_s))
+                        continue
                     if reason.code is NetCode.BAD_DATA:  # not a refusal: this node's limit
                         raise LocalError(LobbyCode.UNREADABLE, reason=reason)
-                    if node.seat is None:
+                    if node.seat is None or (away_until is not None and isinstance(
+                            reason.code, Refusal)):  # a new connection refused: full, dealt
                         refusal = reason.code if isinstance(reason.code, Refusal) else None
                         raise JoinRefused(LobbyCode.TABLE_REFUSED, refusal=refusal,
                                           reason=reason)
                     raise LocalError(LobbyCode.HOST_LEFT, reason=reason)
+                case Lost(peer=conn) if conn.key == host.key:
+                    pass  # an old connection to the host
                 case Lost():
                     lost.append(item)  # another seat: the mesh's concern once dealt
         assert roster is not None and node.seat is not None
@@ -421,8 +572,37 @@ async def join_lobby(node: Node, addresses: Iterable[tuple[str, int]], *, view: 
                                     timeout_s=mesh_timeout_s, dialling=dialling, held=lost)
     finally:
         inbox.close()
+        if redial is not None:
+            redial.cancel()
         for task in dialling.values():
             task.cancel()
+
+
+def _host_addresses(tried: Sequence[Sequence[tuple[str, int]]],
+                    host: Connection) -> list[tuple[str, int]]:
+    """Where to dial ``host`` again: the ``(address, port)`` pairs tried that have its
+    address (the one that answered), else all of them."""
+    flat = list(dict.fromkeys(a for group in tried for a in group))
+    return [a for a in flat if a[0] == host.address] or flat
+
+
+async def _redial(node: Node, addresses: Sequence[tuple[str, int]], *,
+                  timeout_s: float) -> None:
+    """Dial the host at ``addresses`` (role ``join``) until a connection is made (its
+    :class:`~p2p8s.net.node.Connected` event follows), an attempt at most every
+    :data:`REDIAL_EVERY_S` seconds, each handshake within ``timeout_s``; the caller
+    cancels it when its grace ends. A refusal after the handshake is a
+    :class:`~p2p8s.net.node.Lost` event; failures before it are tried again (a
+    ``duplicate``: the host has not yet seen the old connection end)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        started = loop.time()
+        try:
+            await node.connect_any(addresses, role=Role.JOIN, timeout_s=timeout_s)
+            return
+        except (LocalError, RemoteError):
+            pass
+        await asyncio.sleep(max(0.0, REDIAL_EVERY_S - (loop.time() - started)))
 
 
 async def _rejoin_mesh(node: Node, first: Connection, welcome: Welcome, inbox: _Inbox, *,
@@ -494,8 +674,9 @@ def _follow(node: Node, old: Roster | None, new: Roster, view: LobbyView,
             conn.set_seat(after[key].seat)
     me = node.seat
     for entry in new.seats:
+        task = dialling.get(entry.key)
         if (me is not None and entry.seat > me and entry.key not in node.peers
-                and entry.key not in dialling):
+                and (task is None or task.done())):  # a connection lost: dialled again
             dialling[entry.key] = asyncio.ensure_future(_dial(node, entry))
     return new
 

@@ -36,6 +36,18 @@ class _HostView:
     def left(self, entry: SeatEntry, reason: Reason) -> None:
         self.gone.append(entry.name)
 
+    def away(self, entry: SeatEntry, reason: Reason, grace_s: float) -> None:
+        pass
+
+    def back(self, entry: SeatEntry) -> None:
+        pass
+
+    def reconnecting(self, reason: Reason, grace_s: float) -> None:
+        pass
+
+    def reconnected(self, entry: SeatEntry) -> None:
+        pass
+
     def dealing(self, roster: Roster) -> None:
         pass
 

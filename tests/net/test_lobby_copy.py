@@ -2,7 +2,7 @@
 the old connection at once — a live one (a copy of the identity in another HOME) gets the
 new one refused with ``duplicate`` within a heartbeat interval, and that refusal is final;
 a dead one (the same node back, its old socket still open) is lost and the new one sits
-again. Real sockets on 127.0.0.1."""
+again, at the seat kept for it (issue #11). Real sockets on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -78,11 +78,14 @@ async def test_a_seated_node_back_while_its_old_connection_looks_open_sits_again
         try:
             await _wait_for(lambda: len(seating.roster.seats) == 2)
             proxy.blackhole()  # Bob's program hangs: its socket stays open, says nothing
+            seen = Recorder()
             again = asyncio.ensure_future(join_lobby(back, [("127.0.0.1", ann.port)],
-                                                     view=Recorder(), confirm=_yes))
-            # the old connection does not answer Ann's ping: it is lost, Bob sits again
-            await _wait_for(lambda: view.seen == ["sat Bob 1", "left Bob", "sat Bob 1"],
+                                                     view=seen, confirm=_yes))
+            # the old connection does not answer Ann's ping: it is lost with no bye, its
+            # seat is kept, and Bob sits again at it
+            await _wait_for(lambda: view.seen == ["sat Bob 1", "away Bob 1", "back Bob 1"],
                             timeout_s=10)
+            await _wait_for(lambda: seen.seen == ["table 2/3", "sat Bob 1"])
             assert not again.done()  # seated, waiting for the deal (not refused)
         finally:
             for task in (host, first, again):

@@ -37,6 +37,18 @@ class Recorder:
     def left(self, entry: SeatEntry, reason: Reason) -> None:
         self.seen.append(f"left {entry.name}")
 
+    def away(self, entry: SeatEntry, reason: Reason, grace_s: float) -> None:
+        self.seen.append(f"away {entry.name} {entry.seat}")
+
+    def back(self, entry: SeatEntry) -> None:
+        self.seen.append(f"back {entry.name} {entry.seat}")
+
+    def reconnecting(self, reason: Reason, grace_s: float) -> None:
+        self.seen.append("reconnecting")
+
+    def reconnected(self, entry: SeatEntry) -> None:
+        self.seen.append(f"reconnected {entry.seat}")
+
     def dealing(self, roster: Roster) -> None:
         self.seen.append("dealing")
 

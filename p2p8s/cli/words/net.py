@@ -40,6 +40,10 @@ class Line(Code):
     SEAT = "seat"  # seat, name, fingerprint
     SAT_DOWN = "sat-down"  # name, fingerprint, seat, you
     LEFT_SEAT = "left-seat"  # name, seat, reason
+    SEAT_KEPT = "seat-kept"  # name, seat, reason, grace_s (host: a joiner's link dropped)
+    BACK_AT_SEAT = "back-at-seat"  # name, seat (host: that joiner is back)
+    RECONNECTING = "reconnecting"  # reason, grace_s, dots (joiner: the host's link dropped)
+    RECONNECTED = "reconnected"  # seat (joiner: back at the table)
     DEALING = "dealing"  # people, computers, dots
     NAME_RULE = "name-rule"  # limit
     LEFT_TABLE = "left-table"
@@ -494,6 +498,8 @@ _LOBBY: dict[LobbyCode, Template] = {
     LobbyCode.MESH_TIMEOUT: _with("could not connect to {names} in time", names=_names),
     LobbyCode.LEFT_BEFORE_START: _with("{name} (seat {seat}) left before the game started: "
                                        "{reason}", reason=_reason_param()),
+    LobbyCode.NOT_BACK: "no connection for {grace_s:g} s",
+    LobbyCode.AWAY_AT_DEAL: "not back when the host dealt",
 }
 
 _INVITES: dict[InviteProblem, Template] = {
@@ -539,6 +545,12 @@ _LINES: dict[Line, Template] = {
         "{name} [key {fingerprint}] (you) sat down at seat {seat}" if p["you"]
         else "{name} [key {fingerprint}] sat down at seat {seat}", **p),
     Line.LEFT_SEAT: _with("{name} left seat {seat} ({reason})", reason=_reason_param()),
+    Line.SEAT_KEPT: _with("{name}'s connection dropped ({reason}): keeping seat {seat} for "
+                          "{grace_s:g} s.", reason=_reason_param()),
+    Line.BACK_AT_SEAT: "{name} is back at seat {seat}.",
+    Line.RECONNECTING: _with("Lost the connection to the host ({reason}); reconnecting for "
+                             "up to {grace_s:g} s{dots}", reason=_reason_param()),
+    Line.RECONNECTED: "Back at the table, at seat {seat}.",
     Line.DEALING: _dealing,
     Line.NAME_RULE: "a name is 1 to {limit} printable characters",
     Line.LEFT_TABLE: "Left the table.",
