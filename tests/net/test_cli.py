@@ -112,6 +112,29 @@ def test_a_hung_joiner_is_noticed_within_5_s(procs: list[Proc], tmp_path: Path) 
     assert host.popen.poll() is None
 
 
+def test_a_joiner_that_loses_the_host_in_the_lobby_reconnects_to_its_seat(
+        procs: list[Proc], tmp_path: Path) -> None:
+    """Issue #11: the host's machine stops answering for a few seconds (here: stopped);
+    the seated joiner says once that it reconnects, and is back at its seat."""
+    host, code, port = _host(procs, tmp_path)
+    bob = Proc(["join", f"{code}@127.0.0.1:{port}", "--name", "Bob", "--yes"],
+               home=tmp_path / "bob")
+    procs.append(bob)
+    host.expect(r"Bob .* sat down at seat 1")
+    bob.expect(r"Waiting for the host to deal")
+    host.signal(signal.SIGSTOP)
+    try:
+        bob.expect(r"^Lost the connection to the host \(no heartbeat for 5 s\); "
+                   r"reconnecting for up to 30 s…$", timeout_s=10)
+    finally:
+        host.signal(signal.SIGCONT)
+    bob.expect(r"^Back at the table, at seat 1\.$", timeout_s=15)
+    host.expect(r"^Bob's connection dropped \(.*\): keeping seat 1 for 30 s\.$")
+    host.expect(r"^Bob is back at seat 1\.$")
+    assert bob.output.count("reconnecting") == 1 and "left seat" not in host.output
+    assert bob.popen.poll() is None and host.popen.poll() is None
+
+
 def test_host_leaving_closes_the_lobby_for_joiners(procs: list[Proc], tmp_path: Path) -> None:
     host, code, port = _host(procs, tmp_path)
     bob = Proc(["join", f"{code}@127.0.0.1:{port}", "--name", "Bob", "--yes"],
