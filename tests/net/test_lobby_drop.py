@@ -23,7 +23,7 @@ from p2p8s.cli.words import PLAIN
 from p2p8s.cli.words.net import Line
 from p2p8s.errors import LocalError
 from p2p8s.net import lobby
-from p2p8s.net.errors import LobbyCode, NetCode
+from p2p8s.net.errors import LobbyClosed, LobbyCode, NetCode
 from p2p8s.net.lobby import Mesh, Seating, host_lobby, join_lobby
 from p2p8s.net.node import Node, Reason
 from p2p8s.rules import Ruleset
@@ -181,3 +181,20 @@ def test_the_lobby_drop_lines() -> None:
         "Lost the connection to the host (no heartbeat for 5 s); reconnecting for up to "
         "30 s…")
     assert PLAIN.say(Line.RECONNECTED, seat=1) == "Back at the table, at seat 1."
+
+
+def test_a_seat_back_keeps_its_place_and_takes_a_new_address() -> None:
+    """:meth:`Seating.back` (pure): the same seat and name; the roster changes only if
+    the player's address or port did; after the deal it is refused."""
+    seating = Seating(size=3, rules=Ruleset(), host=SeatEntry(
+        seat=0, name="Ann", key=b"a" * 32, addrs=("10.0.0.1",), port=1))
+    bob = seating.sit(name="Bob", key=b"b" * 32, addrs=("10.0.0.2",), port=2)
+    roster = seating.roster
+    assert seating.back(bob.key, addrs=("10.0.0.2",), port=2) == (bob, False)
+    assert seating.roster == roster
+    moved, changed = seating.back(bob.key, addrs=("10.0.0.9",), port=2)
+    assert changed and (moved.seat, moved.name, moved.addrs) == (1, "Bob", ("10.0.0.9",))
+    assert seating.roster.entry(1) == moved and len(seating.roster.seats) == 2
+    seating.close()
+    with pytest.raises(LobbyClosed):
+        seating.back(bob.key, addrs=("10.0.0.2",), port=2)
