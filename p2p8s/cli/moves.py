@@ -440,7 +440,7 @@ def _penalty_choices(view: View, legal: Sequence[Action]) -> str:
 
 
 def sentence(text: str) -> str:
-    """An error message as a sentence: capital first letter, full stop at the end.
+    """A message as a sentence: capital first letter, full stop at the end.
 
     >>> sentence("there is no card 9")
     'There is no card 9.'

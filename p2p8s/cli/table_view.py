@@ -26,7 +26,7 @@ from p2p8s.bots.hints import Hint, hint
 from p2p8s.cli import view as v
 from p2p8s.cli.controller import Act, AskHint, Board, Controller, Kind, Leave, Redraw, board_lines
 from p2p8s.cli.grace import Grace
-from p2p8s.cli.moves import card_message, shorten
+from p2p8s.cli.moves import card_message, sentence, shorten
 from p2p8s.cli.terminal import Terminal
 from p2p8s.cli.words import PLAIN, Speaker, narration
 from p2p8s.cli.words.rules import describe_rules
@@ -341,7 +341,7 @@ class TableScreen:
             seat = getattr(event, "seat", None)
             if isinstance(event, tev.SeatAway) and event.code in _HELD_WITH_DROP:
                 text = said(event, self._words())
-                if self.grace.add(event.seat, text[:1].upper() + text[1:]):
+                if self.grace.add(event.seat, sentence(text)):
                     continue  # said with the drop, if it is not back in time
             elif isinstance(event, Note) and event.code is LinkCode.COME_BACK and (
                     event.params.get("seat") in self.grace.held):
@@ -412,7 +412,7 @@ class TableScreen:
                 self._away_said = False  # the catch-up said what the computer played
             elif isinstance(event, tev.Info):
                 text = said(event, self._words())
-                self.say(text[:1].upper() + text[1:])  # a sentence of its own
+                self.say(sentence(text))  # a sentence of its own
             elif isinstance(event, Note):
                 if event.code is LinkCode.COME_BACK and self.come_back is not None:
                     event = Note(event.code, {**event.params, "command": self.come_back()})
@@ -533,8 +533,7 @@ class TableScreen:
                 holds = (isinstance(notice, tev.SeatTakenOver) and seat != self.me
                          and seat in table.taken_over and seat in table.gone)
             if holds:
-                text = said(notice, self._words())
-                self.say(text[:1].upper() + text[1:])
+                self.say(sentence(said(notice, self._words())))
 
     def _say_to_play(self, table: Table) -> None:
         """Say whose turn it is when it passed to another seat (once per change; this

@@ -62,7 +62,7 @@ def test_a_drop_past_the_grace_is_said_shortly_then_its_return() -> None:
     said = out.getvalue().splitlines()
     assert len(said) == 2 and said[0].startswith(f"Lost the connection to {name} (seat 2)")
     assert said[1] == (f"{name}'s connection dropped; the others go on without seeing "
-                       f"{name}'s hand"), said
+                       f"{name}'s hand."), said
     clock.now = 10.0
     screen.presence(2, name, connected=True, reason=note(LinkCode.BACK, moved=None))
     assert out.getvalue().splitlines()[-1] == f"{name} (seat 2) is back (reconnected)."

@@ -296,7 +296,7 @@ async def test_a_player_who_quits_is_taken_over_and_the_others_go_on(tmp_path: P
     assert not secret.exists() and not list((tmp_path / "1").glob("*.key"))
     for i in (0, 2):
         assert results[i].rounds == 1  # type: ignore[union-attr]
-        assert "P1 left the table: the computer plays their seat" in _texts(fronts[i])
+        assert "P1 left the table: the computer plays their seat." in _texts(fronts[i])
         assert {e.seat for e in fronts[i].of(tev.SeatTakenOver)} == {1}
         assert verify(read_log(next((tmp_path / str(i)).glob("*.p2p8slog"))).frames).ok
         assert not [s for s in fronts[i].seen if s[0] == 1 and s[3] != "left the table"]
@@ -321,7 +321,7 @@ async def test_ctrl_c_leaves_like_quit_and_deletes_the_secret(tmp_path: Path) ->
     assert not secret.exists()
     for i in (0, 2):
         assert isinstance(results[i], Result), results[i]
-        assert "P1 left the table: the computer plays their seat" in _texts(fronts[i])
+        assert "P1 left the table: the computer plays their seat." in _texts(fronts[i])
 
 
 async def test_with_two_people_a_quit_leaves_the_other_playing_the_computer(
@@ -349,7 +349,7 @@ async def test_with_two_people_a_quit_leaves_the_other_playing_the_computer(
     taken = fronts[0].of(tev.SeatTakenOver)
     assert taken and taken[0].seat == 1
     assert not any(e.paused for e in fronts[0].of(tev.SeatAway))
-    assert any("P1 left the table: the computer plays their seat" in t
+    assert any("P1 left the table: the computer plays their seat." in t
                for t in _texts(fronts[0]))
 
 

@@ -147,7 +147,7 @@ def test_a_saved_solo_match_is_untouched_by_hosting_joining_and_quitting_a_table
     assert bob.wait(15) == 0, bob.output
     assert "You left the table; the computer plays your seat." in bob.output
     # Bob's keys went with his leave: Ann plays on against the computer, then quits too
-    ann.expect(r"^Bob left the table: the computer plays their seat$", timeout_s=15)
+    ann.expect(r"^Bob left the table: the computer plays their seat\.$", timeout_s=15)
     ann.send("quit")
     assert ann.wait(15) == 0, ann.output
     assert [save.read_bytes() for save in saves] == before

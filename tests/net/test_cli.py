@@ -53,13 +53,13 @@ def test_host_and_two_joiners_sit_and_deal(procs: list[Proc], tmp_path: Path) ->
     cat.signal(signal.SIGTERM)
     assert cat.wait() == 143
     for proc in (host, bob):
-        proc.expect(r"^Cat left the table: the computer plays their seat$", timeout_s=10)
+        proc.expect(r"^Cat left the table: the computer plays their seat\.$", timeout_s=10)
     # Ann quits and gives up her keys: Bob, the only person left, plays on against the
     # computer, which plays both seats; then he quits too.
     host.send("quit")
     assert host.wait(10) == 0, host.output
     assert "You left the table; the computer plays your seat." in host.output
-    bob.expect(r"^Ann left the table: the computer plays their seat$", timeout_s=10)
+    bob.expect(r"^Ann left the table: the computer plays their seat\.$", timeout_s=10)
     bob.send("quit")
     assert bob.wait(10) == 0, bob.output
     assert "cannot go on" not in bob.output

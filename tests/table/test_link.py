@@ -634,7 +634,7 @@ def test_the_runner_says_what_it_said_before() -> None:
     assert say(LinkCode.DONE_ROUNDS, n=2) == "Leaving the table: played the 2 rounds asked for."
     assert say(LinkCode.DONE_LEFT) == ""
     assert say(LinkCode.LEFT_TAKEN_OVER, seat=1) == (
-        "Bob left the table: the computer plays their seat")
+        "Bob left the table: the computer plays their seat.")
     assert PLAIN.error(PeerLost(LinkCode.STRANDED, seat=1, name="Bob", me=False, two=True,
                                 log="/x.p2p8slog")) == (
         "Bob's program restarted and lost their cards of this round; with two people "

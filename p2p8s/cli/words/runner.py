@@ -182,7 +182,7 @@ TEMPLATES: dict[Enum, Template] = {
     ScreenLine.WHILE_AWAY: _while_away,
     ScreenLine.MATCH_WAS_OVER: "Back at the table: the match ended while you were away. "
                                "The result, from the signed log:",
-    C.LEFT_TAKEN_OVER: "{seat:name} left the table: the computer plays their seat",
+    C.LEFT_TAKEN_OVER: "{seat:name} left the table: the computer plays their seat.",
     C.WAITING_FOR_OTHERS: "Waiting for the others to come back — Ctrl-C / quit to leave",
     C.WAITING_FOR: "Waiting for {seat:name} to come back — Ctrl-C / quit to leave",
     C.COME_BACK: "If {seat:name}'s program stopped, they come back by running: {command}",
