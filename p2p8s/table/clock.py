@@ -133,10 +133,13 @@ class TurnClock:
         its next action (:meth:`_turn_stall`); in the crypto of a round (its setup, the
         deal, the round end) the message awaited from another node (:meth:`_crypto_stall`).
         None when nothing waits on another node, this node sends it, or that node is
-        gone already (taken over, or the game waits)."""
+        gone already (taken over) — and while the game waits for a node gone whose seats
+        cannot be taken over (:attr:`Seats.paused`, this node's or another's): the nodes
+        still here may owe nothing until it is back (a seat they proxy needs its cards),
+        and counting one of them lost would cut this node off from the only peers left."""
         ctx = self._ctx
         if (ctx.number == 0 or not ctx.going or ctx.leaving or ctx.observing
-                or ctx.me in self._seats.paused):
+                or self._seats.paused):
             return None
         if ctx.phase is Phase.PLAY:
             return self._turn_stall()
