@@ -116,6 +116,19 @@ def _finder(aiozc: MdnsHandle, table: bytes) -> Finder:
     return find
 
 
+def _finder_when_ready(ready: asyncio.Future[MdnsHandle | None], table: bytes) -> Finder:
+    """A peer finder (as :func:`_finder`) on the mDNS handle ``ready`` brings once the
+    advertiser has one (no addresses if mDNS is unavailable). A look cut short (its
+    caller's timeout) leaves ``ready`` as it is: cancelling it would make the advertiser
+    fail when it sets it ("invalid state", newcomer QA) and stop advertising."""
+
+    async def find(seat: int, known: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
+        zc = await asyncio.shield(ready)
+        return [] if zc is None else await _finder(zc, table)(seat, known)
+
+    return find
+
+
 def _moved(addresses: list[str]) -> None:
     say(Line.ADDRESS_CHANGED, err=True, addresses=tuple(addresses))
 
@@ -244,13 +257,7 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
         elif mdns:
             ready: asyncio.Future[MdnsHandle | None] = asyncio.Future()
             advertising = asyncio.ensure_future(_advertise_in_play(mesh, ready))
-
-            async def find(seat: int, known: Sequence[tuple[str, int]]
-                           ) -> list[tuple[str, int]]:
-                zc = await ready
-                return [] if zc is None else await _finder(zc, mesh.node.table)(seat, known)
-
-            options.find_peer = find
+            options.find_peer = _finder_when_ready(ready, mesh.node.table)
         screen.mdns = options.find_peer is not None  # what "still trying" tries
         try:
             await play_table(mesh, screen, options=options,
