@@ -68,7 +68,7 @@ from p2p8s.net.node import JoinRefused, NetCode, Node, Unreachable
 from p2p8s.net.runner import EOF_MARK
 from p2p8s.rules import Ruleset, default_target
 from p2p8s.store.identity import identity_fingerprint, load_or_create_identity
-from p2p8s.store.lastseen import Address, last_addresses, load_where
+from p2p8s.store.lastseen import Address, ended_at, last_addresses, load_where
 from p2p8s.store.tablelock import HeldElsewhere, TableLock, clear_stale, lock_table
 from p2p8s.wire import MAX_NAME, VERSION, Refusal, Roster, SeatEntry, public_key_bytes
 
@@ -432,6 +432,11 @@ def join_cmd(invite: str | None, name: str | None, timeout_s: float, yes: bool, 
         # where the table was the last time this node played at it: a player coming back
         kept_at = load_where(where_key(code))
         kept = last_addresses(where_key(code))
+        ended = ended_at(where_key(code))
+        if ended is not False:
+            # this node played the match to its end: nobody is left to look for
+            raise LocalError(Line.MATCH_ENDED_HERE, code=code,
+                             log=None if isinstance(ended, bool) else str(ended))
         patience = return_patience(RETURN_PATIENCE_S)
 
         async def discover(*, quiet: bool = False

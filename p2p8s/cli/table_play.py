@@ -44,7 +44,7 @@ from p2p8s.net.node import Reason
 from p2p8s.net.redial import Finder
 from p2p8s.net.runner import EOF_MARK, LINGER_S, Options, play_table
 from p2p8s.rules import Ruleset
-from p2p8s.store.lastseen import load_where, save_where
+from p2p8s.store.lastseen import load_where, mark_ended, save_where
 from p2p8s.wire import VERSION, Roster, SeatEntry
 
 if TYPE_CHECKING:
@@ -260,8 +260,11 @@ def table_runner(*, auto: str | None = None, rounds: int | None = None,
             options.find_peer = _finder_when_ready(ready, mesh.node.table)
         screen.mdns = options.find_peer is not None  # what "still trying" tries
         try:
-            await play_table(mesh, screen, options=options,
-                             lines=lines if lines is not None else stdin_lines())
+            result = await play_table(mesh, screen, options=options,
+                                      lines=lines if lines is not None else stdin_lines())
+            if result.match_over:  # a join of this table again has nobody to look for
+                with contextlib.suppress(OSError):
+                    mark_ended(kept, result.log)
         finally:
             ticking.cancel()
             if advertising is not None:

@@ -6,7 +6,9 @@ reported in a runner ``where``), so that ``p2p8s join
 CODE`` run again without mDNS (multicast blocked) can still find the table: it tries
 these before giving up (protocol/table.md, "Coming back"). One small JSON file per
 table beside the table logs: ``<table id hex>.where.json``, ``{"seats": {"<seat>":
-[[host, port], …]}}``, newest address first; written atomically.
+[[host, port], …]}}``, newest address first; written atomically. Once this node saw
+the match end, ``"ended": {"log": "<its log path>"}`` says so: a ``join`` of that table
+again has nobody to look for (:func:`ended_at`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,35 @@ def save_where(table: bytes, where: Mapping[int, Sequence[Address]], *,
              for seat, addrs in sorted(where.items()) if addrs}
     atomic_write(where_path(table, directory=directory),
                  json.dumps({"seats": seats}, sort_keys=True))
+
+
+def mark_ended(table: bytes, log: Path | None, *, directory: Path | None = None) -> None:
+    """Note that the match of ``table`` ended here (``log``: this node's log of it), the
+    addresses kept as they are. Raises OSError if the disk refuses."""
+    path = where_path(table, directory=directory)
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        seats = data["seats"] if isinstance(data, dict) else {}
+    except (OSError, ValueError, KeyError):
+        seats = {}
+    atomic_write(path, json.dumps({"seats": seats, "ended": {
+        "log": str(log) if log is not None else None}}, sort_keys=True))
+
+
+def ended_at(table: bytes, *, directory: Path | None = None) -> Path | bool:
+    """Whether this node saw the match of ``table`` end (:func:`mark_ended`): the path of
+    its log of it, True when none was written, False when it did not (or the file is
+    unreadable or damaged: it is only a hint).
+
+    >>> ended_at(bytes(16), directory=Path("/nonexistent"))
+    False
+    """
+    try:
+        ended = json.loads(where_path(table, directory=directory).read_text("utf-8"))["ended"]
+        log = ended["log"]
+        return Path(log) if isinstance(log, str) else True
+    except (OSError, ValueError, TypeError, KeyError):
+        return False
 
 
 def load_where(table: bytes, *, directory: Path | None = None) -> dict[int, list[Address]]:

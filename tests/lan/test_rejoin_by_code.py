@@ -17,7 +17,14 @@ import pytest
 from net.procs import Proc
 
 from p2p8s.store import lastseen
-from p2p8s.store.lastseen import last_addresses, load_where, save_where, where_path
+from p2p8s.store.lastseen import (
+    ended_at,
+    last_addresses,
+    load_where,
+    mark_ended,
+    save_where,
+    where_path,
+)
 
 from .lan import join_args, log_files, two_and_a_kill
 
@@ -56,6 +63,41 @@ def test_a_player_coming_back_dials_every_seat_of_its_table_at_once() -> None:
         [("10.0.0.9", 4242)], [("10.0.0.7", 5000), ("10.0.0.2", 4243)],
         [("10.0.0.1", 4242)], [("10.0.0.3", 4244)]]
     assert where_groups(heard, {}) == [[("10.0.0.7", 5000), ("10.0.0.2", 4243)]]
+
+
+def test_a_match_seen_to_its_end_is_marked_and_the_addresses_stay(tmp_path: Path) -> None:
+    table = bytes(range(16))
+    assert ended_at(table, directory=tmp_path) is False  # no file
+    save_where(table, {0: [("10.0.0.1", 4242)]}, directory=tmp_path)
+    assert ended_at(table, directory=tmp_path) is False
+    mark_ended(table, tmp_path / "t.p2p8slog", directory=tmp_path)
+    assert ended_at(table, directory=tmp_path) == tmp_path / "t.p2p8slog"
+    assert load_where(table, directory=tmp_path) == {0: [("10.0.0.1", 4242)]}
+    mark_ended(table, None, directory=tmp_path)  # no log written (--no-log)
+    assert ended_at(table, directory=tmp_path) is True
+    where_path(table, directory=tmp_path).write_text('{"seats": {}, "ended": 3}')
+    assert ended_at(table, directory=tmp_path) is False  # damaged: only a hint
+
+
+@pytest.mark.wall_clock
+def test_join_of_a_table_whose_match_this_node_saw_end_says_so_at_once(
+        procs: list[Proc], tmp_path: Path) -> None:
+    """Newcomer QA: ``join CODE`` again after the match ended and everyone left said
+    "your seat is kept; still looking … for up to 10 minutes"; this node's own log
+    holds the result."""
+    from p2p8s.cli.net_cmd import where_key
+
+    home, code = tmp_path / "bob", "ABCDEF"
+    tables = home / "data" / "p2p8s" / "tables"
+    save_where(where_key(code), {0: [("127.0.0.1", 9)]}, directory=tables)
+    mark_ended(where_key(code), tables / "bob.p2p8slog", directory=tables)
+    join = Proc(["join", code, "--name", "Bob", "--yes", "--timeout", "1"], home=home)
+    procs.append(join)
+    assert join.wait(20) == 1, join.output
+    assert re.search(r"the match at table ABCDEF is over: you played it to its end \(its "
+                     r"result is in your log: p2p8s audit \S+bob\.p2p8slog\)", join.output,
+                     re.I), join.output
+    assert "still looking" not in join.output and "Traceback" not in join.output
 
 
 @pytest.mark.wall_clock

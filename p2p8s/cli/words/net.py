@@ -80,6 +80,7 @@ class Line(Code):
     TRYING_LAST = "trying-last"  # addresses: where the table was the last time
     TRYING_AT_ONCE = "trying-at-once"  # n (adverts dialled at once), dots
     NOT_AT_LAST = "not-at-last"  # code, timeout_s, addresses (a LocalError)
+    MATCH_ENDED_HERE = "match-ended-here"  # code, log (a LocalError)
     FOUND = "found"  # tables (per table id, each advert's addresses)
     NO_TABLE_ANSWERED = "no-table-answered"  # code, tables (tried), answered (a LocalError)
     BUSY_RETRY = "busy-retry"  # wait_s
@@ -598,6 +599,10 @@ _LINES: dict[Line, Template] = {
     Line.LOOKING: "Looking for table {code} on the local network{dots}",
     Line.TRYING_LAST: _with("No answer by mDNS; trying where the table was the last time: "
                             "{addresses}", addresses=lambda sp, p: ", ".join(p["addresses"])),
+    Line.MATCH_ENDED_HERE: lambda sp, p: (
+        f"the match at table {p['code']} is over: you played it to its end"
+        + (f" (its result is in your log: p2p8s audit {p['log']})" if p.get("log") else "")
+        + "; ask the host for the code of a new table"),
     Line.NOT_AT_LAST: _with("no table with code {code} answered by mDNS within {timeout_s:g} s "
                             "nor at its addresses of the last time ({addresses}); ask the host "
                             "for the fallback command (p2p8s join {code}@ADDRESS:PORT)",
