@@ -411,6 +411,8 @@ class TableScreen:
                     and self._away_said):
                 self._away_said = False  # the catch-up said what the computer played
             elif isinstance(event, tev.Info):
+                if event.code is tev.InfoCode.CUT_OFF:  # the drops it sums up come first
+                    self._say_held(self.grace.due(float("inf")))
                 text = said(event, self._words())
                 self.say(sentence(text))  # a sentence of its own
             elif isinstance(event, Note):
@@ -418,6 +420,7 @@ class TableScreen:
                     event = Note(event.code, {**event.params, "command": self.come_back()})
                 elif event.code is LinkCode.NOBODY_REACHABLE:  # say only what it tries
                     event = Note(event.code, {**event.params, "mdns": self.mdns})
+                    self._say_held(self.grace.due(float("inf")))  # the drops first
                 elif event.code is LinkCode.REJOINED and table.match is not None:
                     # the rounds the rebuilt table holds (a replay that ends between two
                     # rounds shows the last one's end as its current part); whether the

@@ -115,3 +115,18 @@ def test_the_come_back_hint_is_said_after_what_the_drop_did() -> None:
     assert said[0].startswith(f"Lost the connection to {name} (seat 2)")
     assert said[1].startswith(f"{name}'s connection dropped; the others go on"), said
     assert said[2] == f"If {name}'s program stopped, they come back by running: p2p8s join X"
+
+
+def test_the_drops_a_cut_off_sums_up_are_said_before_it() -> None:
+    """Newcomer QA: "Lost contact with most of the table…" and "Cannot reach anyone…"
+    came before "Lost the connection to Ann" and "…to Bob", still held in their grace."""
+    screen, out, clock, net = _screen()
+    for seat in (1, 2):
+        screen.presence(seat, screen.names[seat], connected=False, reason=LOST)
+    screen.show(net.nodes[0], [tev.Info(InfoCode.CUT_OFF, {}),
+                               note(LinkCode.NOBODY_REACHABLE)], clock.now)
+    said = out.getvalue().splitlines()
+    assert [line.split(" (")[0] for line in said[:2]] == [
+        f"Lost the connection to {screen.names[1]}", f"Lost the connection to {screen.names[2]}"]
+    assert said[2].startswith("Lost contact with most of the table"), said
+    assert said[3].startswith("Cannot reach anyone at the table"), said
