@@ -226,7 +226,7 @@ def test_a_drop_whose_key_a_holder_can_no_longer_share_pauses_instead_of_a_takeo
     """Cem's seat is taken over in this round (his escrow shares of the others' keys go
     with it). Then Dag's node drops: his key cannot be rebuilt (Cem's share cannot
     come), so nobody begins a recovery that could never finish — the game waits for
-    Dag ("its key cannot be rebuilt now"), and once he is back it plays on (it froze)."""
+    Dag ("its key cannot be rebuilt this round"), and once he is back it plays on (it froze)."""
     net = TableNet(make_config(4, target=150), seed=b"lost share")
     net.start()
     until(net, lambda: net.nodes[2].my_turn)
@@ -243,8 +243,9 @@ def test_a_drop_whose_key_a_holder_can_no_longer_share_pauses_instead_of_a_takeo
         assert not net.nodes[seat]._sessions.primary.recovering(3)
         assert net.nodes[seat].paused == {3}
         away = net.of(seat, tev.SeatAway)[-1]
-        assert said(away, net, seat) == ("Dag's node is gone: the game waits until it is "
-                                         "back (its key cannot be rebuilt now)")
+        assert said(away, net, seat) == (
+            "Dag's node is gone: the game waits until it is back (its key cannot be rebuilt "
+            "this round: a holder of a share of it is gone, or lost its share)")
     net.reconnect(3)
     net.run()
     assert net.faults() == {}

@@ -160,7 +160,8 @@ TEMPLATES: dict[Enum, Template] = {
     BotAuditCode.STEERED: ("{host:name}'s computer seat {player:name} did not play as its bot "
                       "would ({action}; the bot plays {expected})"),
     PauseWhy.NO_ESCROW: "no escrow with fewer than three people playing their own seats",
-    PauseWhy.NOT_NOW: "its key cannot be rebuilt now",
+    PauseWhy.NOT_NOW: ("its key cannot be rebuilt this round: a holder of a share of it is "
+                       "gone, or lost its share"),
     PauseWhy.ESCROW_OFF: "escrow is off at this table",
     # faults: payloads
     TableCode.NO_OTHER_NODE: "payload from seat {sender}, which has no other node",
