@@ -75,7 +75,7 @@ def test_ascii_mode_writes_no_tick_and_a_lost_player_line_says_the_reason_once()
     text = out.getvalue()
     assert "audit: every card checked ok" in text and "✓" not in text
     assert "Bob (seat 1) left the table." in text
-    assert "Lost the connection to Cat (seat 2) (connection closed)." in text
+    assert "Lost the connection to Cat (seat 2): connection closed." in text
     screen.presence(2, "Cat", connected=True, reason=note(LinkCode.BACK, moved=None))
     assert "Cat (seat 2) is back (reconnected)." in out.getvalue()
 

@@ -244,7 +244,7 @@ TEMPLATES: dict[Enum, Template] = {
     C.GONE_STALLED: _presence(C.GONE_STALLED, "Gave up on {who} ({reason}): the computer "
                                               "plays their seat."),
     C.GONE_FINISHED: _presence(C.GONE_FINISHED, "{who} left the table ({reason})."),
-    C.GONE_LOST: _presence(C.GONE_LOST, "Lost the connection to {who} ({reason})."),
+    C.GONE_LOST: _presence(C.GONE_LOST, "Lost the connection to {who}: {reason}."),
     C.BACK: _presence(C.BACK, "{who} is back ({reason})."),
     C.BACK_RESYNCED: _presence(C.BACK_RESYNCED, "{who} is back ({reason})."),
     C.BACK_RESTARTED: _presence(C.BACK_RESTARTED, "{who} is back ({reason})."),
