@@ -430,7 +430,8 @@ class TableScreen:
                     event = Note(event.code, {
                         **event.params, "rounds": len(table.match.results),
                         "taken": self.me in table.taken_over,
-                        "played": table.away_turns, "waited": not _escrowed(table)})
+                        "played": table.away_turns, "waited": not _escrowed(table),
+                        "over": table.finished})
                     self._away_said = bool(table.away_turns)
                 line = self._words().note(event)
                 self.say(self.look.paint(line, "red") if event.code in FAULTS else line)

@@ -17,7 +17,7 @@ from p2p8s.table import Table
 from p2p8s.table import events as tev
 from p2p8s.table import linkout as lo
 from p2p8s.table.link import Link
-from p2p8s.table.linkout import Conn
+from p2p8s.table.linkout import Conn, LinkCode, note
 from p2p8s.table.logverify import records_from_frames
 
 ME = 2
@@ -116,8 +116,16 @@ def test_a_rejoin_that_finds_the_match_over_says_the_result_not_that_it_goes_on(
         if isinstance(o, lo.Show):
             screen.show(restored, o.events, net.now)
     assert link.done is not None
+    # the runner's rejoin line, as after any rebuild (newcomer QA: it said "you play again
+    # from your next turn (your hand stays open …)" beside the match result)
+    screen.show(restored, [note(LinkCode.REJOINED, seat=ME, taken=True, rounds=0)], net.now)
     screen.finished(restored, link.done)
     text = out.getvalue()
+    assert "you play again" not in text, text
+    n = len(match.results)
+    rounds = f"{n} round{'s' if n != 1 else ''}"
+    assert (f"Rejoined the table at seat {ME}: the match is over ({rounds}, every one "
+            "audited from the signed log).") in text, text
     assert "the game goes on" not in text and "so far" not in text, text
     assert text.startswith("Back at the table: the match ended while you were away."), text
     winner = "You win the match!" if match.winner == ME else (

@@ -96,8 +96,12 @@ def _rejoined(sp: Speaker, p: Mapping[str, Any]) -> str:
     the others in the absence, or by this node's own restart handing its keys over);
     ``played``: turns the computer played for it in the absence (None: not known);
     ``waited``: nobody could take it over (no escrow, or two people); ``resumed``: it
-    took its own seat back from its own log (nothing was taken over)."""
+    took its own seat back from its own log (nothing was taken over); ``over``: the
+    match ended meanwhile (nothing is left to play)."""
     taken, n, played = p["taken"], p["rounds"], p.get("played")
+    if p.get("over"):
+        return (f"Rejoined the table at seat {p['seat']}: the match is over ({n} "
+                f"round{'s' if n != 1 else ''}, every one audited from the signed log).")
     when = ("from your next turn, your hand hidden as before" if p.get("resumed") else
             "from your next turn (your hand stays open to the others until this round "
             "ends)" if taken else "once the others deal you in")
