@@ -203,6 +203,7 @@ class TableScreen:
         self.computers: dict[int, str] = {}
         self.gone: dict[int, str] = {}
         self.back: set[int] = set()  # seats whose node came back after it was gone
+        self.left: set[int] = set()  # seats whose player left the table (quit)
         self.host = ""
         self.auto: Bot | None = None
         self.round_number = 0
@@ -258,8 +259,8 @@ class TableScreen:
         taken = table.taken_over - {self.me}
         # a seat taken over whose node this node does not miss is back (this screen may
         # not have seen it go: it started, or was rebuilt, after that)
-        back = frozenset(self.back) | {s for s in taken
-                                       if s not in self.gone and s not in table.gone}
+        back = (frozenset(self.back) | {s for s in taken if s not in self.gone
+                                        and s not in table.gone}) - self.left
         lines = [seats_line(self.names, self.me, computers=self.computers, gone=self.gone,
                             host=self.host, taken=taken, back=back)]
         rnd = table.round
@@ -416,6 +417,9 @@ class TableScreen:
                 text = said(event, self._words())
                 self.say(sentence(text))  # a sentence of its own
             elif isinstance(event, Note):
+                if event.code is LinkCode.LEFT_TAKEN_OVER:  # (not back: gone for good)
+                    self.left.add(event.params["seat"])
+                    self.back.discard(event.params["seat"])
                 if event.code is LinkCode.COME_BACK and self.come_back is not None:
                     event = Note(event.code, {**event.params, "command": self.come_back()})
                 elif event.code is LinkCode.NOBODY_REACHABLE:  # say only what it tries
@@ -596,6 +600,7 @@ class TableScreen:
         """``seat``'s node is back: not gone, and a seat of it taken over is said to be
         played by its person again (``seats_line``'s ``back``)."""
         self.gone.pop(seat, None)
+        self.left.discard(seat)
         self.back.add(seat)
 
     def turn(self, table: Table, now: float) -> None:

@@ -130,3 +130,20 @@ def test_the_drops_a_cut_off_sums_up_are_said_before_it() -> None:
         f"Lost the connection to {screen.names[1]}", f"Lost the connection to {screen.names[2]}"]
     assert said[2].startswith("Lost contact with most of the table"), said
     assert said[3].startswith("Cannot reach anyone at the table"), said
+
+
+def test_a_player_who_quit_is_left_on_the_seats_line_not_back() -> None:
+    """Newcomer QA: after Bob and Cat typed quit, the seats line said "Bob (back; plays
+    again, hand open)": a seat taken over whose node this node does not miss read as
+    back, and a node that left is missed by nobody."""
+    screen, _out, clock, net = _screen()
+    node = net.nodes[0]
+    while node.round is None and net.step():  # dealt
+        pass
+    net.leave(2)
+    while 2 not in node.taken_over and net.step():
+        pass
+    assert 2 in node.taken_over
+    screen.show(node, [note(LinkCode.LEFT_TAKEN_OVER, seat=2)], clock.now)
+    line = screen._extras()[0]
+    assert f"{screen.names[2]} (left; the computer plays, hand open)" in line, line
