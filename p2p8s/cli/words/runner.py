@@ -204,9 +204,9 @@ TEMPLATES: dict[Enum, Template] = {
     C.REBUILD_TAKEN: "Your seat was taken over while the connection was down, and "
                      "{seat:name} never got your last moves: rebuilding the table from the "
                      "others' signed log.",
-    C.REBUILD_ASLEEP: "This computer did not run for a while and {seat:name}'s node took "
-                      "your seat over meanwhile: rebuilding the table from the others' "
-                      "signed log.",
+    # (``seat``: the node that said so, not necessarily the one sending the seat's moves)
+    C.REBUILD_ASLEEP: "This computer did not run for a while and your seat was taken over "
+                      "meanwhile: rebuilding the table from the others' signed log.",
     C.REBUILD_HELD: "Your last moves were held back while your seat may have been taken "
                     "over, and every player is reached again: rebuilding the table from "
                     "the others' signed log.",
