@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from p2p8s.store.paths import atomic_write
 from p2p8s.store.tablelog import tables_dir
@@ -35,23 +36,22 @@ def save_where(table: bytes, where: Mapping[int, Sequence[Address]], *,
                directory: Path | None = None) -> None:
     """Keep ``where`` (seat → addresses, newest first) for ``table``. Raises OSError if
     the disk refuses."""
+    _write(table, where, {}, directory=directory)
+
+
+def _write(table: bytes, where: Mapping[int, Sequence[Address]], extra: Mapping[str, Any],
+           *, directory: Path | None) -> None:
     seats = {str(seat): [[host, port] for host, port in addrs]
              for seat, addrs in sorted(where.items()) if addrs}
     atomic_write(where_path(table, directory=directory),
-                 json.dumps({"seats": seats}, sort_keys=True))
+                 json.dumps({"seats": seats, **extra}, sort_keys=True))
 
 
 def mark_ended(table: bytes, log: Path | None, *, directory: Path | None = None) -> None:
     """Note that the match of ``table`` ended here (``log``: this node's log of it), the
     addresses kept as they are. Raises OSError if the disk refuses."""
-    path = where_path(table, directory=directory)
-    try:
-        data = json.loads(path.read_text("utf-8"))
-        seats = data["seats"] if isinstance(data, dict) else {}
-    except (OSError, ValueError, KeyError):
-        seats = {}
-    atomic_write(path, json.dumps({"seats": seats, "ended": {
-        "log": str(log) if log is not None else None}}, sort_keys=True))
+    _write(table, load_where(table, directory=directory),
+           {"ended": {"log": str(log) if log is not None else None}}, directory=directory)
 
 
 def ended_at(table: bytes, *, directory: Path | None = None) -> Path | bool:
