@@ -413,7 +413,7 @@ class TableScreen:
                 self._away_said = False  # the catch-up said what the computer played
             elif isinstance(event, tev.Info):
                 if event.code is tev.InfoCode.CUT_OFF:  # the drops it sums up come first
-                    self._say_held(self.grace.due(float("inf")))
+                    self._say_all_held()
                 text = said(event, self._words())
                 self.say(sentence(text))  # a sentence of its own
             elif isinstance(event, Note):
@@ -424,7 +424,7 @@ class TableScreen:
                     event = Note(event.code, {**event.params, "command": self.come_back()})
                 elif event.code is LinkCode.NOBODY_REACHABLE:  # say only what it tries
                     event = Note(event.code, {**event.params, "mdns": self.mdns})
-                    self._say_held(self.grace.due(float("inf")))  # the drops first
+                    self._say_all_held()  # the drops first
                 elif event.code is LinkCode.REJOINED and table.match is not None:
                     # the rounds the rebuilt table holds (a replay that ends between two
                     # rounds shows the last one's end as its current part); whether the
@@ -596,6 +596,10 @@ class TableScreen:
         if lines:
             self.say(*lines)
 
+    def _say_all_held(self) -> None:
+        """Say every drop still held, its grace over or not."""
+        self._say_held(self.grace.due(float("inf")))
+
     def _seat_back(self, seat: int) -> None:
         """``seat``'s node is back: not gone, and a seat of it taken over is said to be
         played by its person again (``seats_line``'s ``back``)."""
@@ -638,7 +642,7 @@ class TableScreen:
 
     def finished(self, table: Table, why: Note) -> None:
         """The runner stops (drops still held are said first)."""
-        self._say_held(self.grace.due(float("inf")))
+        self._say_all_held()
         if line := self._words().note(why):
             self.say(line)
 
